@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks the launcher's command-line contract: --help everywhere, clear errors
+# and non-zero exits for bad input. Does not build (that is what the suite is).
+set -u
+cd "$(dirname "$0")/../.."
+fails=0
+passes=0
+expect() {  # expect <want-rc> <stderr/stdout pattern> <command...>
+  local want="$1" pattern="$2"; shift 2
+  local out rc
+  out="$("$@" 2>&1)"; rc=$?
+  if [[ $rc -ne $want ]] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL: '$*' -> rc=$rc (want $want), output did not match /$pattern/:"
+    echo "$out" | head -5
+    fails=$((fails + 1))
+  else
+    echo "ok: $*"
+    passes=$((passes + 1))
+  fi
+}
+expect 0 'usage: ./nanotick <command>' ./nanotick --help
+expect 2 'usage: ./nanotick <command>' ./nanotick
+expect 2 "unknown command 'frobnicate'" ./nanotick frobnicate
+for cmd in setup build test bench; do
+  expect 0 "usage: ./nanotick $cmd" ./nanotick "$cmd" --help
+done
+expect 1 "setup takes no arguments" ./nanotick setup extra
+expect 1 "unknown test option '--bogus'" ./nanotick test --bogus
+expect 1 "unknown bench option '--bogus'" ./nanotick bench --bogus
+expect 1 "--filter needs a regex" ./nanotick bench --filter
+expect 1 "build takes at most one preset" ./nanotick build release debug
+expect 1 "unknown preset 'bogus'" ./nanotick build bogus
+expect 0 '^#!/usr/bin/env bash' cat .ci/run
+expect 0 'exec ./nanotick test$' cat .ci/run
+echo "$passes passed, $fails failed"
+[[ $fails -eq 0 ]]
