@@ -1,0 +1,226 @@
+// Bounded single-producer / single-consumer ring of trivially copyable values.
+//
+// Thread-safety: one producer thread (try_push, try_claim, commit) and one
+// consumer thread (try_pop, front, pop, pop_batch, drain) may use it
+// concurrently; size(), empty() and capacity() may be called from any thread.
+//
+// Layout (no pointers: indices and an inline slot array only, so the ring can
+// be placed with placement-new in a MAP_SHARED mapping and used by a producer
+// and a consumer in different processes; the atomics are lock-free and
+// therefore address-free):
+//
+//   offset 0     producer line  -- written by the producer only
+//                  tail_         atomic u64  values published so far (release)
+//                  cached_head_  u64         producer's last view of head_
+//   offset 64    consumer line  -- written by the consumer only
+//                  head_         atomic u64  values consumed so far (release)
+//   offset 128   slots_[Capacity], each { atomic u64 seq; T value; }
+//                  seq and value are written by the producer, read by the consumer.
+//                  seq == i + 1 means "slot holds value number i" (i counts from 0).
+//   end          padded to a cache line, so neighbours never share our last line.
+//
+// Indices are 64-bit counters that never wrap in practice (2^64 values at 10^9
+// per second is 584 years); the slot of value i is i & (Capacity - 1).
+//
+// Why a sequence number per slot rather than the consumer polling tail_:
+// with tail_ polling, the consumer first misses on the producer's line to learn
+// that a value exists and only then misses on the slot line to read it, two
+// serial cache-line transfers per hop. Publishing through the slot's own seq
+// puts the signal and the payload on one line, so one transfer carries both;
+// a round trip then costs about what a raw cache-line ping-pong costs. The
+// consumer therefore never reads the producer's line on its hot path (that is
+// the point of a cached copy of the other side's index, and it holds here
+// without a copy). The producer keeps a cached copy of head_ and reads the
+// consumer's line only when that copy says the ring is full.
+//
+// Memory ordering (acquire/release only, never seq_cst):
+// * producer: writes slot.value, then slot.seq.store(i + 1, release). A
+//   consumer that loads seq == i + 1 with acquire sees the whole value.
+// * consumer: reads slot.value, then head_.store(i + 1, release). The producer
+//   loads head_ with acquire before reusing a slot, so the consumer's read of
+//   the old value happens-before the producer's overwrite.
+// * tail_ is stored with release after seq, so tail_ - head_ (size()) never
+//   counts a value whose slot is not yet readable.
+//
+// Construction writes every slot's seq, which also pre-faults the slot pages.
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "core/compiler.hpp"
+
+namespace nanotick::core {
+
+// A constraint (not only a static_assert) so that code and tests can ask whether
+// a ring type is valid: `requires { typename SpscRing<T, 3>; }` is false.
+template <typename T, std::size_t Capacity>
+  requires(std::is_trivially_copyable_v<T> && std::has_single_bit(Capacity))
+class alignas(kCacheLine) SpscRing {
+ public:
+  using value_type = T;
+
+  SpscRing() noexcept {
+    static_assert(std::is_standard_layout_v<SpscRing>,
+                  "SpscRing must be standard-layout to live in shared memory: "
+                  "use a standard-layout T");
+    static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
+                  "shared-memory use needs lock-free (address-free) 64-bit atomics");
+  }
+  SpscRing(const SpscRing&) = delete;
+  SpscRing& operator=(const SpscRing&) = delete;
+
+  static constexpr std::size_t capacity() noexcept { return Capacity; }
+
+  // ---- producer side -------------------------------------------------------
+
+  // Copies `value` into the ring. Returns false (and changes nothing) when full.
+  [[nodiscard]] NT_ALWAYS_INLINE bool try_push(const T& value) noexcept {
+    const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+    if (!has_space(tail)) {
+      return false;
+    }
+    Slot& slot = slots_[tail & kMask];
+    std::memcpy(&slot.value, &value, sizeof(T));
+    publish(slot, tail);
+    return true;
+  }
+
+  // Zero-copy write: returns the next free slot to fill in place, or nullptr
+  // when full. Nothing is visible to the consumer until commit(). Calling
+  // try_claim() again before commit() returns the same slot.
+  [[nodiscard]] NT_ALWAYS_INLINE T* try_claim() noexcept {
+    const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+    if (!has_space(tail)) {
+      return nullptr;
+    }
+    return &slots_[tail & kMask].value;
+  }
+
+  // Publishes the slot returned by the last successful try_claim().
+  NT_ALWAYS_INLINE void commit() noexcept {
+    const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+    NT_DEBUG_ASSERT(tail - head_.load(std::memory_order_acquire) < Capacity,
+                    "SpscRing::commit() without a successful try_claim()");
+    publish(slots_[tail & kMask], tail);
+  }
+
+  // ---- consumer side -------------------------------------------------------
+
+  // Moves the oldest value into `out`. Returns false (out untouched) when empty.
+  [[nodiscard]] NT_ALWAYS_INLINE bool try_pop(T& out) noexcept {
+    const std::uint64_t head = head_.load(std::memory_order_relaxed);
+    const Slot& slot = slots_[head & kMask];
+    if (slot.seq.load(std::memory_order_acquire) != head + 1) {
+      return false;
+    }
+    std::memcpy(&out, &slot.value, sizeof(T));
+    head_.store(head + 1, std::memory_order_release);
+    return true;
+  }
+
+  // Zero-copy read: the oldest value in place, or nullptr when empty. The slot
+  // stays owned by the consumer (the producer cannot overwrite it) until pop().
+  [[nodiscard]] NT_ALWAYS_INLINE const T* front() const noexcept {
+    const std::uint64_t head = head_.load(std::memory_order_relaxed);
+    const Slot& slot = slots_[head & kMask];
+    if (slot.seq.load(std::memory_order_acquire) != head + 1) {
+      return nullptr;
+    }
+    return &slot.value;
+  }
+
+  // Releases the value returned by the last non-null front().
+  NT_ALWAYS_INLINE void pop() noexcept {
+    const std::uint64_t head = head_.load(std::memory_order_relaxed);
+    NT_DEBUG_ASSERT(slots_[head & kMask].seq.load(std::memory_order_acquire) == head + 1,
+                    "SpscRing::pop() on an empty ring (call front() first)");
+    head_.store(head + 1, std::memory_order_release);
+  }
+
+  // Calls fn(const T&) on up to `max` values in order, in place, then releases
+  // them all with a single store. Returns how many were processed. If fn
+  // throws, the values it has already seen are not released (they come again).
+  template <typename Fn>
+  std::size_t drain(Fn&& fn, std::size_t max = Capacity) noexcept(
+      std::is_nothrow_invocable_v<Fn&, const T&>) {
+    const std::uint64_t head = head_.load(std::memory_order_relaxed);
+    std::size_t n = 0;
+    // Stops after at most Capacity values: slot (head + Capacity) is slot head,
+    // whose seq is still head + 1 because we have not released it.
+    while (n < max) {
+      const Slot& slot = slots_[(head + n) & kMask];
+      if (slot.seq.load(std::memory_order_acquire) != head + n + 1) {
+        break;
+      }
+      fn(static_cast<const T&>(slot.value));
+      ++n;
+    }
+    if (n != 0) {
+      head_.store(head + n, std::memory_order_release);
+    }
+    return n;
+  }
+
+  // Copies up to `max` values into out[0..n) and returns n (0 when empty).
+  [[nodiscard]] std::size_t pop_batch(T* out, std::size_t max) noexcept {
+    return drain([out, i = std::size_t{0}](const T& v) mutable noexcept {
+      std::memcpy(out + i++, &v, sizeof(T));
+    }, max);
+  }
+
+  // ---- any thread ----------------------------------------------------------
+
+  // Values in the ring: exact from a quiescent ring, otherwise a snapshot that
+  // may be stale by the values pushed or popped meanwhile. From the consumer,
+  // size() values are guaranteed poppable; from the producer, at least
+  // capacity() - size() values are guaranteed pushable.
+  [[nodiscard]] std::size_t size() const noexcept {
+    // head_ first: head_ only grows and never passes tail_, so a tail_ read
+    // afterwards is >= the head_ we saw.
+    const std::uint64_t head = head_.load(std::memory_order_acquire);
+    const std::uint64_t tail = tail_.load(std::memory_order_acquire);
+    if (tail <= head) {
+      return 0;
+    }
+    const std::uint64_t n = tail - head;
+    return n < Capacity ? static_cast<std::size_t>(n) : Capacity;
+  }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+
+ private:
+  static constexpr std::uint64_t kMask = Capacity - 1;
+
+  struct Slot {
+    std::atomic<std::uint64_t> seq{0};
+    T value;
+  };
+
+  // Producer only. True when slot number `tail` may be written.
+  NT_ALWAYS_INLINE bool has_space(std::uint64_t tail) noexcept {
+    if (tail - cached_head_ < Capacity) {
+      return true;
+    }
+    cached_head_ = head_.load(std::memory_order_acquire);
+    return tail - cached_head_ < Capacity;
+  }
+
+  NT_ALWAYS_INLINE void publish(Slot& slot, std::uint64_t tail) noexcept {
+    slot.seq.store(tail + 1, std::memory_order_release);
+    tail_.store(tail + 1, std::memory_order_release);
+  }
+
+  // Producer line.
+  alignas(kCacheLine) std::atomic<std::uint64_t> tail_{0};
+  std::uint64_t cached_head_ = 0;
+  // Consumer line.
+  alignas(kCacheLine) std::atomic<std::uint64_t> head_{0};
+  // Slots (written by the producer, read by the consumer).
+  alignas(kCacheLine) Slot slots_[Capacity];
+};
+
+}  // namespace nanotick::core
