@@ -160,7 +160,7 @@ class IntHashMap {
 
   // Removes `key` if present; returns whether it was. Backward-shift deletion:
   // later entries of the cluster move back into the hole, so no tombstones.
-  bool erase(Key key) noexcept {
+  [[nodiscard]] bool erase(Key key) noexcept {
     std::size_t hole = home(key);
     while (true) {
       if (!occupied(hole)) return false;
