@@ -3,6 +3,7 @@
 #include "core/logger.hpp"
 
 #include <fcntl.h>
+#include <immintrin.h>
 #include <unistd.h>
 
 #include <algorithm>

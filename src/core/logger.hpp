@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -96,8 +97,9 @@ class Logger {
   void set_min_level(LogLevel level) noexcept;
   LogLevel min_level() const noexcept { return min_level_.load(std::memory_order_relaxed); }
 
-  // Enqueues one record for `site` (use the NT_LOG_* macros, which build the
-  // site and check the level first). Returns false if the record was dropped.
+  // Enqueues one record for `site`. Returns false if the record was dropped.
+  // Does not check the level (one load saved): use the NT_LOG_* macros, which
+  // build the site and call should_log() first, or call should_log() yourself.
   template <class... Args>
   NT_ALWAYS_INLINE bool log(const LogSite& site, const Args&... args) noexcept {
     return write(site, log_detail::to_wire(args)...);
