@@ -1,5 +1,6 @@
-// IntHashMap vs std::unordered_map and absl::flat_hash_map, uint64_t -> uint64_t,
-// measured side by side in one run.
+// IntHashMap (default fmix64 hash, and with the IntFibonacciHash option) vs
+// std::unordered_map and absl::flat_hash_map, uint64_t -> uint64_t, measured
+// side by side in one run.
 //
 // Key sets: "order ids" (increasing, random gaps of 1..8, as a venue assigns
 // them) and "random" (uniform 64-bit). Sizes: 1K, 100K and 1M live keys
@@ -29,6 +30,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -45,15 +47,19 @@ using Value = std::uint64_t;
 
 // --- the maps under test, behind one small interface ---------------------------
 
-struct Ours {
-  static constexpr const char* kName = "IntHashMap";
-  explicit Ours(std::size_t n) : m(n) {}
+template <typename Hash>
+struct OursWith {
+  static constexpr const char* kName =
+      std::is_same_v<Hash, nc::IntMixHash> ? "IntHashMap" : "IntHashMap, Fibonacci hash";
+  explicit OursWith(std::size_t n) : m(n) {}
   NT_ALWAYS_INLINE bool insert(Key k, Value v) noexcept { return m.insert(k, v) == nc::InsertResult::kInserted; }
   NT_ALWAYS_INLINE const Value* find(Key k) const noexcept { return m.find(k); }
   NT_ALWAYS_INLINE bool erase(Key k) noexcept { return m.erase(k); }
   void reset(std::size_t) noexcept { m.clear(); }
-  nc::IntHashMap<Key, Value> m;
+  nc::IntHashMap<Key, Value, Hash> m;
 };
+using Ours = OursWith<nc::IntMixHash>;           // the default: fmix64
+using OursFib = OursWith<nc::IntFibonacciHash>;  // the option for trusted sequential ids
 
 struct Std {
   static constexpr const char* kName = "std::unordered_map";
@@ -306,8 +312,9 @@ int main(int argc, char** argv) {
 
   std::string min_time = args.quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.05";
   std::string reps = args.quick ? "--benchmark_repetitions=1" : "--benchmark_repetitions=3";
-  char* gb_argv[] = {argv[0], min_time.data(), reps.data(), nullptr};
-  int gb_argc = 3;
+  std::string warmup = args.quick ? "--benchmark_min_warmup_time=0.005" : "--benchmark_min_warmup_time=0.02";
+  char* gb_argv[] = {argv[0], min_time.data(), reps.data(), warmup.data(), nullptr};
+  int gb_argc = 4;
   benchmark::Initialize(&gb_argc, gb_argv);
 
   std::vector<std::size_t> sizes = {1'000, 100'000};
@@ -336,37 +343,43 @@ int main(int argc, char** argv) {
       // The churn streams start from after_present, so their new keys equal
       // the `misses` keys (absent) and then further on.
       auto ours = std::make_unique<Fixture<Ours>>(present, n, after_present);
+      auto ours_fib = std::make_unique<Fixture<OursFib>>(present, n, after_present);
       auto std_map = std::make_unique<Fixture<Std>>(present, n, after_present);
       auto absl_map = std::make_unique<Fixture<Absl>>(present, n, after_present);
       register_benches(*ours, p, n, hit_order, misses, present, collector);
+      register_benches(*ours_fib, p, n, hit_order, misses, present, collector);
       register_benches(*std_map, p, n, hit_order, misses, present, collector);
       register_benches(*absl_map, p, n, hit_order, misses, present, collector);
 
       if (p == Pattern::kRandom && n == sizes.back()) {
         // Per-call find latency before the churn benches change the maps.
         latency_rows.push_back(find_latency(ours->map, hit_order, latency_samples));
+        latency_rows.push_back(find_latency(ours_fib->map, hit_order, latency_samples));
         latency_rows.push_back(find_latency(std_map->map, hit_order, latency_samples));
         latency_rows.push_back(find_latency(absl_map->map, hit_order, latency_samples));
         latency_rows.push_back(timer_floor(latency_samples));
       }
       benchmark::RunSpecifiedBenchmarks(&collector);
       benchmark::ClearRegisteredBenchmarks();
-      checksum += ours->checksum + std_map->checksum + absl_map->checksum;
+      checksum += ours->checksum + ours_fib->checksum + std_map->checksum + absl_map->checksum;
     }
   }
 
-  std::printf("### ns per operation, median of %s (± half the spread); speedup = peer ns / IntHashMap ns\n\n",
+  std::printf("### ns per operation, median of %s (± half the spread); speedup = peer ns / IntHashMap ns "
+              "(default fmix64 hash; the Fibonacci-hash column is the option for trusted sequential ids)\n\n",
               args.quick ? "1 run" : "3 runs");
-  std::printf("| keys | size | op | %s | %s | %s | vs std | vs absl |\n", Ours::kName, Std::kName, Absl::kName);
-  std::printf("|---|---:|---|---:|---:|---:|---:|---:|\n");
+  std::printf("| keys | size | op | %s | %s | %s | %s | vs std | vs absl |\n", Ours::kName, OursFib::kName,
+              Std::kName, Absl::kName);
+  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
   for (Pattern p : patterns) {
     for (std::size_t n : sizes) {
       for (const char* op : kOps) {
         const Result o = collector.result(bench_name(p, n, op, Ours::kName));
+        const Result f = collector.result(bench_name(p, n, op, OursFib::kName));
         const Result s = collector.result(bench_name(p, n, op, Std::kName));
         const Result a = collector.result(bench_name(p, n, op, Absl::kName));
-        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", pattern_name(p), size_label(n).c_str(), op,
-                    fmt_ns(o).c_str(), fmt_ns(s).c_str(), fmt_ns(a).c_str(),
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", pattern_name(p), size_label(n).c_str(), op,
+                    fmt_ns(o).c_str(), fmt_ns(f).c_str(), fmt_ns(s).c_str(), fmt_ns(a).c_str(),
                     fmt_speedup(s.median_ns, o.median_ns).c_str(), fmt_speedup(a.median_ns, o.median_ns).c_str());
       }
     }

@@ -280,8 +280,9 @@ int main(int argc, char** argv) {
 
   std::string min_time = args.quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.2";
   std::string reps = args.quick ? "--benchmark_repetitions=1" : "--benchmark_repetitions=5";
-  char* gb_argv[] = {argv[0], min_time.data(), reps.data(), nullptr};
-  int gb_argc = 3;
+  std::string warmup = args.quick ? "--benchmark_min_warmup_time=0.005" : "--benchmark_min_warmup_time=0.05";
+  char* gb_argv[] = {argv[0], min_time.data(), reps.data(), warmup.data(), nullptr};
+  int gb_argc = 4;
   benchmark::Initialize(&gb_argc, gb_argv);
 
   const std::vector<Scenario> scenarios = {

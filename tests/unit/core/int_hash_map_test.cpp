@@ -39,17 +39,20 @@ namespace {
 
 using Map = IntHashMap<std::uint64_t, std::uint64_t>;
 
-// Deliberately terrible hashes, to force long clusters through the probing
-// and backward-shift code. WrapHash puts every home in the last four slots so
-// that clusters wrap around the end of the table.
+// Deliberately terrible hashes (the map takes the home slot from the HIGH
+// bits), to force long clusters through the probing and backward-shift code.
+// FourBucketHash: four homes, a quarter of the table apart. WrapHash: every
+// home is the last slot, so every cluster wraps around the end of the table.
+// ConsecutiveHash: key k's home is k mod 256 (for a 256-slot table), so runs
+// of consecutive keys pile into each other.
 struct FourBucketHash {
-  std::uint64_t operator()(std::uint64_t k) const noexcept { return k & 3; }
+  std::uint64_t operator()(std::uint64_t k) const noexcept { return (k & 3) << 62; }
 };
 struct WrapHash {
-  std::uint64_t operator()(std::uint64_t k) const noexcept { return ~std::uint64_t{0} - (k & 3); }
+  std::uint64_t operator()(std::uint64_t) const noexcept { return ~std::uint64_t{0}; }
 };
-struct IdentityHash {
-  std::uint64_t operator()(std::uint64_t k) const noexcept { return k; }
+struct ConsecutiveHash {
+  std::uint64_t operator()(std::uint64_t k) const noexcept { return k << 56; }
 };
 
 // Value type that counts live instances and can only be moved.
@@ -247,23 +250,33 @@ void run_differential(M& m, KeyGen&& next_key, std::size_t ops, std::uint64_t se
   EXPECT_GT(hits, ops / 50) << "too few finds hit: the key mix does not test much";
 }
 
-TEST(IntHashMap, ShouldMatchUnorderedMapWithRandomKeys) {
+// The differential and churn tests run once per production hash.
+template <typename H>
+class IntHashMapWithHash : public ::testing::Test {
+ protected:
+  using Map = IntHashMap<std::uint64_t, std::uint64_t, H>;
+  using SignedMap = IntHashMap<std::int64_t, std::uint64_t, H>;
+};
+using ProductionHashes = ::testing::Types<IntMixHash, IntFibonacciHash>;
+TYPED_TEST_SUITE(IntHashMapWithHash, ProductionHashes);
+
+TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithRandomKeys) {
   constexpr std::size_t kCap = 2048;
   std::mt19937_64 rng(1);
   std::vector<std::uint64_t> universe(3 * kCap);
   for (auto& k : universe) k = rng();
   universe[0] = 0;
   universe[1] = std::numeric_limits<std::uint64_t>::max();
-  Map m(kCap);
+  typename TestFixture::Map m(kCap);
   std::mt19937_64 pick(2);
-  run_differential(m, [&](Op) { return universe[pick() % universe.size()]; }, 1'500'000, 3);
+  run_differential(m, [&](Op) { return universe[pick() % universe.size()]; }, 1'000'000, 3);
 }
 
-TEST(IntHashMap, ShouldMatchUnorderedMapWithKeysCollidingInLowBits) {
+TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithKeysCollidingInLowBits) {
   // Keys that differ only above bit 20 (or 40): identical low bits, which a
   // modulo-the-table-size hash would pile into one slot.
   constexpr std::size_t kCap = 2048;
-  Map m(kCap);
+  typename TestFixture::Map m(kCap);
   std::mt19937_64 pick(4);
   run_differential(
       m,
@@ -272,9 +285,12 @@ TEST(IntHashMap, ShouldMatchUnorderedMapWithKeysCollidingInLowBits) {
         return (pick() & 1) ? (r << 20) : (r << 40) | 0xABCDE;
       },
       1'000'000, 5);
+  // ... and they must still spread: probes as for random keys at load 1/2.
+  EXPECT_LT(m.probe_stats().mean_probe_length(), 2.0);
+  EXPECT_LT(m.probe_stats().max_displacement, 64u);
 }
 
-TEST(IntHashMap, ShouldMatchUnorderedMapWithSlidingOrderIds) {
+TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithSlidingOrderIds) {
   // Order-id-like keys: inserts mostly take a new id (increasing, with gaps),
   // else re-insert an outstanding one; erases cancel the oldest outstanding id
   // once more than 1.25x capacity are outstanding (so the map runs full at
@@ -282,7 +298,7 @@ TEST(IntHashMap, ShouldMatchUnorderedMapWithSlidingOrderIds) {
   // key stays outstanding until cancelled, so the live window slides through
   // the key space.
   constexpr std::size_t kCap = 4096;
-  Map m(kCap);
+  typename TestFixture::Map m(kCap);
   std::mt19937_64 pick(6);
   std::deque<std::uint64_t> outstanding;           // issued, not yet cancelled, oldest first
   std::vector<std::uint64_t> recent(2 * kCap, 0);  // ring of the last issued ids
@@ -316,9 +332,9 @@ TEST(IntHashMap, ShouldMatchUnorderedMapWithSlidingOrderIds) {
       1'000'000, 7);
 }
 
-TEST(IntHashMap, ShouldMatchUnorderedMapWithSignedKeysIncludingExtremes) {
+TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithSignedKeysIncludingExtremes) {
   constexpr std::size_t kCap = 512;
-  IntHashMap<std::int64_t, std::uint64_t> m(kCap);
+  typename TestFixture::SignedMap m(kCap);
   std::mt19937_64 pick(8);
   run_differential(
       m,
@@ -330,6 +346,21 @@ TEST(IntHashMap, ShouldMatchUnorderedMapWithSignedKeysIncludingExtremes) {
         }
       },
       500'000, 9);
+}
+
+TEST(IntHashMap, ShouldSpreadEvenlySpacedIdsWithFewerCollisionsUnderFibonacciHash) {
+  // The reason IntFibonacciHash exists: an arithmetic sequence of ids lands
+  // almost collision-free, where a random-like hash gives the usual ~1.5
+  // probes per hit at load 1/2.
+  constexpr std::size_t kCap = 1 << 14;
+  IntHashMap<std::uint64_t, std::uint64_t, IntFibonacciHash> fib(kCap);
+  Map mix(kCap);
+  for (std::uint64_t i = 0; i < kCap; ++i) {
+    ASSERT_EQ(fib.insert(1'000'000 + 3 * i, i), InsertResult::kInserted);
+    ASSERT_EQ(mix.insert(1'000'000 + 3 * i, i), InsertResult::kInserted);
+  }
+  EXPECT_LT(fib.probe_stats().mean_probe_length(), 1.1);
+  EXPECT_GT(mix.probe_stats().mean_probe_length(), 1.3);
 }
 
 TEST(IntHashMap, ShouldMatchUnorderedMapWithDegenerateHashes) {
@@ -346,7 +377,8 @@ TEST(IntHashMap, ShouldMatchUnorderedMapWithDegenerateHashes) {
     run_differential(m, key, 150'000, 12);
   }
   {
-    IntHashMap<std::uint64_t, std::uint64_t, IdentityHash> m(100);
+    IntHashMap<std::uint64_t, std::uint64_t, ConsecutiveHash> m(100);
+    ASSERT_EQ(m.table_size(), 256u);
     run_differential(m, key, 150'000, 13);
   }
 }
@@ -366,9 +398,9 @@ void expect_same_layout_cost_as_fresh(const M& m, const std::vector<std::uint64_
   EXPECT_EQ(fresh.probe_stats().total_displacement, stats.total_displacement);
 }
 
-TEST(IntHashMap, ShouldKeepProbeLengthsBoundedAfterHeavyChurn) {
+TYPED_TEST(IntHashMapWithHash, ShouldKeepProbeLengthsBoundedAfterHeavyChurn) {
   constexpr std::size_t kCap = 1 << 14;
-  Map m(kCap);
+  typename TestFixture::Map m(kCap);
   std::mt19937_64 rng(14);
   std::vector<std::uint64_t> live;
   while (live.size() < kCap) {
