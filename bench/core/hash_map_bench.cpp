@@ -307,8 +307,8 @@ std::string size_label(std::size_t n) {
 
 int main(int argc, char** argv) {
   const nb::Args args = nb::parse_args(argc, argv);
-  nb::pin_or_warn(args.cpu_a);
   nb::print_machine_header("hash_map_bench: IntHashMap vs std::unordered_map, absl::flat_hash_map (u64 -> u64)");
+  nb::pin_or_warn(args.cpu_a);  // after the header, so it reports the CPUs the process may use
 
   std::string min_time = args.quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.05";
   std::string reps = args.quick ? "--benchmark_repetitions=1" : "--benchmark_repetitions=3";

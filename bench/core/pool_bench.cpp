@@ -275,8 +275,8 @@ nb::LatencyRow measure_timer_floor(std::size_t samples) {
 
 int main(int argc, char** argv) {
   const nb::Args args = nb::parse_args(argc, argv);
-  nb::pin_or_warn(args.cpu_a);
   nb::print_machine_header("pool_bench: ObjectPool vs malloc, new/delete, mimalloc (64-byte order)");
+  nb::pin_or_warn(args.cpu_a);  // after the header, so it reports the CPUs the process may use
 
   std::string min_time = args.quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.2";
   std::string reps = args.quick ? "--benchmark_repetitions=1" : "--benchmark_repetitions=5";
