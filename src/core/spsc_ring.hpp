@@ -14,6 +14,8 @@
 //                  cached_head_  u64         producer's last view of head_
 //   offset 64    consumer line  -- written by the consumer only
 //                  head_         atomic u64  values consumed so far (release)
+//                  known_end_    u64         consumer's cached view of the producer:
+//                                            values below it are known published
 //   offset 128   slots_[Capacity], each { atomic u64 seq; T value; }
 //                  seq and value are written by the producer, read by the consumer.
 //                  seq == i + 1 means "slot holds value number i" (i counts from 0).
@@ -28,10 +30,25 @@
 // serial cache-line transfers per hop. Publishing through the slot's own seq
 // puts the signal and the payload on one line, so one transfer carries both;
 // a round trip then costs about what a raw cache-line ping-pong costs. The
-// consumer therefore never reads the producer's line on its hot path (that is
-// the point of a cached copy of the other side's index, and it holds here
-// without a copy). The producer keeps a cached copy of head_ and reads the
-// consumer's line only when that copy says the ring is full.
+// consumer never reads the producer's line on its hot path.
+//
+// Cached views of the other side:
+// * the producer keeps cached_head_ and reads the consumer's line only when
+//   that copy says the ring is full. Having found the ring full, it resumes
+//   only once kResumeFree slots (about two cache lines) are free: otherwise it
+//   would refill each slot the moment the consumer frees it, writing the very
+//   line the consumer is reading next, and a slow consumer would miss on that
+//   line once per value. A full ring is always drained by its consumer, so this
+//   can delay the producer, never block it;
+// * the consumer keeps known_end_. When it runs out of known values it probes
+//   the seq of the slot kLookahead - 1 ahead (about two cache lines ahead)
+//   before the seq of the next slot: values are published in order, so a
+//   published slot there means every slot before it is published too, and the
+//   consumer then takes kLookahead values without touching a line the producer
+//   is still writing. Without this, a consumer that has caught up re-reads the
+//   line the producer is filling after every value, and the two cores trade
+//   that line once per value. The probe costs no latency: both loads are
+//   independent and a stale probe slot is usually in the consumer's own cache.
 //
 // Memory ordering (acquire/release only, never seq_cst):
 // * producer: writes slot.value, then slot.seq.store(i + 1, release). A
@@ -39,12 +56,16 @@
 // * consumer: reads slot.value, then head_.store(i + 1, release). The producer
 //   loads head_ with acquire before reusing a slot, so the consumer's read of
 //   the old value happens-before the producer's overwrite.
+// * an acquire load that sees seq == i + 1 also makes every value before i
+//   visible (the producer wrote them earlier, in program order), which is what
+//   lets known_end_ cover a whole look-ahead range from one probe.
 // * tail_ is stored with release after seq, so tail_ - head_ (size()) never
 //   counts a value whose slot is not yet readable.
 //
 // Construction writes every slot's seq, which also pre-faults the slot pages.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -78,7 +99,8 @@ class alignas(kCacheLine) SpscRing {
 
   // ---- producer side -------------------------------------------------------
 
-  // Copies `value` into the ring. Returns false (and changes nothing) when full.
+  // Copies `value` into the ring. Returns false (and changes nothing) when the
+  // ring is full; after a full ring, until kResumeFree slots are free again.
   [[nodiscard]] NT_ALWAYS_INLINE bool try_push(const T& value) noexcept {
     const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
     if (!has_space(tail)) {
@@ -91,8 +113,9 @@ class alignas(kCacheLine) SpscRing {
   }
 
   // Zero-copy write: returns the next free slot to fill in place, or nullptr
-  // when full. Nothing is visible to the consumer until commit(). Calling
-  // try_claim() again before commit() returns the same slot.
+  // when try_push() would return false. Nothing is visible to the consumer
+  // until commit(). Calling try_claim() again before commit() returns the same
+  // slot.
   [[nodiscard]] NT_ALWAYS_INLINE T* try_claim() noexcept {
     const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
     if (!has_space(tail)) {
@@ -114,24 +137,22 @@ class alignas(kCacheLine) SpscRing {
   // Moves the oldest value into `out`. Returns false (out untouched) when empty.
   [[nodiscard]] NT_ALWAYS_INLINE bool try_pop(T& out) noexcept {
     const std::uint64_t head = head_.load(std::memory_order_relaxed);
-    const Slot& slot = slots_[head & kMask];
-    if (slot.seq.load(std::memory_order_acquire) != head + 1) {
+    if (!is_published(head)) {
       return false;
     }
-    std::memcpy(&out, &slot.value, sizeof(T));
+    std::memcpy(&out, &slots_[head & kMask].value, sizeof(T));
     head_.store(head + 1, std::memory_order_release);
     return true;
   }
 
   // Zero-copy read: the oldest value in place, or nullptr when empty. The slot
   // stays owned by the consumer (the producer cannot overwrite it) until pop().
-  [[nodiscard]] NT_ALWAYS_INLINE const T* front() const noexcept {
+  [[nodiscard]] NT_ALWAYS_INLINE const T* front() noexcept {
     const std::uint64_t head = head_.load(std::memory_order_relaxed);
-    const Slot& slot = slots_[head & kMask];
-    if (slot.seq.load(std::memory_order_acquire) != head + 1) {
+    if (!is_published(head)) {
       return nullptr;
     }
-    return &slot.value;
+    return &slots_[head & kMask].value;
   }
 
   // Releases the value returned by the last non-null front().
@@ -151,13 +172,9 @@ class alignas(kCacheLine) SpscRing {
     const std::uint64_t head = head_.load(std::memory_order_relaxed);
     std::size_t n = 0;
     // Stops after at most Capacity values: slot (head + Capacity) is slot head,
-    // whose seq is still head + 1 because we have not released it.
-    while (n < max) {
-      const Slot& slot = slots_[(head + n) & kMask];
-      if (slot.seq.load(std::memory_order_acquire) != head + n + 1) {
-        break;
-      }
-      fn(static_cast<const T&>(slot.value));
+    // which we have not released, so it cannot hold value head + Capacity.
+    while (n < max && is_published(head + n)) {
+      fn(static_cast<const T&>(slots_[(head + n) & kMask].value));
       ++n;
     }
     if (n != 0) {
@@ -200,13 +217,43 @@ class alignas(kCacheLine) SpscRing {
     T value;
   };
 
+  // Consumer look-ahead distance: about two cache lines of slots, at least 2,
+  // at most Capacity (a probe must never alias the consumer's own slot).
+  static constexpr std::uint64_t kLookahead =
+      std::min<std::uint64_t>(Capacity, std::max<std::uint64_t>(2, 2 * kCacheLine / sizeof(Slot)));
+
+  // Consumer only. True when value number `i` (>= head_) is published.
+  NT_ALWAYS_INLINE bool is_published(std::uint64_t i) noexcept {
+    if (i < known_end_) {
+      return true;
+    }
+    const std::uint64_t ahead = i + kLookahead - 1;
+    if (slots_[ahead & kMask].seq.load(std::memory_order_acquire) == ahead + 1) {
+      known_end_ = ahead + 1;
+      return true;
+    }
+    if (slots_[i & kMask].seq.load(std::memory_order_acquire) == i + 1) {
+      known_end_ = i + 1;
+      return true;
+    }
+    return false;
+  }
+
+  // Free slots the producer waits for after finding the ring full (see top).
+  static constexpr std::uint64_t kResumeFree =
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(kLookahead, Capacity / 2));
+
   // Producer only. True when slot number `tail` may be written.
   NT_ALWAYS_INLINE bool has_space(std::uint64_t tail) noexcept {
     if (tail - cached_head_ < Capacity) {
       return true;
     }
-    cached_head_ = head_.load(std::memory_order_acquire);
-    return tail - cached_head_ < Capacity;
+    const std::uint64_t head = head_.load(std::memory_order_acquire);
+    if (Capacity - (tail - head) < kResumeFree) {
+      return false;  // keep cached_head_ stale so the next call checks again
+    }
+    cached_head_ = head;
+    return true;
   }
 
   NT_ALWAYS_INLINE void publish(Slot& slot, std::uint64_t tail) noexcept {
@@ -219,6 +266,7 @@ class alignas(kCacheLine) SpscRing {
   std::uint64_t cached_head_ = 0;
   // Consumer line.
   alignas(kCacheLine) std::atomic<std::uint64_t> head_{0};
+  std::uint64_t known_end_ = 0;
   // Slots (written by the producer, read by the consumer).
   alignas(kCacheLine) Slot slots_[Capacity];
 };

@@ -106,6 +106,34 @@ TEST(SpscRing, ShouldAcceptPushAgainOnceConsumerFreesASlot) {
   EXPECT_FALSE(ring.try_push(4));
 }
 
+TEST(SpscRing, ShouldResumeAfterFullOnlyOnceTwoCacheLinesOfSlotsAreFree) {
+  // 8-byte values live in 16-byte slots: two cache lines hold 8 of them. After
+  // finding the ring full the producer waits for 8 free slots, so it never
+  // writes the line the consumer is about to read.
+  auto ring = std::make_unique<SpscRing<std::uint64_t, 64>>();
+  std::uint64_t next = 0;
+  while (ring->try_push(next)) {
+    ++next;
+  }
+  ASSERT_EQ(next, 64u);
+  std::uint64_t out = 0;
+  for (std::uint64_t freed = 1; freed < 8; ++freed) {
+    ASSERT_TRUE(ring->try_pop(out));
+    EXPECT_FALSE(ring->try_push(next)) << freed << " free slots";
+    EXPECT_EQ(ring->try_claim(), nullptr);
+  }
+  ASSERT_TRUE(ring->try_pop(out));
+  EXPECT_EQ(out, 7u);
+  for (int i = 0; i < 8; ++i) {  // then it refills all 8 in a burst
+    EXPECT_TRUE(ring->try_push(next++));
+  }
+  EXPECT_FALSE(ring->try_push(next));
+  for (std::uint64_t expected = 8; expected < next; ++expected) {
+    ASSERT_TRUE(ring->try_pop(out));
+    ASSERT_EQ(out, expected);  // hysteresis never reorders or drops
+  }
+}
+
 TEST(SpscRing, ShouldKeepFifoOrderAcrossManyWrapArounds) {
   SpscRing<std::uint64_t, 8> ring;
   std::uint64_t next_in = 0;
@@ -125,6 +153,30 @@ TEST(SpscRing, ShouldKeepFifoOrderAcrossManyWrapArounds) {
     ASSERT_TRUE(ring.empty());
   }
   EXPECT_GT(next_in, 8u * 1000u);  // wrapped thousands of times
+}
+
+TEST(SpscRing, ShouldKeepFifoOrderForEveryBurstSizeAndPartialPop) {
+  // The consumer learns about several values at once (look-ahead); pushes and
+  // pops of every size, interleaved, must still come out exactly in order.
+  auto ring = std::make_unique<SpscRing<std::uint64_t, 64>>();
+  std::uint64_t next_in = 0;
+  std::uint64_t next_out = 0;
+  for (int round = 0; round < 5000; ++round) {
+    const std::size_t push = 1 + static_cast<std::size_t>(round * 7) % 64;
+    for (std::size_t i = 0; i < push && ring->try_push(next_in); ++i) {
+      ++next_in;
+    }
+    const std::size_t pop = 1 + static_cast<std::size_t>(round * 13) % 64;
+    for (std::size_t i = 0; i < pop; ++i) {
+      std::uint64_t out = 0;
+      if (!ring->try_pop(out)) {
+        ASSERT_EQ(next_out, next_in);  // empty exactly when everything was popped
+        break;
+      }
+      ASSERT_EQ(out, next_out++);
+    }
+  }
+  EXPECT_GT(next_out, 64u * 1000u);
 }
 
 TEST(SpscRing, ShouldNotPublishClaimedSlotBeforeCommit) {
