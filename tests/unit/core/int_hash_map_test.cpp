@@ -1,5 +1,7 @@
 #include "core/int_hash_map.hpp"
 
+#include "support/allocation_counter.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,25 +16,6 @@
 #include <unordered_map>
 #include <vector>
 
-// Counts global operator new calls while g_count_news is set, so a test can
-// prove the map never allocates after construction.
-namespace {
-bool g_count_news = false;
-std::size_t g_news = 0;
-void* counted_alloc(std::size_t n) {
-  if (g_count_news) ++g_news;
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return counted_alloc(n); }
-void* operator new[](std::size_t n) { return counted_alloc(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace nanotick::core {
 namespace {
@@ -180,8 +163,7 @@ TEST(IntHashMap, ShouldConstructMoveAndDestroyValuesExactlyOnce) {
 TEST(IntHashMap, ShouldNotAllocateAfterConstruction) {
   Map m(4096);
   std::mt19937_64 rng(7);
-  g_news = 0;
-  g_count_news = true;
+  const nanotick::test::AllocationScope allocations;
   for (int i = 0; i < 100'000; ++i) {
     const std::uint64_t k = rng() % 8192;
     switch (rng() % 3) {
@@ -191,8 +173,7 @@ TEST(IntHashMap, ShouldNotAllocateAfterConstruction) {
     }
   }
   m.clear();
-  g_count_news = false;
-  EXPECT_EQ(g_news, 0u);
+  EXPECT_EQ(allocations.count(), 0u);
 }
 
 enum class Op { kInsert, kErase, kFind };

@@ -2,6 +2,8 @@
 // whole path from NT_LOG_* to the file (read back and parsed).
 #include "core/logger.hpp"
 
+#include "support/allocation_counter.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -21,19 +23,6 @@
 
 namespace nc = nanotick::core;
 
-// Counts operator new calls per thread, to show the hot path never allocates.
-namespace {
-constinit thread_local std::size_t tl_allocations = 0;
-}  // namespace
-
-// Out of line so GCC does not see malloc/free meet new/delete and warn.
-NT_NOINLINE void* operator new(std::size_t size) {
-  ++tl_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-NT_NOINLINE void operator delete(void* p) noexcept { std::free(p); }
-NT_NOINLINE void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -338,18 +327,18 @@ TEST(Logger, ShouldNotAllocateOnTheHotPathAfterTheFirstCall) {
   nc::Logger log(file_options(file));
   NT_LOG_INFO(log, "first call creates the ring {}", 0);
   const std::string s(100, 's');
-  const std::size_t before = tl_allocations;
+  const std::size_t before = nanotick::test::allocations_on_this_thread();
   for (int i = 0; i < 1000; ++i) {
     NT_LOG_INFO(log, "i={} d={} s={} c={} p={} b={}", i, i * 0.5, s, "c string", static_cast<const void*>(&s), true);
     NT_LOG_DEBUG(log, "no args");
   }
-  EXPECT_EQ(tl_allocations - before, 0u);
+  EXPECT_EQ(nanotick::test::allocations_on_this_thread() - before, 0u);
   // The counter does see the one allocating call: a new thread's first log.
   std::size_t first_call = 0;
   std::thread([&] {
-    const std::size_t at_start = tl_allocations;
+    const std::size_t at_start = nanotick::test::allocations_on_this_thread();
     NT_LOG_INFO(log, "new thread");
-    first_call = tl_allocations - at_start;
+    first_call = nanotick::test::allocations_on_this_thread() - at_start;
   }).join();
   EXPECT_GT(first_call, 0u);
 }

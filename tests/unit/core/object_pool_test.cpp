@@ -1,5 +1,7 @@
 #include "core/object_pool.hpp"
 
+#include "support/allocation_counter.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -12,34 +14,6 @@
 #include <stdexcept>
 #include <vector>
 
-// Counts global operator new calls while g_count_news is set, so tests can
-// prove that the pool's hot path never allocates.
-namespace {
-bool g_count_news = false;
-std::size_t g_news = 0;
-
-void* counted_alloc(std::size_t n, std::size_t align) {
-  if (g_count_news) ++g_news;
-  if (n == 0) n = 1;
-  void* p = align <= alignof(std::max_align_t) ? std::malloc(n)
-                                               : std::aligned_alloc(align, (n + align - 1) / align * align);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return counted_alloc(n, 0); }
-void* operator new[](std::size_t n) { return counted_alloc(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a) { return counted_alloc(n, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t n, std::align_val_t a) { return counted_alloc(n, static_cast<std::size_t>(a)); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace nanotick::core {
 namespace {
@@ -263,15 +237,13 @@ TEST(ObjectPool, ShouldNotOwnForeignPointers) {
 TEST(ObjectPool, ShouldNotAllocateAfterConstruction) {
   ObjectPool<Tracked> pool(1024);
   std::vector<Tracked*> live(1024);
-  g_news = 0;
-  g_count_news = true;
+  const nanotick::test::AllocationScope allocations;
   for (int round = 0; round < 50; ++round) {
     for (std::size_t i = 0; i < live.size(); ++i) live[i] = pool.allocate(i, 1);
     (void)pool.allocate(0u, 0);  // exhausted
     for (Tracked* t : live) pool.release(t);
   }
-  g_count_news = false;
-  EXPECT_EQ(g_news, 0u);
+  EXPECT_EQ(allocations.count(), 0u);
 }
 
 // The constructor writes all storage, so filling the pool must not fault a
