@@ -104,6 +104,12 @@ std::string format_ns(double ns) {
   return buf;
 }
 
+std::string format_ratio(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", ratio);
+  return buf;
+}
+
 void print_latency_table(std::string_view title, const std::vector<LatencyRow>& rows,
                          std::string_view baseline_name) {
   const auto* base = find_row(rows, baseline_name);
@@ -114,12 +120,8 @@ void print_latency_table(std::string_view title, const std::vector<LatencyRow>& 
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     const auto& h = r.ns;
-    std::string ratio = "n/a";
-    if (base_p50 > 0) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2fx", static_cast<double>(h.percentile(50)) / base_p50);
-      ratio = buf;
-    }
+    const std::string ratio =
+        base_p50 > 0 ? format_ratio(static_cast<double>(h.percentile(50)) / base_p50) : "n/a";
     std::printf("| %s | %llu | %s | %s | %s | %s | %s | %s | %s |\n", r.name.c_str(),
                 static_cast<unsigned long long>(h.count()), format_ns(h.mean()).c_str(),
                 format_ns(static_cast<double>(h.percentile(50))).c_str(),

@@ -47,4 +47,7 @@ void print_throughput_table(std::string_view title, const std::vector<Throughput
 // Formats a nanosecond figure compactly ("23", "1.2k", "3.4M").
 std::string format_ns(double ns);
 
+// Formats a ratio as "1.23x".
+std::string format_ratio(double ratio);
+
 }  // namespace nanotick::bench

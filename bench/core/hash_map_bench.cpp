@@ -19,14 +19,12 @@
 // Peers linked: absl::flat_hash_map (see bench/CMakeLists.txt).
 #include <absl/container/flat_hash_map.h>
 #include <benchmark/benchmark.h>
-#include <x86intrin.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -35,6 +33,8 @@
 #include <vector>
 
 #include "common/bench_util.hpp"
+#include "common/gbench_collector.hpp"
+#include "common/rdtsc_timer.hpp"
 #include "core/int_hash_map.hpp"
 #include "core/tsc_clock.hpp"
 
@@ -61,9 +61,10 @@ struct OursWith {
 using Ours = OursWith<nc::IntMixHash>;           // the default: fmix64
 using OursFib = OursWith<nc::IntFibonacciHash>;  // the option for trusted sequential ids
 
-struct Std {
-  static constexpr const char* kName = "std::unordered_map";
-  explicit Std(std::size_t n) { m.reserve(n); }
+// A peer with the std::unordered_map interface, reserve()d to N.
+template <typename Map>
+struct Peer {
+  explicit Peer(std::size_t n) { m.reserve(n); }
   NT_ALWAYS_INLINE bool insert(Key k, Value v) { return m.emplace(k, v).second; }
   NT_ALWAYS_INLINE const Value* find(Key k) const noexcept {
     const auto it = m.find(k);
@@ -71,26 +72,20 @@ struct Std {
   }
   NT_ALWAYS_INLINE bool erase(Key k) { return m.erase(k) == 1; }
   void reset(std::size_t n) {
-    m.clear();
+    m.clear();  // absl frees big tables on clear(), so reserve again (untimed)
     m.reserve(n);
   }
-  std::unordered_map<Key, Value> m;
+  Map m;
 };
 
-struct Absl {
+struct Std : Peer<std::unordered_map<Key, Value>> {
+  static constexpr const char* kName = "std::unordered_map";
+  using Peer::Peer;
+};
+
+struct Absl : Peer<absl::flat_hash_map<Key, Value>> {
   static constexpr const char* kName = "absl::flat_hash_map";
-  explicit Absl(std::size_t n) { m.reserve(n); }
-  NT_ALWAYS_INLINE bool insert(Key k, Value v) { return m.emplace(k, v).second; }
-  NT_ALWAYS_INLINE const Value* find(Key k) const noexcept {
-    const auto it = m.find(k);
-    return it == m.end() ? nullptr : &it->second;
-  }
-  NT_ALWAYS_INLINE bool erase(Key k) { return m.erase(k) == 1; }
-  void reset(std::size_t n) {
-    m.clear();  // absl frees big tables on clear(); reserve again (untimed)
-    m.reserve(n);
-  }
-  absl::flat_hash_map<Key, Value> m;
+  using Peer::Peer;
 };
 
 // --- key streams -----------------------------------------------------------------
@@ -138,42 +133,7 @@ struct Fixture {
 
 constexpr std::size_t kBatch = 256;  // operations per benchmark iteration (find, churn)
 
-// --- Google Benchmark plumbing -----------------------------------------------------
-
-struct Result {
-  double median_ns = 0;
-  double spread_pct = 0;  // (max - min) / median over the repetitions
-};
-
-class Collector : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) {
-      if (r.error_occurred) {
-        std::fprintf(stderr, "hash_map_bench: %s failed: %s\n", r.benchmark_name().c_str(),
-                     r.error_message.c_str());
-        std::exit(1);
-      }
-      if (r.run_type != Run::RT_Iteration || r.iterations == 0) continue;
-      const std::string& name = r.run_name.function_name;
-      const double ops = static_cast<double>(r.iterations) * ops_per_iter.at(name);
-      samples_[name].push_back(r.real_accumulated_time * 1e9 / ops);
-    }
-  }
-  Result result(const std::string& name) const {
-    std::vector<double> v = samples_.at(name);
-    std::sort(v.begin(), v.end());
-    Result res;
-    res.median_ns = v[v.size() / 2];
-    res.spread_pct = 100.0 * (v.back() - v.front()) / res.median_ns;
-    return res;
-  }
-  std::map<std::string, double> ops_per_iter;
-
- private:
-  std::map<std::string, std::vector<double>> samples_;
-};
+// --- Google Benchmark registration ------------------------------------------------
 
 std::string bench_name(Pattern p, std::size_t n, const char* op, const char* impl) {
   return std::string(pattern_name(p)) + "/" + std::to_string(n) + "/" + op + "/" + impl;
@@ -183,7 +143,7 @@ const char* const kOps[] = {"find hit", "find miss", "insert", "churn (erase+ins
 
 template <typename M>
 void register_benches(Fixture<M>& f, Pattern p, std::size_t n, const std::vector<Key>& hit_order,
-                      const std::vector<Key>& misses, const std::vector<Key>& present, Collector& c) {
+                      const std::vector<Key>& misses, const std::vector<Key>& present, nb::Collector& c) {
   auto add = [&](const char* op, double ops, auto fn) {
     const std::string name = bench_name(p, n, op, M::kName);
     c.ops_per_iter[name] = ops;
@@ -246,18 +206,6 @@ void register_benches(Fixture<M>& f, Pattern p, std::size_t n, const std::vector
 
 // --- rdtsc latency harness -----------------------------------------------------------
 
-NT_ALWAYS_INLINE std::uint64_t stamp_begin() noexcept {
-  _mm_lfence();
-  const std::uint64_t t = __rdtsc();
-  _mm_lfence();
-  return t;
-}
-NT_ALWAYS_INLINE std::uint64_t stamp_end() noexcept {
-  const std::uint64_t t = nc::rdtscp();
-  _mm_lfence();
-  return t;
-}
-
 template <typename M>
 nb::LatencyRow find_latency(const M& m, const std::vector<Key>& hit_order, std::size_t samples) {
   const auto& clock = nc::TscClock::global();
@@ -266,37 +214,16 @@ nb::LatencyRow find_latency(const M& m, const std::vector<Key>& hit_order, std::
   for (std::size_t s = 0, i = 0; s < samples; ++s) {
     const Key k = hit_order[i];
     if (++i == hit_order.size()) i = 0;
-    const std::uint64_t t0 = stamp_begin();
+    const std::uint64_t t0 = nb::stamp_begin();
     const Value* v = m.find(k);
     sum += *v;
-    const std::uint64_t t1 = stamp_end();
-    row.ns.record(static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))));
+    const std::uint64_t t1 = nb::stamp_end();
+    row.ns.record(nb::elapsed_ns(clock, t0, t1));
   }
   benchmark::DoNotOptimize(sum);
   return row;
 }
 
-nb::LatencyRow timer_floor(std::size_t samples) {
-  const auto& clock = nc::TscClock::global();
-  nb::LatencyRow row{"timer floor (empty)", nc::LatencyHistogram()};
-  for (std::size_t s = 0; s < samples; ++s) {
-    const std::uint64_t t0 = stamp_begin();
-    const std::uint64_t t1 = stamp_end();
-    row.ns.record(static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))));
-  }
-  return row;
-}
-
-std::string fmt_ns(const Result& r) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f (±%.0f%%)", r.median_ns, r.spread_pct / 2);
-  return buf;
-}
-std::string fmt_speedup(double base_ns, double ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", base_ns / ns);
-  return buf;
-}
 std::string size_label(std::size_t n) {
   if (n >= 1'000'000) return std::to_string(n / 1'000'000) + "M";
   if (n >= 1'000) return std::to_string(n / 1'000) + "K";
@@ -310,19 +237,16 @@ int main(int argc, char** argv) {
   nb::print_machine_header("hash_map_bench: IntHashMap vs std::unordered_map, absl::flat_hash_map (u64 -> u64)");
   nb::pin_or_warn(args.cpu_a);  // after the header, so it reports the CPUs the process may use
 
-  std::string min_time = args.quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.05";
-  std::string reps = args.quick ? "--benchmark_repetitions=1" : "--benchmark_repetitions=3";
-  std::string warmup = args.quick ? "--benchmark_min_warmup_time=0.005" : "--benchmark_min_warmup_time=0.02";
-  char* gb_argv[] = {argv[0], min_time.data(), reps.data(), warmup.data(), nullptr};
-  int gb_argc = 4;
-  benchmark::Initialize(&gb_argc, gb_argv);
+  const nb::GbenchSettings gbench = args.quick ? nb::GbenchSettings{0.01, 1, 0.005}
+                                                : nb::GbenchSettings{0.05, 3, 0.02};
+  nb::initialize_gbench(argv[0], gbench);
 
   std::vector<std::size_t> sizes = {1'000, 100'000};
   if (!args.quick) sizes.push_back(1'000'000);
   const Pattern patterns[] = {Pattern::kOrderIds, Pattern::kRandom};
   const std::size_t latency_samples = args.quick ? 20'000 : 500'000;
 
-  Collector collector;
+  nb::Collector collector("hash_map_bench");
   std::vector<nb::LatencyRow> latency_rows;
   std::uint64_t checksum = 0;
   for (Pattern p : patterns) {
@@ -357,7 +281,7 @@ int main(int argc, char** argv) {
         latency_rows.push_back(find_latency(ours_fib->map, hit_order, latency_samples));
         latency_rows.push_back(find_latency(std_map->map, hit_order, latency_samples));
         latency_rows.push_back(find_latency(absl_map->map, hit_order, latency_samples));
-        latency_rows.push_back(timer_floor(latency_samples));
+        latency_rows.push_back(nb::timer_floor(latency_samples));
       }
       benchmark::RunSpecifiedBenchmarks(&collector);
       benchmark::ClearRegisteredBenchmarks();
@@ -365,22 +289,24 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("### ns per operation, median of %s (± half the spread); speedup = peer ns / IntHashMap ns "
+  std::printf("### ns per operation, median of %d run%s (± half the spread); speedup = peer ns / IntHashMap ns "
               "(default fmix64 hash; the Fibonacci-hash column is the option for trusted sequential ids)\n\n",
-              args.quick ? "1 run" : "3 runs");
+              gbench.repetitions, gbench.repetitions == 1 ? "" : "s");
   std::printf("| keys | size | op | %s | %s | %s | %s | vs std | vs absl |\n", Ours::kName, OursFib::kName,
               Std::kName, Absl::kName);
   std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
   for (Pattern p : patterns) {
     for (std::size_t n : sizes) {
       for (const char* op : kOps) {
-        const Result o = collector.result(bench_name(p, n, op, Ours::kName));
-        const Result f = collector.result(bench_name(p, n, op, OursFib::kName));
-        const Result s = collector.result(bench_name(p, n, op, Std::kName));
-        const Result a = collector.result(bench_name(p, n, op, Absl::kName));
+        const nb::Result o = collector.result(bench_name(p, n, op, Ours::kName));
+        const nb::Result f = collector.result(bench_name(p, n, op, OursFib::kName));
+        const nb::Result s = collector.result(bench_name(p, n, op, Std::kName));
+        const nb::Result a = collector.result(bench_name(p, n, op, Absl::kName));
         std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", pattern_name(p), size_label(n).c_str(), op,
-                    fmt_ns(o).c_str(), fmt_ns(f).c_str(), fmt_ns(s).c_str(), fmt_ns(a).c_str(),
-                    fmt_speedup(s.median_ns, o.median_ns).c_str(), fmt_speedup(a.median_ns, o.median_ns).c_str());
+                    nb::format_result(o, 1).c_str(), nb::format_result(f, 1).c_str(),
+                    nb::format_result(s, 1).c_str(), nb::format_result(a, 1).c_str(),
+                    nb::format_ratio(s.median_ns / o.median_ns).c_str(),
+                    nb::format_ratio(a.median_ns / o.median_ns).c_str());
       }
     }
   }

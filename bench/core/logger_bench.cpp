@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/bench_util.hpp"
+#include "common/rdtsc_timer.hpp"
 #include "core/histogram.hpp"
 #include "core/logger.hpp"
 #include "core/thread.hpp"
@@ -87,7 +88,7 @@ nc::LatencyHistogram measure(const Plan& plan, Timing timing, Call&& call) {
         const std::uint64_t t0 = nc::rdtsc();
         call(i);
         const std::uint64_t t1 = nc::rdtscp();
-        if (record) hist.record(static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))));
+        if (record) hist.record(nb::elapsed_ns(clock, t0, t1));
       }
     } else {
       const std::uint64_t t0 = nc::rdtsc();

@@ -63,6 +63,19 @@ long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value) {
                    0);
 }
 
+// Returns once `word` holds `want`; while it holds another value `seen`,
+// block(seen) sleeps until the word may have changed.
+template <typename Block>
+void wait_for_value(std::atomic<std::uint32_t>& word, std::uint32_t want, Block block) {
+  for (;;) {
+    const std::uint32_t seen = word.load(std::memory_order_acquire);
+    if (seen == want) {
+      return;
+    }
+    block(seen);
+  }
+}
+
 // ---- Mechanisms -------------------------------------------------------------
 // Each has post(n) (producer: announce post number n) and wait(n) (consumer:
 // return once post n has arrived). Posts are numbered from 1 and the producer
@@ -102,14 +115,8 @@ class RawFutex {
     futex(word_, FUTEX_WAKE_PRIVATE, 1);
   }
   void wait(std::uint64_t n) {
-    const auto want = static_cast<std::uint32_t>(n);
-    for (;;) {
-      const std::uint32_t seen = word_.load(std::memory_order_acquire);
-      if (seen == want) {
-        return;
-      }
-      futex(word_, FUTEX_WAIT_PRIVATE, seen);
-    }
+    wait_for_value(word_, static_cast<std::uint32_t>(n),
+                   [this](std::uint32_t seen) { futex(word_, FUTEX_WAIT_PRIVATE, seen); });
   }
 
  private:
@@ -123,14 +130,8 @@ class AtomicWaitNotify {
     word_.notify_one();
   }
   void wait(std::uint64_t n) {
-    const auto want = static_cast<std::uint32_t>(n);
-    for (;;) {
-      const std::uint32_t seen = word_.load(std::memory_order_acquire);
-      if (seen == want) {
-        return;
-      }
-      word_.wait(seen, std::memory_order_acquire);
-    }
+    wait_for_value(word_, static_cast<std::uint32_t>(n),
+                   [this](std::uint32_t seen) { word_.wait(seen, std::memory_order_acquire); });
   }
 
  private:

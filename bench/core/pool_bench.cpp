@@ -12,7 +12,6 @@
 // Peers linked: mimalloc (see bench/CMakeLists.txt).
 #include <benchmark/benchmark.h>
 #include <mimalloc.h>
-#include <x86intrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +27,8 @@
 #include <vector>
 
 #include "common/bench_util.hpp"
+#include "common/gbench_collector.hpp"
+#include "common/rdtsc_timer.hpp"
 #include "core/object_pool.hpp"
 #include "core/tsc_clock.hpp"
 
@@ -140,53 +141,7 @@ struct Churn {
   std::uint64_t serial = 0;
 };
 
-// --- Google Benchmark plumbing: collect ns/op per benchmark, print Markdown ----
-
-struct Result {
-  double median_ns = 0;
-  double spread_pct = 0;  // (max - min) / median over the repetitions
-};
-
-class Collector : public benchmark::BenchmarkReporter {
- public:
-  explicit Collector(const std::map<std::string, double>* ops_per_iter) : ops_(ops_per_iter) {}
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) {
-      if (r.error_occurred) {
-        std::fprintf(stderr, "pool_bench: %s failed: %s\n", r.benchmark_name().c_str(), r.error_message.c_str());
-        std::exit(1);
-      }
-      if (r.run_type != Run::RT_Iteration || r.iterations == 0) continue;
-      const std::string& name = r.run_name.function_name;
-      const double ops = static_cast<double>(r.iterations) * ops_->at(name);
-      samples_[name].push_back(r.real_accumulated_time * 1e9 / ops);
-    }
-  }
-  Result result(const std::string& name) const {
-    std::vector<double> v = samples_.at(name);
-    std::sort(v.begin(), v.end());
-    Result res;
-    res.median_ns = v[v.size() / 2];
-    res.spread_pct = 100.0 * (v.back() - v.front()) / res.median_ns;
-    return res;
-  }
-
- private:
-  const std::map<std::string, double>* ops_;
-  std::map<std::string, std::vector<double>> samples_;
-};
-
-std::string fmt_result(const Result& r) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f (±%.0f%%)", r.median_ns, r.spread_pct / 2);
-  return buf;
-}
-std::string fmt_speedup(double base_ns, double ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", base_ns / ns);
-  return buf;
-}
+// --- Google Benchmark registration ------------------------------------------------
 
 struct Scenario {
   std::string label;
@@ -223,18 +178,6 @@ void register_scenarios(const std::vector<Scenario>& scenarios, std::map<std::st
 
 // --- rdtsc latency harness -----------------------------------------------------
 
-NT_ALWAYS_INLINE std::uint64_t stamp_begin() noexcept {
-  _mm_lfence();
-  const std::uint64_t t = __rdtsc();
-  _mm_lfence();
-  return t;
-}
-NT_ALWAYS_INLINE std::uint64_t stamp_end() noexcept {
-  const std::uint64_t t = nc::rdtscp();
-  _mm_lfence();
-  return t;
-}
-
 template <typename A>
 void measure_latency(std::size_t live, std::size_t samples, nb::LatencyRow& alloc_row, nb::LatencyRow& free_row) {
   const auto& clock = nc::TscClock::global();
@@ -244,31 +187,20 @@ void measure_latency(std::size_t live, std::size_t samples, nb::LatencyRow& allo
     const std::uint32_t* b = churn.next_batch();
     for (std::size_t j = 0; j < kBatch; ++j) {
       Order* o = churn.live[b[j]];
-      const std::uint64_t t0 = stamp_begin();
+      const std::uint64_t t0 = nb::stamp_begin();
       churn.alloc.drop(o);
-      const std::uint64_t t1 = stamp_end();
-      free_row.ns.record(static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))));
+      const std::uint64_t t1 = nb::stamp_end();
+      free_row.ns.record(nb::elapsed_ns(clock, t0, t1));
     }
     for (std::size_t j = 0; j < kBatch; ++j) {
-      const std::uint64_t t0 = stamp_begin();
+      const std::uint64_t t0 = nb::stamp_begin();
       Order* o = churn.alloc.make(++churn.serial);
-      const std::uint64_t t1 = stamp_end();
+      const std::uint64_t t1 = nb::stamp_end();
       benchmark::DoNotOptimize(o);
       churn.live[b[j]] = o;
-      alloc_row.ns.record(static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))));
+      alloc_row.ns.record(nb::elapsed_ns(clock, t0, t1));
     }
   }
-}
-
-nb::LatencyRow measure_timer_floor(std::size_t samples) {
-  const auto& clock = nc::TscClock::global();
-  nb::LatencyRow row{"timer floor (empty)", nc::LatencyHistogram()};
-  for (std::size_t i = 0; i < samples; ++i) {
-    const std::uint64_t t0 = stamp_begin();
-    const std::uint64_t t1 = stamp_end();
-    row.ns.record(static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))));
-  }
-  return row;
 }
 
 }  // namespace
@@ -278,12 +210,9 @@ int main(int argc, char** argv) {
   nb::print_machine_header("pool_bench: ObjectPool vs malloc, new/delete, mimalloc (64-byte order)");
   nb::pin_or_warn(args.cpu_a);  // after the header, so it reports the CPUs the process may use
 
-  std::string min_time = args.quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.2";
-  std::string reps = args.quick ? "--benchmark_repetitions=1" : "--benchmark_repetitions=5";
-  std::string warmup = args.quick ? "--benchmark_min_warmup_time=0.005" : "--benchmark_min_warmup_time=0.05";
-  char* gb_argv[] = {argv[0], min_time.data(), reps.data(), warmup.data(), nullptr};
-  int gb_argc = 4;
-  benchmark::Initialize(&gb_argc, gb_argv);
+  const nb::GbenchSettings gbench = args.quick ? nb::GbenchSettings{0.01, 1, 0.005}
+                                                : nb::GbenchSettings{0.2, 5, 0.05};
+  nb::initialize_gbench(argv[0], gbench);
 
   const std::vector<Scenario> scenarios = {
       {"1 live (alloc, free)", 0},
@@ -297,16 +226,15 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::map<std::string, double> ops;
+  nb::Collector collector("pool_bench");
   std::vector<std::unique_ptr<Churn<PoolAlloc>>> keep_pool;
   std::vector<std::unique_ptr<Churn<MallocAlloc>>> keep_malloc;
   std::vector<std::unique_ptr<Churn<NewDeleteAlloc>>> keep_new;
   std::vector<std::unique_ptr<Churn<MiAlloc>>> keep_mi;
-  register_scenarios<PoolAlloc>(scenarios, ops, keep_pool);
-  register_scenarios<MallocAlloc>(scenarios, ops, keep_malloc);
-  register_scenarios<NewDeleteAlloc>(scenarios, ops, keep_new);
-  register_scenarios<MiAlloc>(scenarios, ops, keep_mi);
-  Collector collector(&ops);
+  register_scenarios<PoolAlloc>(scenarios, collector.ops_per_iter, keep_pool);
+  register_scenarios<MallocAlloc>(scenarios, collector.ops_per_iter, keep_malloc);
+  register_scenarios<NewDeleteAlloc>(scenarios, collector.ops_per_iter, keep_new);
+  register_scenarios<MiAlloc>(scenarios, collector.ops_per_iter, keep_mi);
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::ClearRegisteredBenchmarks();
   keep_pool.clear();
@@ -315,8 +243,8 @@ int main(int argc, char** argv) {
   keep_mi.clear();
 
   const char* impls[] = {PoolAlloc::kName, MallocAlloc::kName, NewDeleteAlloc::kName, MiAlloc::kName};
-  std::printf("### alloc+free throughput: ns per pair, median of %s (± half the spread); speedup = malloc ns / impl ns\n\n",
-              args.quick ? "1 run" : "5 runs");
+  std::printf("### alloc+free throughput: ns per pair, median of %d run%s (± half the spread); speedup = malloc ns / impl ns\n\n",
+              gbench.repetitions, gbench.repetitions == 1 ? "" : "s");
   std::printf("| impl |");
   for (const auto& s : scenarios) std::printf(" %s: ns/pair | vs malloc |", s.label.c_str());
   std::printf("\n|---|");
@@ -325,9 +253,9 @@ int main(int argc, char** argv) {
   for (const char* impl : impls) {
     std::printf("| %s |", impl);
     for (const auto& s : scenarios) {
-      const Result r = collector.result(s.label + "/" + impl);
-      const Result base = collector.result(s.label + "/" + MallocAlloc::kName);
-      std::printf(" %s | %s |", fmt_result(r).c_str(), fmt_speedup(base.median_ns, r.median_ns).c_str());
+      const nb::Result r = collector.result(s.label + "/" + impl);
+      const nb::Result base = collector.result(s.label + "/" + MallocAlloc::kName);
+      std::printf(" %s | %s |", nb::format_result(r, 2).c_str(), nb::format_ratio(base.median_ns / r.median_ns).c_str());
     }
     std::printf("\n");
   }
@@ -343,8 +271,8 @@ int main(int argc, char** argv) {
   measure_latency<MallocAlloc>(10'240, samples, alloc_rows[1], free_rows[1]);
   measure_latency<NewDeleteAlloc>(10'240, samples, alloc_rows[2], free_rows[2]);
   measure_latency<MiAlloc>(10'240, samples, alloc_rows[3], free_rows[3]);
-  alloc_rows.push_back(measure_timer_floor(samples));
-  free_rows.push_back(measure_timer_floor(samples));
+  alloc_rows.push_back(nb::timer_floor(samples));
+  free_rows.push_back(nb::timer_floor(samples));
   nb::print_latency_table("allocate latency, 10K live, random frees (includes timer floor)", alloc_rows,
                           MallocAlloc::kName);
   nb::print_latency_table("release latency, 10K live, random frees (includes timer floor)", free_rows,

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "common/bench_util.hpp"
+#include "common/rdtsc_timer.hpp"
 #include "core/histogram.hpp"
 #include "core/spsc_ring.hpp"
 #include "core/thread.hpp"
@@ -205,7 +206,7 @@ void measure_round_trip(const nb::Args& args, int warmup, int samples, nc::Laten
     }
     const std::uint64_t t1 = nc::rdtscp();
     if (i >= warmup) {
-      out.record(static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))));
+      out.record(nb::elapsed_ns(clock, t0, t1));
     }
   }
   ponger.join();
@@ -236,7 +237,7 @@ void measure_ping_pong_floor(const nb::Args& args, int warmup, int samples,
     }
     const std::uint64_t t1 = nc::rdtscp();
     if (i > static_cast<std::uint64_t>(warmup)) {
-      out.record(static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))));
+      out.record(nb::elapsed_ns(clock, t0, t1));
     }
   }
   ponger.join();

@@ -10,27 +10,21 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "support/stress.hpp"
+
 namespace nanotick::core {
 namespace {
 
 using namespace std::chrono_literals;
 
-std::uint64_t stress_items(std::uint64_t fallback) {
-  if (const char* env = std::getenv("NANOTICK_STRESS_ITEMS")) {
-    const auto value = std::strtoull(env, nullptr, 10);
-    if (value > 0) {
-      return value;
-    }
-  }
-  return fallback;
-}
+// Rounds: NANOTICK_STRESS_ITEMS, else 20,000 (sanitizers too).
+std::uint64_t stress_items() { return nanotick::test::stress_items(20'000, 20'000); }
 
 // Yields until pred() holds: the test thread waits for the agent thread
 // without sleeping for a guessed time.
@@ -185,7 +179,7 @@ TEST(AgentRunner, ShouldWakeABlockedAgentForEveryPublishedItem) {
   const IdleWaker waker = runner.waker();
   runner.start();
 
-  const std::uint64_t items = stress_items(20'000);
+  const std::uint64_t items = stress_items();
   for (std::uint64_t i = 1; i <= items; ++i) {
     published.store(i, std::memory_order_release);
     waker.wake();
@@ -383,11 +377,11 @@ void run_lost_wakeup_rounds(int producers, std::uint64_t rounds) {
 }
 
 TEST(BlockingIdle, ShouldNotLoseWakeUpsFromOneProducer) {
-  run_lost_wakeup_rounds(1, stress_items(20'000));
+  run_lost_wakeup_rounds(1, stress_items());
 }
 
 TEST(BlockingIdle, ShouldNotLoseWakeUpsFromSeveralProducers) {
-  run_lost_wakeup_rounds(3, stress_items(20'000) / 3 + 1);
+  run_lost_wakeup_rounds(3, stress_items() / 3 + 1);
 }
 
 }  // namespace

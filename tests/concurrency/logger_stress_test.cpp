@@ -10,23 +10,22 @@
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "support/stress.hpp"
 
 namespace nc = nanotick::core;
 
 namespace {
 
-int items_per_thread(int fallback) {
-  if (const char* env = std::getenv("NANOTICK_STRESS_ITEMS")) {
-    const int n = std::atoi(env);
-    if (n > 0) return n;
-  }
-  return fallback;
+// Records per thread: NANOTICK_STRESS_ITEMS, else 200,000 (sanitizers too).
+int items_per_thread() {
+  return static_cast<int>(nanotick::test::stress_items(200'000, 200'000, std::numeric_limits<int>::max()));
 }
 
 class TempLog {
@@ -84,11 +83,24 @@ struct Checker {
   std::vector<std::string> last_ts;
 };
 
+// Reads the log at `path` back through `checker`, failing the test if any line
+// is wrong (the first five are shown); returns the number of lines read.
+std::size_t check_log(const std::string& path, Checker& checker) {
+  std::ifstream in(path);
+  std::size_t lines = 0, errors = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    const std::string err = checker.check(line);
+    if (!err.empty() && ++errors <= 5) ADD_FAILURE() << err;
+  }
+  EXPECT_EQ(errors, 0u);
+  return lines;
+}
+
 }  // namespace
 
 TEST(LoggerStress, ShouldDeliverEveryRecordInPerThreadOrderInBlockMode) {
   constexpr int kThreads = 4;
-  const int per_thread = items_per_thread(200'000);
+  const int per_thread = items_per_thread();
   TempLog file("block");
   {
     nc::LoggerOptions options;
@@ -110,20 +122,14 @@ TEST(LoggerStress, ShouldDeliverEveryRecordInPerThreadOrderInBlockMode) {
   }  // destructor: drains everything, joins the back end
 
   Checker checker(kThreads);
-  std::ifstream in(file.path());
-  std::size_t lines = 0, errors = 0;
-  for (std::string line; std::getline(in, line); ++lines) {
-    const std::string err = checker.check(line);
-    if (!err.empty() && ++errors <= 5) ADD_FAILURE() << err;
-  }
-  EXPECT_EQ(errors, 0u);
+  const std::size_t lines = check_log(file.path(), checker);
   EXPECT_EQ(lines, static_cast<std::size_t>(kThreads) * static_cast<std::size_t>(per_thread));
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(checker.next[static_cast<std::size_t>(t)], per_thread) << t;
 }
 
 TEST(LoggerStress, ShouldCountDropsExactlyUnderContention) {
   constexpr int kThreads = 4;
-  const int per_thread = items_per_thread(200'000) / 2;
+  const int per_thread = items_per_thread() / 2;
   TempLog file("drop");
   std::atomic<std::uint64_t> accepted{0};
   std::uint64_t dropped = 0, written = 0;
@@ -169,7 +175,7 @@ TEST(LoggerStress, ShouldCountDropsExactlyUnderContention) {
 
 TEST(LoggerStress, ShouldDrainAndReclaimRingsOfThreadsThatComeAndGo) {
   constexpr int kWaves = 20, kThreadsPerWave = 3;
-  const int per_thread = std::max(1, items_per_thread(200'000) / 100);
+  const int per_thread = std::max(1, items_per_thread() / 100);
   TempLog file("waves");
   std::size_t producers_left = 1;
   {
@@ -197,12 +203,6 @@ TEST(LoggerStress, ShouldDrainAndReclaimRingsOfThreadsThatComeAndGo) {
   }
   EXPECT_EQ(producers_left, 0u);
   Checker checker(kWaves * kThreadsPerWave);
-  std::ifstream in(file.path());
-  std::size_t lines = 0, errors = 0;
-  for (std::string line; std::getline(in, line); ++lines) {
-    const std::string err = checker.check(line);
-    if (!err.empty() && ++errors <= 5) ADD_FAILURE() << err;
-  }
-  EXPECT_EQ(errors, 0u);
+  const std::size_t lines = check_log(file.path(), checker);
   EXPECT_EQ(lines, static_cast<std::size_t>(kWaves * kThreadsPerWave * per_thread));
 }

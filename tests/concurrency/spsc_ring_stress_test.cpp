@@ -10,32 +10,18 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
-#include <string>
 #include <thread>
+
+#include "support/stress.hpp"
 
 namespace {
 
 using nanotick::core::SpscRing;
 
-std::uint64_t stress_items() {
-  if (const char* env = std::getenv("NANOTICK_STRESS_ITEMS")) {
-    return std::stoull(env);
-  }
-#if defined(NANOTICK_SANITIZED)  // TSan, or ASan+UBSan in a debug build: 10x+ slower
-  return 2'000'000;
-#else
-  return 20'000'000;
-#endif
-}
+using nanotick::test::mix;
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+std::uint64_t stress_items() { return nanotick::test::stress_items(20'000'000, 2'000'000); }
 
 struct Item {
   std::uint64_t seq;
