@@ -103,7 +103,7 @@ class KeyStream {
   }
   NT_ALWAYS_INLINE Key next() noexcept {
     if (pattern_ == Pattern::kOrderIds) return id_ += gaps_[n_++ & (kGaps - 1)];
-    return nc::mix64(state_ += 0x9e3779b97f4a7c15ULL);  // splitmix64
+    return nc::mix64(state_ += 0x9e3779b97f4a7c15ULL);  // Weyl sequence through fmix64: distinct, well-spread keys
   }
 
  private:
