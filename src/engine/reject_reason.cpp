@@ -1,0 +1,31 @@
+#include "engine/reject_reason.hpp"
+
+namespace nanotick::engine {
+
+std::string_view to_string(RejectReason r) noexcept {
+  switch (r) {
+    case RejectReason::kNone: return "none";
+    case RejectReason::kUnknownInstrument: return "unknown instrument";
+    case RejectReason::kInvalidRequestType: return "invalid request type";
+    case RejectReason::kInvalidSide: return "invalid side";
+    case RejectReason::kInvalidOrderType: return "invalid order type";
+    case RejectReason::kInvalidStpMode: return "invalid self-trade prevention mode";
+    case RejectReason::kPriceOffTick: return "price not a multiple of the tick size";
+    case RejectReason::kPriceOutOfBand: return "price outside the instrument's band";
+    case RejectReason::kPriceOutsideCollar: return "price outside the collar around the last trade";
+    case RejectReason::kZeroQuantity: return "quantity must be > 0";
+    case RejectReason::kQuantityTooLarge: return "quantity above the instrument's maximum";
+    case RejectReason::kInvalidClientId: return "client id out of range";
+    case RejectReason::kInvalidClientOrderId: return "client order id out of range";
+    case RejectReason::kReservedNotZero: return "reserved field not zero";
+    case RejectReason::kDuplicateClientOrderId: return "duplicate live client order id";
+    case RejectReason::kUnknownOrder: return "unknown order";
+    case RejectReason::kTooLateToCancel: return "too late: order already done";
+    case RejectReason::kModifyNoChange: return "modify changes nothing";
+    case RejectReason::kOrderCapacity: return "order capacity exhausted";
+    case RejectReason::kLevelCapacity: return "price level capacity exhausted";
+  }
+  return "unrecognised reason";
+}
+
+}  // namespace nanotick::engine

@@ -1,0 +1,38 @@
+// Why the engine refused a request. Codes are grouped in ranges per kind so a
+// code tells where it came from (validation 100s, state 200s, capacity 300s).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace nanotick::engine {
+
+enum class RejectReason : std::uint16_t {
+  kNone = 0,
+  // 1xx: the request itself is invalid
+  kUnknownInstrument = 100,
+  kInvalidRequestType = 101,
+  kInvalidSide = 102,
+  kInvalidOrderType = 103,
+  kInvalidStpMode = 104,
+  kPriceOffTick = 105,
+  kPriceOutOfBand = 106,      // outside [min_price, max_price]
+  kPriceOutsideCollar = 107,  // further than the collar from the last trade
+  kZeroQuantity = 108,        // qty <= 0
+  kQuantityTooLarge = 109,    // qty > max_order_qty
+  kInvalidClientId = 110,     // > kMaxClientId
+  kInvalidClientOrderId = 111,// > kMaxClientOrderId
+  kReservedNotZero = 112,
+  // 2xx: the request conflicts with the book's state
+  kDuplicateClientOrderId = 200,  // a live order of this client already has the id
+  kUnknownOrder = 201,            // cancel/modify: no such order ever seen live
+  kTooLateToCancel = 202,         // cancel/modify: the order is already filled or cancelled
+  kModifyNoChange = 203,          // modify to the same price and quantity
+  // 3xx: capacity exhausted (configured at start-up)
+  kOrderCapacity = 300,  // no free order slot for the instrument
+  kLevelCapacity = 301,  // no free price level for the instrument
+};
+
+std::string_view to_string(RejectReason r) noexcept;
+
+}  // namespace nanotick::engine

@@ -1,0 +1,49 @@
+// The engine's input: one fixed-size, trivially copyable request, already
+// sequenced (the sequencer assigns `seq`; the engine trusts its order, not its
+// content). Thread-safety: a plain value.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "engine/types.hpp"
+
+namespace nanotick::engine {
+
+enum class RequestType : std::uint8_t {
+  kNew = 1,     // side, order_type, stp, price (ignored for market), qty
+  kCancel = 2,  // cancels the client's live order client_order_id
+  kModify = 3,  // price = new price, qty = new TOTAL quantity (filled included)
+};
+
+struct Request {
+  RequestType type;
+  Side side;
+  OrderType order_type;
+  StpMode stp;
+  InstrumentId instrument;
+  ClientId client;
+  std::uint32_t reserved = 0;     // keeps the layout explicit; must be 0
+  ClientOrderId client_order_id;
+  Price price;
+  Qty qty;
+  std::uint64_t event_id;         // opaque, carried to every output (telemetry hop matching)
+};
+static_assert(std::is_trivially_copyable_v<Request>);
+static_assert(sizeof(Request) == 56);
+
+inline Request make_new(InstrumentId instrument, ClientId client, ClientOrderId id, Side side,
+                        OrderType type, Price price, Qty qty, StpMode stp = StpMode::kNone) {
+  return Request{RequestType::kNew, side, type, stp, instrument, client, 0, id, price, qty, 0};
+}
+inline Request make_cancel(InstrumentId instrument, ClientId client, ClientOrderId id) {
+  return Request{RequestType::kCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument,
+                 client, 0, id, 0, 0, 0};
+}
+inline Request make_modify(InstrumentId instrument, ClientId client, ClientOrderId id, Price price,
+                           Qty qty) {
+  return Request{RequestType::kModify, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument,
+                 client, 0, id, price, qty, 0};
+}
+
+}  // namespace nanotick::engine
