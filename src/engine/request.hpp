@@ -30,7 +30,7 @@ struct Request {
   std::uint64_t event_id;         // opaque, carried to every output (telemetry hop matching)
 };
 static_assert(std::is_trivially_copyable_v<Request>);
-static_assert(sizeof(Request) == 56);
+static_assert(sizeof(Request) == 48, "Request layout: 16-byte header + 4 x 8-byte fields");
 
 inline Request make_new(InstrumentId instrument, ClientId client, ClientOrderId id, Side side,
                         OrderType type, Price price, Qty qty, StpMode stp = StpMode::kNone) {
