@@ -1,0 +1,527 @@
+// The matching engine: a pure, deterministic, single-threaded state machine
+// implementing docs/MATCHING.md. Requests in through process(); execution
+// reports and market data events out, synchronously, through the Sink (a
+// template parameter: static dispatch). Not thread-safe: one thread owns the
+// engine and calls everything on it.
+//
+// process() does no I/O, reads no clock, logs nothing, never allocates and
+// never throws: every table is sized from the EngineConfig and pre-faulted in
+// the constructor, capacity exhaustion is a reject. Layout:
+//   - per instrument an OrderBook (order_book.hpp): two BookSides (sorted
+//     level arrays, best last: book_side.hpp), a fixed ObjectPool of resting
+//     Orders linked intrusively into their level's FIFO, a FinishedOrders ring;
+//   - engine-wide, the live-order index (client, client_order_id) -> Order*
+//     in a core::IntHashMap (duplicate ids are rejected on any instrument).
+// The incoming order lives on the stack while it matches and gets a pool slot
+// only if it rests.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/compiler.hpp"
+#include "core/int_hash_map.hpp"
+#include "engine/engine_config.hpp"
+#include "engine/events.hpp"
+#include "engine/order.hpp"
+#include "engine/order_book.hpp"
+#include "engine/request.hpp"
+#include "engine/types.hpp"
+
+namespace nanotick::engine {
+
+template <EngineSink Sink>
+class MatchingEngine {
+ public:
+  struct LevelView {
+    Price price;
+    Qty qty;
+    std::uint32_t orders;
+  };
+  struct OrderView {
+    OrderId order_id;
+    ClientId client;
+    ClientOrderId client_order_id;
+    Side side;
+    Price price;
+    Qty order_qty;
+    Qty cum_qty;
+    Qty open_qty;
+    StpMode stp;
+  };
+
+  // Validates `config` (throws std::invalid_argument naming the instrument and
+  // field), then allocates and pre-faults every table. `sink` must outlive the engine.
+  MatchingEngine(const EngineConfig& config, Sink& sink)
+      : sink_(sink), live_(total_orders(config)) {
+    books_.reserve(config.instruments.size());
+    for (std::size_t i = 0; i < config.instruments.size(); ++i)
+      books_.push_back(std::make_unique<OrderBook>(config.instruments[i], static_cast<InstrumentId>(i)));
+  }
+
+  MatchingEngine(const MatchingEngine&) = delete;
+  MatchingEngine& operator=(const MatchingEngine&) = delete;
+
+  // One request -> all its reports and events, in order, into the sink.
+  void process(const Request& rq) noexcept {
+    ++requests_;
+    event_id_ = rq.event_id;
+    switch (rq.type) {
+      case RequestType::kNew: on_new(rq); break;
+      case RequestType::kCancel: on_cancel(rq); break;
+      case RequestType::kModify: on_modify(rq); break;
+      default: reject(rq, ReportType::kRejected, RejectReason::kInvalidRequestType); break;
+    }
+  }
+
+  std::size_t instrument_count() const noexcept { return books_.size(); }
+
+  std::optional<LevelView> best(InstrumentId inst, Side side) const noexcept {
+    if (inst >= books_.size() || (side != Side::kBuy && side != Side::kSell)) return std::nullopt;
+    const PriceLevel* lvl = books_[inst]->side(side).best();
+    if (lvl == nullptr) return std::nullopt;
+    return LevelView{lvl->price, lvl->qty, lvl->orders};
+  }
+
+  // Calls fn(OrderView) for each resting order: best price first, FIFO within a level.
+  template <typename F>
+  void for_each_order(InstrumentId inst, Side side, F&& fn) const {
+    if (inst >= books_.size() || (side != Side::kBuy && side != Side::kSell)) return;
+    const BookSide& s = books_[inst]->side(side);
+    for (std::uint32_t r = 0; r < s.size(); ++r)
+      for (const Order* o = s.at_rank(r).head; o != nullptr; o = o->next)
+        fn(OrderView{o->order_id, o->client(), o->client_order_id(), o->side, o->price,
+                     o->order_qty, o->cum_qty, o->open_qty(), o->stp});
+  }
+
+  std::size_t live_orders(InstrumentId inst) const noexcept {
+    return inst < books_.size() ? books_[inst]->orders.in_use() : 0;
+  }
+  Seq requests_processed() const noexcept { return requests_; }
+  Seq last_report_seq() const noexcept { return report_seq_; }
+  Seq last_md_seq() const noexcept { return md_seq_; }
+  std::optional<Price> last_trade(InstrumentId inst) const noexcept {
+    if (inst >= books_.size() || !books_[inst]->has_last_trade) return std::nullopt;
+    return books_[inst]->last_trade;
+  }
+
+  // Bytes allocated for instrument `inst`, its share of the live-order index included.
+  std::size_t memory_bytes(InstrumentId inst) const noexcept {
+    if (inst >= books_.size()) return 0;
+    const OrderBook& b = *books_[inst];
+    const double share = static_cast<double>(b.orders.capacity()) / static_cast<double>(live_.capacity());
+    const auto index = static_cast<std::size_t>(share * static_cast<double>(live_.table_size()) *
+                                                (sizeof(std::uint64_t) + sizeof(Order*) + 0.125));
+    InstrumentConfig cfg;
+    cfg.max_orders = static_cast<std::uint32_t>(b.orders.capacity());
+    cfg.max_levels = b.bids.capacity();
+    return OrderBook::bytes_for(cfg) + index;
+  }
+
+  // Tests only: throws std::logic_error describing the first broken invariant.
+  void validate_invariants() const {
+    std::size_t total = 0;
+    for (const auto& b : books_) total += b->validate();
+    if (total != live_.size()) throw std::logic_error("live-order index size differs from the books");
+    live_.for_each([this](std::uint64_t key, Order* const& o) {
+      if (o->key != key) throw std::logic_error("live-order index key differs from its order's");
+      if (o->instrument >= books_.size() || !books_[o->instrument]->orders.owns(o))
+        throw std::logic_error("live-order index points outside its instrument's pool");
+      if (o->order_id == 0 || o->order_id > next_order_id_)
+        throw std::logic_error("order id never assigned");
+    });
+  }
+
+ private:
+  struct Top {
+    Price bid_price, bid_qty, ask_price, ask_qty;
+    bool operator==(const Top&) const = default;
+  };
+  enum class MatchEnd : std::uint8_t { kNoMore, kSelfTradeStop };
+
+  static std::size_t total_orders(const EngineConfig& config) {
+    config.validate();
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < config.instruments.size(); ++i) {
+      const InstrumentConfig& in = config.instruments[i];
+      // Level and FOK sums are int64: at most max_orders orders of max_order_qty each.
+      if (static_cast<double>(in.max_orders) * static_cast<double>(in.max_order_qty) > 4.0e18)
+        throw std::invalid_argument("instrument " + std::to_string(i) + " ('" + in.symbol +
+                                    "'): max_orders * max_order_qty must be <= 4e18 "
+                                    "(lower one of them)");
+      n += in.max_orders;
+    }
+    return n;
+  }
+
+  // ---- validation -------------------------------------------------------
+  // Steps 2-4 shared by every request type (step 3 minus side/type/stp).
+  NT_ALWAYS_INLINE RejectReason check_common(const Request& rq) const noexcept {
+    if (rq.instrument >= books_.size()) return RejectReason::kUnknownInstrument;
+    return RejectReason::kNone;
+  }
+  NT_ALWAYS_INLINE static RejectReason check_ids(const Request& rq) noexcept {
+    if (rq.client > kMaxClientId) return RejectReason::kInvalidClientId;
+    if (rq.client_order_id > kMaxClientOrderId) return RejectReason::kInvalidClientOrderId;
+    return RejectReason::kNone;
+  }
+  NT_ALWAYS_INLINE static RejectReason check_qty(const OrderBook& b, Qty qty) noexcept {
+    if (qty <= 0) return RejectReason::kZeroQuantity;
+    if (qty > b.max_order_qty) return RejectReason::kQuantityTooLarge;
+    return RejectReason::kNone;
+  }
+  NT_ALWAYS_INLINE static RejectReason check_price(const OrderBook& b, Price p) noexcept {
+    if (p % b.tick_size != 0) return RejectReason::kPriceOffTick;
+    if (p < b.min_price || p > b.max_price) return RejectReason::kPriceOutOfBand;
+    if (b.collar > 0 && b.has_last_trade) {
+      const Price d = p > b.last_trade ? p - b.last_trade : b.last_trade - p;  // both in +-2^61
+      if (d > b.collar) return RejectReason::kPriceOutsideCollar;
+    }
+    return RejectReason::kNone;
+  }
+  // The kTooLateToCancel / kUnknownOrder decision for a key not live here.
+  NT_ALWAYS_INLINE static RejectReason not_live(const OrderBook& b, std::uint64_t key) noexcept {
+    return b.finished.contains(key) ? RejectReason::kTooLateToCancel : RejectReason::kUnknownOrder;
+  }
+
+  // ---- requests ----------------------------------------------------------
+  void on_new(const Request& rq) noexcept {
+    RejectReason why = check_common(rq);
+    if (why == RejectReason::kNone) {
+      if (rq.side != Side::kBuy && rq.side != Side::kSell) why = RejectReason::kInvalidSide;
+      else if (static_cast<std::uint8_t>(rq.order_type) - 1u > 3u) why = RejectReason::kInvalidOrderType;
+      else if (static_cast<std::uint8_t>(rq.stp) > 3u) why = RejectReason::kInvalidStpMode;
+      else if (rq.reserved != 0) why = RejectReason::kReservedNotZero;
+      else why = check_ids(rq);
+    }
+    if (why != RejectReason::kNone) return reject(rq, ReportType::kRejected, why);
+    OrderBook& b = *books_[rq.instrument];
+    if ((why = check_qty(b, rq.qty)) != RejectReason::kNone) return reject(rq, ReportType::kRejected, why);
+    const bool is_market = rq.order_type == OrderType::kMarket;
+    if (!is_market && (why = check_price(b, rq.price)) != RejectReason::kNone)
+      return reject(rq, ReportType::kRejected, why);
+    const std::uint64_t key = order_key(rq.client, rq.client_order_id);
+    if (live_.find(key) != nullptr) return reject(rq, ReportType::kRejected, RejectReason::kDuplicateClientOrderId);
+    if (rq.order_type == OrderType::kLimit) {
+      if (b.orders.available() == 0) return reject(rq, ReportType::kRejected, RejectReason::kOrderCapacity);
+      BookSide& own = b.side(rq.side);
+      if (!own.has_free_level() && own.find(rq.price) == nullptr)
+        return reject(rq, ReportType::kRejected, RejectReason::kLevelCapacity);
+    }
+
+    const Top before = top(b);
+    Order in;
+    in.key = key;
+    in.order_id = ++next_order_id_;
+    in.price = is_market ? 0 : rq.price;
+    in.order_qty = rq.qty;
+    in.instrument = rq.instrument;
+    in.side = rq.side;
+    in.stp = rq.stp;
+    report(ReportType::kAccepted, in, rq.order_type);
+
+    Price limit = rq.price;
+    if (is_market) limit = market_limit(b, rq.side);
+    if (rq.order_type == OrderType::kFok && fok_available(b, in, limit) < rq.qty) {
+      cancelled(in, rq.order_type, CancelReason::kFokUnfillable);
+      b.finished.add(key);
+      return;  // nothing touched: no top-of-book change possible
+    }
+    const MatchEnd end = match(b, in, rq.order_type, limit);
+    if (end == MatchEnd::kSelfTradeStop) {
+      cancelled(in, rq.order_type, CancelReason::kSelfTrade);
+      b.finished.add(key);
+    } else if (in.open_qty() == 0) {
+      b.finished.add(key);
+    } else if (rq.order_type == OrderType::kLimit) {
+      Order* o = b.orders.allocate(in);  // capacity checked above
+      rest(b, o);
+      (void)live_.insert(key, o);  // cannot be full: the pools bound it
+    } else {
+      cancelled(in, rq.order_type, CancelReason::kIocResidual);
+      b.finished.add(key);
+    }
+    emit_top_if_changed(b, before);
+  }
+
+  void on_cancel(const Request& rq) noexcept {
+    RejectReason why = check_common(rq);
+    if (why == RejectReason::kNone) why = rq.reserved != 0 ? RejectReason::kReservedNotZero : check_ids(rq);
+    if (why != RejectReason::kNone) return reject(rq, ReportType::kCancelRejected, why);
+    OrderBook& b = *books_[rq.instrument];
+    const std::uint64_t key = order_key(rq.client, rq.client_order_id);
+    Order* const* found = live_.find(key);
+    if (found == nullptr || (*found)->instrument != rq.instrument)
+      return reject(rq, ReportType::kCancelRejected, not_live(b, key));
+    const Top before = top(b);
+    remove_resting(b, *found, CancelReason::kUserRequest);
+    emit_top_if_changed(b, before);
+  }
+
+  void on_modify(const Request& rq) noexcept {
+    RejectReason why = check_common(rq);
+    if (why == RejectReason::kNone) why = rq.reserved != 0 ? RejectReason::kReservedNotZero : check_ids(rq);
+    if (why != RejectReason::kNone) return reject(rq, ReportType::kModifyRejected, why);
+    OrderBook& b = *books_[rq.instrument];
+    const std::uint64_t key = order_key(rq.client, rq.client_order_id);
+    Order* const* found = live_.find(key);
+    if (found == nullptr || (*found)->instrument != rq.instrument)
+      return reject(rq, ReportType::kModifyRejected, not_live(b, key));
+    Order* o = *found;
+    if ((why = check_qty(b, rq.qty)) != RejectReason::kNone ||
+        (why = check_price(b, rq.price)) != RejectReason::kNone)
+      return reject(rq, ReportType::kModifyRejected, why);
+    if (rq.price == o->price && rq.qty == o->order_qty)
+      return reject(rq, ReportType::kModifyRejected, RejectReason::kModifyNoChange);
+    BookSide& own = b.side(o->side);
+    if (rq.price != o->price && !own.has_free_level() && own.find(rq.price) == nullptr)
+      return reject(rq, ReportType::kModifyRejected, RejectReason::kLevelCapacity);
+
+    const Top before = top(b);
+    if (rq.qty <= o->cum_qty) {
+      remove_resting(b, o, CancelReason::kModifyBelowFilled);
+    } else if (rq.price == o->price && rq.qty < o->order_qty) {
+      own.level(o->level).qty -= o->order_qty - rq.qty;
+      o->order_qty = rq.qty;
+      report(ReportType::kModified, *o, OrderType::kLimit);
+      md_order(MdType::kModify, *o);
+    } else {
+      md_order(MdType::kDelete, *o);
+      unlink(b, o);
+      o->price = rq.price;
+      o->order_qty = rq.qty;
+      report(ReportType::kModified, *o, OrderType::kLimit);
+      const MatchEnd end = match(b, *o, OrderType::kLimit, o->price);
+      if (end == MatchEnd::kSelfTradeStop) {
+        cancelled(*o, OrderType::kLimit, CancelReason::kSelfTrade);
+        retire(b, o);
+      } else if (o->open_qty() == 0) {
+        retire(b, o);
+      } else {
+        rest(b, o);
+      }
+    }
+    emit_top_if_changed(b, before);
+  }
+
+  // ---- matching ------------------------------------------------------------
+  // A market order's bound: the collar around the last trade before this
+  // request, else the band (every resting price is inside it).
+  static Price market_limit(const OrderBook& b, Side side) noexcept {
+    const bool collared = b.collar > 0 && b.has_last_trade;
+    if (side == Side::kBuy) {
+      if (!collared || b.collar >= b.max_price - b.last_trade) return b.max_price;
+      return b.last_trade + b.collar;
+    }
+    if (!collared || b.collar >= b.last_trade - b.min_price) return b.min_price;
+    return b.last_trade - b.collar;
+  }
+  NT_ALWAYS_INLINE static bool crosses(Side taker, Price maker_price, Price limit) noexcept {
+    return taker == Side::kBuy ? maker_price <= limit : maker_price >= limit;
+  }
+
+  // What a FOK could trade: the matching walk without side effects.
+  static Qty fok_available(const OrderBook& b, const Order& in, Price limit) noexcept {
+    const BookSide& opp = b.side(opposite(in.side));
+    const ClientId client = in.client();
+    Qty sum = 0;
+    for (std::uint32_t r = 0; r < opp.size(); ++r) {
+      const PriceLevel& lvl = opp.at_rank(r);
+      if (!crosses(in.side, lvl.price, limit)) break;
+      for (const Order* o = lvl.head; o != nullptr; o = o->next) {
+        if (o->client() == client && in.stp != StpMode::kNone) {
+          if (in.stp == StpMode::kCancelResting) continue;
+          return sum;
+        }
+        sum += o->open_qty();
+        if (sum >= in.order_qty) return sum;
+      }
+    }
+    return sum;
+  }
+
+  // Trades `in` against the opposite side while it has open quantity and the
+  // best level crosses `limit`; applies self-trade prevention with in.stp.
+  MatchEnd match(OrderBook& b, Order& in, OrderType type, Price limit) noexcept {
+    BookSide& opp = b.side(opposite(in.side));
+    const ClientId client = in.client();
+    while (in.open_qty() > 0) {
+      PriceLevel* lvl = opp.best();
+      if (lvl == nullptr || !crosses(in.side, lvl->price, limit)) break;
+      Order* maker = lvl->head;
+      if (maker->client() == client && in.stp != StpMode::kNone) [[unlikely]] {
+        if (in.stp == StpMode::kCancelIncoming) return MatchEnd::kSelfTradeStop;
+        remove_resting(b, maker, CancelReason::kSelfTrade);
+        if (in.stp == StpMode::kCancelBoth) return MatchEnd::kSelfTradeStop;
+        continue;
+      }
+      const Qty q = std::min(in.open_qty(), maker->open_qty());
+      const Price px = maker->price;
+      in.cum_qty += q;
+      maker->cum_qty += q;
+      lvl->qty -= q;
+      fill(in, type, px, q, maker->order_id, false);
+      fill(*maker, OrderType::kLimit, px, q, in.order_id, true);
+      MdEvent m{};
+      m.type = MdType::kTrade;
+      m.side = in.side;
+      m.order_id = maker->order_id;
+      m.contra_order_id = in.order_id;
+      m.price = px;
+      m.qty = q;
+      md(m, b.instrument);
+      b.last_trade = px;
+      b.has_last_trade = true;
+      if (maker->open_qty() == 0) {
+        lvl->head = maker->next;  // the maker is the level's head
+        if (lvl->head != nullptr) {
+          lvl->head->prev = nullptr;
+        } else {
+          lvl->tail = nullptr;
+        }
+        --lvl->orders;
+        if (lvl->head == nullptr) opp.remove_best();
+        retire(b, maker);
+      }
+    }
+    return MatchEnd::kNoMore;
+  }
+
+  // ---- book maintenance ------------------------------------------------------
+  void rest(OrderBook& b, Order* o) noexcept {
+    BookSide& s = b.side(o->side);
+    o->level = s.find_or_insert(o->price);
+    s.level(o->level).push_back(o);
+    md_order(MdType::kAdd, *o);
+  }
+  // Takes `o` out of its level (removing the level if it empties).
+  NT_ALWAYS_INLINE void unlink(OrderBook& b, Order* o) noexcept {
+    BookSide& s = b.side(o->side);
+    PriceLevel& lvl = s.level(o->level);
+    lvl.unlink(o);
+    if (lvl.empty()) {
+      if (s.best() == &lvl) {
+        s.remove_best();
+      } else {
+        s.remove(o->level);
+      }
+    }
+    o->level = kNoLevel;
+  }
+  // The order is done: out of the live index, into the finished memory, slot freed.
+  NT_ALWAYS_INLINE void retire(OrderBook& b, Order* o) noexcept {
+    (void)live_.erase(o->key);
+    b.finished.add(o->key);
+    b.orders.release(o);
+  }
+  // Cancels a resting order: kCancelled, market data kDelete, gone.
+  void remove_resting(OrderBook& b, Order* o, CancelReason why) noexcept {
+    cancelled(*o, OrderType::kLimit, why);
+    md_order(MdType::kDelete, *o);
+    unlink(b, o);
+    retire(b, o);
+  }
+
+  // ---- outputs ------------------------------------------------------------------
+  NT_ALWAYS_INLINE ExecReport base_report(ReportType type) noexcept {
+    ExecReport r{};
+    r.seq = ++report_seq_;
+    r.request_seq = requests_;
+    r.event_id = event_id_;
+    r.type = type;
+    return r;
+  }
+  NT_ALWAYS_INLINE ExecReport order_report(ReportType type, const Order& o, OrderType ot) noexcept {
+    ExecReport r = base_report(type);
+    r.client = o.client();
+    r.instrument = o.instrument;
+    r.client_order_id = o.client_order_id();
+    r.order_id = o.order_id;
+    r.price = o.price;
+    r.order_qty = o.order_qty;
+    r.cum_qty = o.cum_qty;
+    r.leaves_qty = o.open_qty();
+    r.side = o.side;
+    r.order_type = ot;
+    return r;
+  }
+  NT_ALWAYS_INLINE void report(ReportType type, const Order& o, OrderType ot) noexcept {
+    const ExecReport r = order_report(type, o, ot);
+    sink_.on_report(r);
+  }
+  NT_ALWAYS_INLINE void cancelled(const Order& o, OrderType ot, CancelReason why) noexcept {
+    ExecReport r = order_report(ReportType::kCancelled, o, ot);
+    r.leaves_qty = 0;
+    r.cancel_reason = why;
+    sink_.on_report(r);
+  }
+  NT_ALWAYS_INLINE void fill(const Order& o, OrderType ot, Price px, Qty q, OrderId contra,
+                             bool maker) noexcept {
+    ExecReport r = order_report(ReportType::kFill, o, ot);
+    r.last_price = px;
+    r.last_qty = q;
+    r.contra_order_id = contra;
+    r.is_maker = maker;
+    sink_.on_report(r);
+  }
+  NT_COLD void reject(const Request& rq, ReportType type, RejectReason why) noexcept {
+    ExecReport r = base_report(type);
+    r.client = rq.client;
+    r.instrument = rq.instrument;
+    r.client_order_id = rq.client_order_id;
+    r.price = rq.price;
+    r.order_qty = rq.qty;
+    r.side = rq.side;
+    r.order_type = rq.order_type;
+    r.reason = why;
+    sink_.on_report(r);
+  }
+  NT_ALWAYS_INLINE void md(MdEvent& m, InstrumentId inst) noexcept {
+    m.seq = ++md_seq_;
+    m.event_id = event_id_;
+    m.instrument = inst;
+    sink_.on_market_data(m);
+  }
+  NT_ALWAYS_INLINE void md_order(MdType type, const Order& o) noexcept {
+    MdEvent m{};
+    m.type = type;
+    m.side = o.side;
+    m.order_id = o.order_id;
+    m.price = o.price;
+    m.qty = o.open_qty();
+    md(m, o.instrument);
+  }
+  NT_ALWAYS_INLINE static Top top(const OrderBook& b) noexcept {
+    Top t{0, 0, 0, 0};
+    if (const PriceLevel* l = b.bids.best()) t.bid_price = l->price, t.bid_qty = l->qty;
+    if (const PriceLevel* l = b.asks.best()) t.ask_price = l->price, t.ask_qty = l->qty;
+    return t;
+  }
+  NT_ALWAYS_INLINE void emit_top_if_changed(const OrderBook& b, const Top& before) noexcept {
+    const Top now = top(b);
+    if (now == before) return;
+    MdEvent m{};
+    m.type = MdType::kTopOfBook;
+    m.bid_price = now.bid_price;
+    m.bid_qty = now.bid_qty;
+    m.ask_price = now.ask_price;
+    m.ask_qty = now.ask_qty;
+    md(m, b.instrument);
+  }
+
+  Sink& sink_;
+  std::vector<std::unique_ptr<OrderBook>> books_;
+  core::IntHashMap<std::uint64_t, Order*> live_;  // (client, client_order_id) -> resting order
+  Seq requests_ = 0;
+  Seq report_seq_ = 0;
+  Seq md_seq_ = 0;
+  OrderId next_order_id_ = 0;  // last assigned
+  std::uint64_t event_id_ = 0; // of the request being processed
+};
+
+}  // namespace nanotick::engine

@@ -1,0 +1,180 @@
+// The fast engine: the shared scenario suite, plus what only it promises --
+// no allocation in steady state, memory per instrument, hostile input.
+#include "engine/matching_engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "support/allocation_counter.hpp"
+#include "support/stress.hpp"
+#include "unit/engine/engine_scenarios.hpp"
+
+namespace {
+
+struct FastEngineFactory {
+  template <typename Sink>
+  using Engine = nanotick::engine::MatchingEngine<Sink>;
+};
+
+}  // namespace
+
+INSTANTIATE_TYPED_TEST_SUITE_P(FastEngine, EngineScenarios, FastEngineFactory);
+
+namespace nanotick::engine {
+namespace {
+
+// Counts outputs without storing them (no allocation in the sink).
+struct CountingSink {
+  std::uint64_t reports = 0;
+  std::uint64_t md = 0;
+  std::uint64_t fills = 0;
+  void on_report(const ExecReport& r) noexcept {
+    ++reports;
+    fills += r.type == ReportType::kFill;
+  }
+  void on_market_data(const MdEvent&) noexcept { ++md; }
+};
+
+// A mixed random flow: limits, IOC, FOK, market, cancels, modifies, all STP
+// modes, a few invalid requests, over two instruments.
+class RandomFlow {
+ public:
+  explicit RandomFlow(std::uint64_t seed) : rng_(seed) {}
+  Request next() {
+    const auto inst = static_cast<InstrumentId>(pick(2));
+    const auto client = static_cast<ClientId>(1 + pick(4));
+    const std::uint64_t id = 1 + pick(400);
+    const Price tick = inst == 0 ? 1 : 5;
+    const Price mid = inst == 0 ? 1000 : 1000;
+    const Price price = mid + tick * (static_cast<Price>(pick(41)) - 20);
+    const Qty qty = 1 + static_cast<Qty>(pick(20));
+    const unsigned kind = static_cast<unsigned>(pick(100));
+    if (kind < 20) return make_cancel(inst, client, id);
+    if (kind < 35) return make_modify(inst, client, id, price, qty);
+    const Side side = pick(2) ? Side::kBuy : Side::kSell;
+    const auto stp = static_cast<StpMode>(pick(4));
+    OrderType type = OrderType::kLimit;
+    if (kind < 45) type = OrderType::kIoc;
+    else if (kind < 50) type = OrderType::kFok;
+    else if (kind < 53) type = OrderType::kMarket;
+    Request r = make_new(inst, client, id, side, type, price, qty, stp);
+    if (kind == 99) r.qty = 0;
+    return r;
+  }
+
+ private:
+  std::uint64_t pick(std::uint64_t n) { return rng_() % n; }
+  std::mt19937_64 rng_;
+};
+
+EngineConfig flow_config(std::uint32_t max_orders, std::uint32_t max_levels) {
+  EngineConfig c = scenario::scenario_config(max_orders, max_levels);
+  c.instruments[1].collar = 0;
+  return c;
+}
+
+TEST(MatchingEngine, ShouldNotAllocateWhileProcessingInSteadyState) {
+  CountingSink sink;
+  MatchingEngine<CountingSink> engine(flow_config(512, 64), sink);
+  RandomFlow flow(7);
+  const std::uint64_t n = test::stress_items(400'000, 40'000);
+  std::vector<Request> requests(n);
+  for (auto& r : requests) r = flow.next();
+  test::AllocationScope scope;
+  for (const auto& r : requests) engine.process(r);
+  EXPECT_EQ(scope.count(), 0u) << "process() allocated";
+  EXPECT_GT(sink.fills, 0u);
+  EXPECT_EQ(engine.requests_processed(), n);
+  engine.validate_invariants();
+}
+
+TEST(MatchingEngine, ShouldKeepItsInvariantsUnderARandomFlowNearCapacity) {
+  CountingSink sink;
+  MatchingEngine<CountingSink> engine(flow_config(40, 12), sink);  // capacity rejects happen
+  RandomFlow flow(11);
+  const std::uint64_t n = test::stress_items(200'000, 20'000);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    engine.process(flow.next());
+    if (i % 97 == 0) {
+      ASSERT_NO_THROW(engine.validate_invariants()) << "after request " << i + 1;
+    }
+  }
+  EXPECT_NO_THROW(engine.validate_invariants());
+  EXPECT_EQ(engine.last_report_seq(), sink.reports);
+  EXPECT_EQ(engine.last_md_seq(), sink.md);
+}
+
+TEST(MatchingEngine, ShouldNeverCrashOrCorruptOnRandomBytesAsRequests) {
+  CountingSink sink;
+  MatchingEngine<CountingSink> engine(flow_config(64, 16), sink);
+  std::mt19937_64 rng(3);
+  const std::uint64_t n = test::stress_items(300'000, 30'000);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    unsigned char bytes[sizeof(Request)];
+    for (auto& b : bytes) b = static_cast<unsigned char>(rng());
+    // Half the time steer fields into the valid ranges so deeper paths run.
+    if (i % 2 == 0) {
+      bytes[0] = static_cast<unsigned char>(1 + rng() % 3);
+      bytes[1] = static_cast<unsigned char>(1 + rng() % 2);
+      bytes[2] = static_cast<unsigned char>(1 + rng() % 4);
+      bytes[3] = static_cast<unsigned char>(rng() % 4);
+    }
+    Request r;
+    std::memcpy(&r, bytes, sizeof r);
+    if (i % 2 == 0) {
+      r.instrument %= 3;
+      r.client %= 4;
+      r.reserved = 0;
+      r.client_order_id %= 64;
+      r.price = static_cast<Price>(r.price % 2000);
+      r.qty = static_cast<Qty>(r.qty % 50);
+    }
+    const std::uint64_t before = sink.reports;
+    engine.process(r);
+    ASSERT_GE(sink.reports, before + 1) << "every request gets a report";
+    if (i % 101 == 0) {
+      ASSERT_NO_THROW(engine.validate_invariants());
+    }
+  }
+  EXPECT_NO_THROW(engine.validate_invariants());
+}
+
+TEST(MatchingEngine, ShouldRejectAConfigWhoseQuantitiesCouldOverflow) {
+  CountingSink sink;
+  EngineConfig c = flow_config(64, 16);
+  c.instruments[0].max_orders = 1u << 26;
+  c.instruments[0].max_order_qty = Qty{1} << 40;
+  EXPECT_THROW(MatchingEngine<CountingSink>(c, sink), std::invalid_argument);
+  c.instruments.clear();
+  EXPECT_THROW(MatchingEngine<CountingSink>(c, sink), std::invalid_argument);
+}
+
+TEST(MatchingEngine, ShouldAnswerQueriesForUnknownInstrumentsWithoutCrashing) {
+  CountingSink sink;
+  MatchingEngine<CountingSink> engine(flow_config(8, 4), sink);
+  EXPECT_FALSE(engine.best(9, Side::kBuy).has_value());
+  EXPECT_FALSE(engine.best(0, static_cast<Side>(0)).has_value());
+  EXPECT_EQ(engine.live_orders(9), 0u);
+  EXPECT_FALSE(engine.last_trade(9).has_value());
+  EXPECT_EQ(engine.memory_bytes(9), 0u);
+}
+
+TEST(MatchingEngine, ShouldUseBoundedMemoryPerInstrumentAtDefaultCapacities) {
+  CountingSink sink;
+  EngineConfig c;
+  c.instruments.resize(1);
+  c.instruments[0].symbol = "DEF";
+  MatchingEngine<CountingSink> engine(c, sink);
+  const std::size_t bytes = engine.memory_bytes(0);
+  std::printf("memory per instrument at default capacities (%u orders, %u levels/side): %.2f MiB\n",
+              c.instruments[0].max_orders, c.instruments[0].max_levels,
+              static_cast<double>(bytes) / (1024.0 * 1024.0));
+  EXPECT_GT(bytes, std::size_t{c.instruments[0].max_orders} * sizeof(Order));
+  EXPECT_LT(bytes, std::size_t{16} << 20);
+}
+
+}  // namespace
+}  // namespace nanotick::engine
