@@ -298,6 +298,11 @@ inline std::vector<DifferentialShape> differential_shapes() {
                     {{instrument("SOLO", 2, -100, 100, 30, 10, 6, 3)}},
                     2,
                     56});
+  shapes.push_back({"edge",  // room for one order / one level; an all-negative band
+                    {{instrument("ONE", 1, 1, 20, 3, 3, 1, 1),
+                      instrument("NEGONLY", 3, -30, -3, 0, 1, 3, 2)}},
+                    3,
+                    60});
   return shapes;
 }
 

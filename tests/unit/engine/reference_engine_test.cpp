@@ -1,5 +1,6 @@
-// The reference model (tests/reference) on its own: the random generator is
-// deterministic and reaches every outcome of docs/MATCHING.md, and the model
+// The reference model (tests/reference) on its own: the shared scenario suite
+// (every rule of docs/MATCHING.md, also run against the fast engine), the
+// random generator is deterministic and reaches every outcome, and the model
 // keeps its invariants and the sequencing guarantees on long random streams.
 #include "reference/reference_engine.hpp"
 
@@ -10,6 +11,13 @@
 
 #include "reference/random_requests.hpp"
 #include "reference/recording_sink.hpp"
+#include "unit/engine/engine_scenarios.hpp"
+
+struct ReferenceEngineFactory {
+  template <typename Sink>
+  using Engine = nanotick::reference::ReferenceEngine<Sink>;
+};
+INSTANTIATE_TYPED_TEST_SUITE_P(ReferenceEngine, EngineScenarios, ReferenceEngineFactory);
 
 namespace nanotick::reference {
 namespace {
