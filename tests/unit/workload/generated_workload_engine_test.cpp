@@ -1,6 +1,6 @@
 // The generators' book model agrees with the engine semantics: each generated
 // workload, replayed through an engine (the reference model of tests/reference,
-// which implements docs/MATCHING.md for clarity), gives exactly the trades,
+// which implements docs/MATCHING.md for clarity, and the fast engine), gives exactly the trades,
 // cancels and rejects the generator meant -- no accidental rejects, no
 // capacity exhaustion, duplicates and late/unknown cancels exactly where
 // intended.
@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "engine/events.hpp"
+#include "engine/matching_engine.hpp"
 #include "reference/reference_engine.hpp"
 #include "workload/generators.hpp"
 
@@ -38,11 +39,12 @@ struct CountingSink {
 
 class GeneratedWorkloadOnEngine : public ::testing::TestWithParam<WorkloadKind> {};
 
-TEST_P(GeneratedWorkloadOnEngine, ShouldGiveExactlyTheOutcomesTheGeneratorModelled) {
+template <template <engine::EngineSink> class Engine>
+void expect_modelled_outcomes(WorkloadKind kind) {
   GenStats stats;
-  const Workload wl = generate({GetParam(), 21, 0.05}, &stats);
+  const Workload wl = generate({kind, 21, 0.05}, &stats);
   CountingSink sink;
-  auto engine = std::make_unique<reference::ReferenceEngine<CountingSink>>(wl.config, sink);
+  auto engine = std::make_unique<Engine<CountingSink>>(wl.config, sink);
   for (const auto& r : wl.requests) engine->process(r);
 
   EXPECT_EQ(sink.md[static_cast<std::size_t>(MdType::kTrade)], stats.trades);
@@ -59,10 +61,18 @@ TEST_P(GeneratedWorkloadOnEngine, ShouldGiveExactlyTheOutcomesTheGeneratorModell
   std::uint64_t live = 0;
   for (engine::InstrumentId i = 0; i < engine->instrument_count(); ++i) live += engine->live_orders(i);
   EXPECT_EQ(live + stats.rested_cancelled + stats.rested_filled, stats.rested);
-  if (GetParam() == WorkloadKind::kMixed) {
+  if (kind == WorkloadKind::kMixed) {
     EXPECT_EQ(live, 0u) << "mixed cancels everything left at the end";
   }
   engine->validate_invariants();
+}
+
+TEST_P(GeneratedWorkloadOnEngine, ReferenceEngineShouldGiveExactlyTheOutcomesTheGeneratorModelled) {
+  expect_modelled_outcomes<reference::ReferenceEngine>(GetParam());
+}
+
+TEST_P(GeneratedWorkloadOnEngine, MatchingEngineShouldGiveExactlyTheOutcomesTheGeneratorModelled) {
+  expect_modelled_outcomes<engine::MatchingEngine>(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Workloads, GeneratedWorkloadOnEngine, ::testing::ValuesIn(kGeneratedKinds),
