@@ -35,7 +35,9 @@ class RandomRequests {
       s.max_ticks = in.max_price / in.tick_size;
       s.mid = s.min_ticks + (s.max_ticks - s.min_ticks) / 2;
       s.anchor = s.mid;
-      s.collar_ticks = in.collar / in.tick_size;
+      // Capped at a quarter of the band (a wider collar changes nothing in
+      // the generated prices), so offsets built from it cannot overflow.
+      s.collar_ticks = std::min(in.collar / in.tick_size, (s.max_ticks - s.min_ticks) / 4);
       s.max_qty = in.max_order_qty;
       instruments_.push_back(s);
     }
@@ -298,9 +300,14 @@ inline std::vector<DifferentialShape> differential_shapes() {
                     {{instrument("SOLO", 2, -100, 100, 30, 10, 6, 3)}},
                     2,
                     56});
-  shapes.push_back({"edge",  // room for one order / one level; an all-negative band
+  // Room for one order / one level; an all-negative band; the widest band and
+  // quantity config validation allows, with a collar of INT64_MAX.
+  constexpr engine::Price kWidest = engine::Price{1} << 61;
+  shapes.push_back({"edge",
                     {{instrument("ONE", 1, 1, 20, 3, 3, 1, 1),
-                      instrument("NEGONLY", 3, -30, -3, 0, 1, 3, 2)}},
+                      instrument("NEGONLY", 3, -30, -3, 0, 1, 3, 2),
+                      instrument("HUGE", 1, -kWidest, kWidest, std::numeric_limits<engine::Price>::max(),
+                                 engine::Qty{1} << 40, 64, 16)}},
                     3,
                     60});
   return shapes;
