@@ -1,0 +1,481 @@
+// Matching engine: replay throughput and per-message latency on the generated
+// workloads, ours beside Liquibook and two standard-library books in one run;
+// where the time goes; memory per instrument.
+//
+//   nanotick (SPSC sink)     MatchingEngine; every ExecReport / MdEvent is pushed into a
+//                            core::SpscRing (one for reports, one for market data) drained
+//                            by a consumer thread pinned on the other CPU (cpu_b)
+//   nanotick (null sink)     MatchingEngine; the sink's calls are empty (emission cost ~0)
+//   Liquibook 2.0.1          liquibook::book::OrderBook via bench/engine/liquibook_adapter.hpp
+//   std::map book            bench/engine/peer_books.hpp, order index std::map
+//   std::unordered_map book  the same levels, order index std::unordered_map
+//
+// Workloads: workload::generate({kind, seed 1, scale}) for cancel-heavy, mixed, deep and crash
+// (docs/WORKLOADS.md), in process. Every implementation replays the same requests on a fresh
+// book, the engine thread pinned on cpu_a. The peers only produce fills (no reports, no market
+// data, no self-trade prevention or collar, modify = cancel + new), so they do less work than
+// the engine; the "trades" column shows that every book traded about the same.
+//
+// (a) Throughput: one timed loop over all requests (TSC before and after; for the SPSC sink
+//     the end is when the consumer has taken the last event), msgs/s = requests / time.
+//     Repeated `repeats` times; the table shows the median and the min-max spread.
+// (b) Latency: stamp_begin()/stamp_end() (fenced rdtsc/rdtscp) around each process(), one
+//     histogram sample per message, over one full replay on a fresh book. Each sample
+//     includes the timer itself: the "timer floor" row is an empty timed region.
+// (c) Breakdown: synthetic single-instrument streams that isolate one path each, mean ns per
+//     message from a timed loop, with the null sink and with a counting sink that forces
+//     every output struct to be written to memory (an escaped pointer): invalid orders
+//     (validation + reject), resting adds that never cross (validation + book insert),
+//     IOC orders that each fill one resting order (validation + matching), cancels of
+//     resting orders. Differences between rows give the cost of each step; the difference
+//     between the two sinks is the cost of building the reports and events.
+// (d) Memory per instrument at default capacities: MatchingEngine::memory_bytes(), the
+//     engine's own accounting of what it allocated (pools, level arrays, finished ring,
+//     share of the live-order index).
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/bench_util.hpp"
+#include "common/rdtsc_timer.hpp"
+#include "core/histogram.hpp"
+#include "core/spsc_ring.hpp"
+#include "core/thread.hpp"
+#include "core/tsc_clock.hpp"
+#include "engine/liquibook_adapter.hpp"
+#include "engine/matching_engine.hpp"
+#include "engine/peer_books.hpp"
+#include "workload/generators.hpp"
+
+namespace nb = nanotick::bench;
+namespace nc = nanotick::core;
+namespace ne = nanotick::engine;
+namespace nw = nanotick::workload;
+
+namespace {
+
+const char* const kSpscName = "nanotick (SPSC sink)";
+const char* const kNullName = "nanotick (null sink)";
+const char* const kLiquibookName = "Liquibook 2.0.1";
+const char* const kMapName = "std::map book";
+const char* const kUnorderedName = "std::unordered_map book";
+
+struct Plan {
+  double scale;
+  int repeats;
+  std::size_t breakdown_msgs;
+};
+
+// ---- engine sinks ----------------------------------------------------------------
+
+// Forces the compiler to materialise *p in memory (the pointer escapes).
+inline void escape(const void* p) noexcept { asm volatile("" : : "r"(p) : "memory"); }
+
+// Drops everything: the reports and events need not even be built.
+struct NullSink {
+  explicit NullSink(const nb::Args&) {}
+  void on_report(const ne::ExecReport&) noexcept {}
+  void on_market_data(const ne::MdEvent& m) noexcept { trades_ += m.type == ne::MdType::kTrade; }
+  std::uint64_t finish() noexcept { return nc::rdtscp(); }
+  std::uint64_t trades() const noexcept { return trades_; }
+  std::uint64_t outputs() const noexcept { return 0; }
+  std::uint64_t trades_ = 0;
+};
+
+// Counts every output and makes the engine write each one out in full.
+struct CountingSink {
+  explicit CountingSink(const nb::Args&) {}
+  void on_report(const ne::ExecReport& r) noexcept {
+    ++outputs_;
+    escape(&r);
+  }
+  void on_market_data(const ne::MdEvent& m) noexcept {
+    ++outputs_;
+    trades_ += m.type == ne::MdType::kTrade;
+    escape(&m);
+  }
+  std::uint64_t finish() noexcept { return nc::rdtscp(); }
+  std::uint64_t trades() const noexcept { return trades_; }
+  std::uint64_t outputs() const noexcept { return outputs_; }
+  std::uint64_t outputs_ = 0;
+  std::uint64_t trades_ = 0;
+};
+
+// Pushes reports and market data into two SPSC rings drained by a consumer
+// thread pinned on cpu_b (as the gateway and the publisher would). The engine
+// thread is the only producer; finish() waits until the consumer has taken
+// every output and returns the TSC at that moment.
+class SpscSink {
+ public:
+  explicit SpscSink(const nb::Args& args)
+      : rings_(std::make_unique<Rings>()),
+        consumer_("engine-sink", args.cpu_b, [this] { consume(); }) {}
+  ~SpscSink() {
+    if (!finished_) (void)finish();
+  }
+  SpscSink(const SpscSink&) = delete;
+  SpscSink& operator=(const SpscSink&) = delete;
+
+  void on_report(const ne::ExecReport& r) noexcept {
+    ++pushed_reports_;
+    while (!rings_->reports.try_push(r)) ++full_spins_;
+  }
+  void on_market_data(const ne::MdEvent& m) noexcept {
+    ++pushed_md_;
+    while (!rings_->md.try_push(m)) ++full_spins_;
+  }
+  std::uint64_t finish() {
+    target_reports_.store(pushed_reports_, std::memory_order_relaxed);
+    target_md_.store(pushed_md_, std::memory_order_relaxed);
+    done_.store(true, std::memory_order_release);
+    consumer_.join();
+    finished_ = true;
+    return end_ticks_;
+  }
+  // After finish(): what the consumer saw.
+  std::uint64_t trades() const noexcept { return trades_; }
+  std::uint64_t report_seq_sum() const noexcept { return report_seq_sum_; }
+  std::uint64_t outputs() const noexcept { return pushed_reports_ + pushed_md_; }
+
+ private:
+  static constexpr std::size_t kRingCapacity = 4096;
+  struct Rings {
+    nc::SpscRing<ne::ExecReport, kRingCapacity> reports;
+    nc::SpscRing<ne::MdEvent, kRingCapacity> md;
+  };
+
+  void consume() {
+    std::uint64_t got_reports = 0;
+    std::uint64_t got_md = 0;
+    for (;;) {
+      got_reports += rings_->reports.drain([this](const ne::ExecReport& r) { report_seq_sum_ += r.seq; }, 64);
+      got_md += rings_->md.drain([this](const ne::MdEvent& m) { trades_ += m.type == ne::MdType::kTrade; }, 64);
+      if (done_.load(std::memory_order_acquire) &&
+          got_reports == target_reports_.load(std::memory_order_relaxed) &&
+          got_md == target_md_.load(std::memory_order_relaxed)) {
+        end_ticks_ = nc::rdtscp();
+        return;
+      }
+    }
+  }
+
+  std::unique_ptr<Rings> rings_;
+  // Engine thread only.
+  std::uint64_t pushed_reports_ = 0;
+  std::uint64_t pushed_md_ = 0;
+  std::uint64_t full_spins_ = 0;
+  bool finished_ = false;
+  // Handed over once, at the end.
+  std::atomic<std::uint64_t> target_reports_{0};
+  std::atomic<std::uint64_t> target_md_{0};
+  std::atomic<bool> done_{false};
+  // Consumer thread only (read after join).
+  std::uint64_t report_seq_sum_ = 0;
+  std::uint64_t trades_ = 0;
+  std::uint64_t end_ticks_ = 0;
+  nc::NamedThread consumer_;  // last: starts once everything above exists
+};
+
+// ---- subjects: one implementation with its sink, fresh for every run ----------
+
+template <typename Sink>
+struct EngineSubject {
+  explicit EngineSubject(const ne::EngineConfig& config, const nb::Args& args)
+      : sink(args), engine(config, sink) {}
+  void process(const ne::Request& r) noexcept { engine.process(r); }
+  std::uint64_t finish() {
+    const std::uint64_t end = sink.finish();
+    if constexpr (std::is_same_v<Sink, SpscSink>) {
+      const std::uint64_t n = engine.last_report_seq();
+      if (sink.report_seq_sum() != n * (n + 1) / 2) {
+        std::fprintf(stderr, "error: the SPSC consumer did not see report seqs 1..%llu exactly once\n",
+                     static_cast<unsigned long long>(n));
+        std::exit(1);
+      }
+    }
+    return end;
+  }
+  std::uint64_t trades() const { return sink.trades(); }
+  Sink sink;
+  ne::MatchingEngine<Sink> engine;
+};
+
+template <template <typename> class Book>
+struct PeerSubject {
+  PeerSubject(const ne::EngineConfig& config, const nb::Args&) : book(config, sink) {}
+  void process(const ne::Request& r) { (void)book.process(r); }
+  std::uint64_t finish() { return nc::rdtscp(); }
+  std::uint64_t trades() const { return sink.fills; }
+  nb::CountingFillSink sink;
+  Book<nb::CountingFillSink> book;
+};
+
+std::size_t total_orders(const ne::EngineConfig& config) {
+  std::size_t n = 0;
+  for (const auto& ic : config.instruments) n += ic.max_orders;
+  return n;
+}
+
+struct LiquibookSubject {
+  LiquibookSubject(const ne::EngineConfig& config, const nb::Args&)
+      : book(config, sink, total_orders(config)) {}
+  void process(const ne::Request& r) { (void)book.process(r); }
+  std::uint64_t finish() { return nc::rdtscp(); }
+  std::uint64_t trades() const { return sink.fills; }
+  nb::CountingFillSink sink;
+  nb::LiquibookAdapter<nb::CountingFillSink> book;
+};
+
+using SpscSubject = EngineSubject<SpscSink>;
+using NullSubject = EngineSubject<NullSink>;
+using CountingSubject = EngineSubject<CountingSink>;
+using MapSubject = PeerSubject<nb::MapPeerBook>;
+using UnorderedSubject = PeerSubject<nb::UnorderedPeerBook>;
+
+// ---- measurements --------------------------------------------------------------
+
+struct Run {
+  double per_second;
+  std::uint64_t trades;
+};
+
+template <typename Subject>
+Run measure_throughput(const ne::EngineConfig& config, const std::vector<ne::Request>& requests,
+                       const nb::Args& args) {
+  const auto& clock = nc::TscClock::global();
+  auto subject = std::make_unique<Subject>(config, args);
+  const std::uint64_t t0 = nb::stamp_begin();
+  for (const ne::Request& r : requests) subject->process(r);
+  const std::uint64_t t1 = subject->finish();
+  const auto ns = std::max<std::int64_t>(1, clock.to_ns(static_cast<std::int64_t>(t1 - t0)));
+  return Run{static_cast<double>(requests.size()) * 1e9 / static_cast<double>(ns), subject->trades()};
+}
+
+template <typename Subject>
+void measure_latency(const ne::EngineConfig& config, const std::vector<ne::Request>& requests,
+                     const nb::Args& args, nc::LatencyHistogram& out) {
+  const auto& clock = nc::TscClock::global();
+  auto subject = std::make_unique<Subject>(config, args);
+  for (const ne::Request& r : requests) {
+    const std::uint64_t t0 = nb::stamp_begin();
+    subject->process(r);
+    const std::uint64_t t1 = nb::stamp_end();
+    out.record(nb::elapsed_ns(clock, t0, t1));
+  }
+  (void)subject->finish();
+}
+
+struct Spread {
+  double median;
+  double min;
+  double max;
+};
+Spread spread_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return {median, v.front(), v.back()};
+}
+
+struct ImplResult {
+  std::string name;
+  std::vector<double> rates;
+  std::uint64_t trades = 0;
+  nc::LatencyHistogram latency;
+};
+
+// One throughput run; the latency pass (a separate replay on a fresh book) on the first repeat only.
+template <typename Subject>
+void run_impl(ImplResult& res, const nw::Workload& w, const nb::Args& args, int rep) {
+  const Run run = measure_throughput<Subject>(w.config, w.requests, args);
+  res.rates.push_back(run.per_second);
+  res.trades = run.trades;
+  if (rep == 0) measure_latency<Subject>(w.config, w.requests, args, res.latency);
+}
+
+void print_workload(const nw::Workload& w, std::vector<ImplResult>& results, std::size_t timer_samples) {
+  const std::string kind(nw::to_string(w.kind));
+  const double base = spread_of(results[2].rates).median;  // Liquibook
+  std::printf("### %s: %zu requests, %zu instrument(s) — throughput (M msgs/s, %zu repeats)\n\n",
+              kind.c_str(), w.requests.size(), w.config.instruments.size(), results[0].rates.size());
+  std::printf("| impl | median | min | max | trades | vs %s |\n|---|---:|---:|---:|---:|---:|\n",
+              kLiquibookName);
+  for (const ImplResult& r : results) {
+    const Spread s = spread_of(r.rates);
+    std::printf("| %s | %.2f | %.2f | %.2f | %llu | %s |\n", r.name.c_str(), s.median / 1e6, s.min / 1e6,
+                s.max / 1e6, static_cast<unsigned long long>(r.trades),
+                nb::format_ratio(s.median / base).c_str());
+  }
+  std::printf("\n");
+  std::vector<nb::LatencyRow> rows;
+  for (ImplResult& r : results) rows.push_back(nb::LatencyRow{r.name, std::move(r.latency)});
+  rows.push_back(nb::timer_floor(timer_samples));
+  nb::print_latency_table(kind + ": latency per message (one replay)", rows, kLiquibookName);
+}
+
+void bench_workload(nw::WorkloadKind kind, const Plan& plan, const nb::Args& args) {
+  const nw::Workload w = nw::generate(nw::GenOptions{kind, 1, plan.scale});
+  std::vector<ImplResult> results;
+  for (const char* name : {kSpscName, kNullName, kLiquibookName, kMapName, kUnorderedName}) {
+    results.push_back(ImplResult{name, {}, 0, nc::LatencyHistogram()});
+  }
+  // Interleaved within each repeat so that machine noise hits every implementation alike.
+  for (int rep = 0; rep < plan.repeats; ++rep) {
+    run_impl<SpscSubject>(results[0], w, args, rep);
+    run_impl<NullSubject>(results[1], w, args, rep);
+    run_impl<LiquibookSubject>(results[2], w, args, rep);
+    run_impl<MapSubject>(results[3], w, args, rep);
+    run_impl<UnorderedSubject>(results[4], w, args, rep);
+  }
+  print_workload(w, results, std::min<std::size_t>(w.requests.size(), 1'000'000));
+}
+
+// ---- (c) breakdown ----------------------------------------------------------------
+
+ne::EngineConfig breakdown_config() {
+  ne::InstrumentConfig ic;
+  ic.symbol = "BRK";
+  ic.min_price = 1;
+  ic.max_price = 2'000'000;
+  ic.max_orders = 1u << 18;
+  ne::EngineConfig config;
+  config.instruments.push_back(ic);
+  return config;
+}
+constexpr ne::Price kMid = 1'000'000;
+constexpr ne::Price kLevelsPerSide = 1000;
+
+struct Stream {
+  const char* name;
+  const char* isolates;
+  std::vector<ne::Request> prefill;  // untimed, builds the book the timed part needs
+  std::vector<ne::Request> timed;
+};
+
+// Limit orders that never cross: buys below the mid, sells above, over 1000 levels per side.
+std::vector<ne::Request> resting_adds(std::size_t n, ne::ClientOrderId first_id) {
+  std::vector<ne::Request> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto k = static_cast<ne::Price>(i / 2) % kLevelsPerSide;
+    const bool buy = i % 2 == 0;
+    out.push_back(ne::make_new(0, 1, first_id + i, buy ? ne::Side::kBuy : ne::Side::kSell, ne::OrderType::kLimit,
+                               buy ? kMid - 1 - k : kMid + 1 + k, 10));
+  }
+  return out;
+}
+
+std::vector<Stream> breakdown_streams(std::size_t n) {
+  std::vector<Stream> streams;
+  Stream invalid{"invalid new orders", "validation + reject report", {}, {}};
+  for (std::size_t i = 0; i < n; ++i) {
+    invalid.timed.push_back(ne::make_new(0, 1, 1 + i, ne::Side::kBuy, ne::OrderType::kLimit, 3'000'000, 10));
+  }
+  streams.push_back(std::move(invalid));
+  streams.push_back(Stream{"resting adds", "validation + book insert", {}, resting_adds(n, 1)});
+  Stream ioc{"IOC, one fill each", "validation + matching one fill", {}, {}};
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto k = static_cast<ne::Price>(i) % kLevelsPerSide;
+    ioc.prefill.push_back(ne::make_new(0, 1, 1 + i, ne::Side::kSell, ne::OrderType::kLimit, kMid + 1 + k, 10));
+    ioc.timed.push_back(ne::make_new(0, 2, 1 + i, ne::Side::kBuy, ne::OrderType::kIoc, kMid + kLevelsPerSide, 10));
+  }
+  streams.push_back(std::move(ioc));
+  Stream cancels{"cancels", "validation + unlink from the book", resting_adds(n, 1), {}};
+  std::vector<ne::ClientOrderId> ids(n);
+  for (std::size_t i = 0; i < n; ++i) ids[i] = 1 + i;
+  std::uint64_t x = 42;  // deterministic shuffle: cancels hit random places in the queues
+  for (std::size_t i = n; i > 1; --i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::swap(ids[i - 1], ids[(x >> 33) % i]);
+  }
+  for (const ne::ClientOrderId id : ids) cancels.timed.push_back(ne::make_cancel(0, 1, id));
+  streams.push_back(std::move(cancels));
+  return streams;
+}
+
+struct PerMsg {
+  double ns;
+  double outputs;
+};
+
+template <typename Sink>
+PerMsg breakdown_run(const ne::EngineConfig& config, const Stream& s, const nb::Args& args, int repeats) {
+  const auto& clock = nc::TscClock::global();
+  std::vector<double> ns;
+  double outputs = 0;
+  for (int rep = 0; rep < repeats; ++rep) {
+    auto subject = std::make_unique<EngineSubject<Sink>>(config, args);
+    for (const ne::Request& r : s.prefill) subject->process(r);
+    const std::uint64_t before = subject->sink.outputs();
+    const std::uint64_t t0 = nb::stamp_begin();
+    for (const ne::Request& r : s.timed) subject->process(r);
+    const std::uint64_t t1 = subject->finish();
+    ns.push_back(static_cast<double>(clock.to_ns(static_cast<std::int64_t>(t1 - t0))) /
+                 static_cast<double>(s.timed.size()));
+    outputs = static_cast<double>(subject->sink.outputs() - before) / static_cast<double>(s.timed.size());
+  }
+  return PerMsg{spread_of(ns).median, outputs};
+}
+
+void run_breakdown(std::size_t n, int repeats, const nb::Args& args) {
+  const ne::EngineConfig config = breakdown_config();
+  const std::vector<Stream> streams = breakdown_streams(n);
+  std::vector<PerMsg> null_rows;
+  std::vector<PerMsg> counting_rows;
+  for (const Stream& s : streams) {
+    null_rows.push_back(breakdown_run<NullSink>(config, s, args, repeats));
+    counting_rows.push_back(breakdown_run<CountingSink>(config, s, args, repeats));
+  }
+  std::printf("### Where the time goes: ns per message, %zu messages per stream, median of %d\n\n", n,
+              repeats);
+  std::printf("| stream | isolates | null sink | counting sink | outputs/msg | emission (counting - null) |\n");
+  std::printf("|---|---|---:|---:|---:|---:|\n");
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    std::printf("| %s | %s | %.1f | %.1f | %.2f | %.1f |\n", streams[i].name, streams[i].isolates,
+                null_rows[i].ns, counting_rows[i].ns, counting_rows[i].outputs,
+                counting_rows[i].ns - null_rows[i].ns);
+  }
+  const double validation = null_rows[0].ns;
+  std::printf("\nDerived (null sink, minus the invalid-order row): validation + reject %.1f ns; book insert "
+              "%.1f ns; matching one fill %.1f ns; cancel %.1f ns.\n\n",
+              validation, null_rows[1].ns - validation, null_rows[2].ns - validation,
+              null_rows[3].ns - validation);
+}
+
+// ---- (d) memory --------------------------------------------------------------------
+
+void print_memory(const nb::Args& args) {
+  ne::EngineConfig config;
+  config.instruments.push_back(ne::InstrumentConfig{});
+  config.instruments[0].symbol = "DEFAULT";
+  NullSubject subject(config, args);
+  const ne::InstrumentConfig& ic = config.instruments[0];
+  const std::size_t bytes = subject.engine.memory_bytes(0);
+  std::printf("### Memory per instrument at default capacities\n\n");
+  std::printf("| max live orders | max levels per side | bytes allocated | MiB | bytes per order slot |\n");
+  std::printf("|---:|---:|---:|---:|---:|\n");
+  std::printf("| %u | %u | %zu | %.2f | %.1f |\n\n", ic.max_orders, ic.max_levels, bytes,
+              static_cast<double>(bytes) / (1024.0 * 1024.0),
+              static_cast<double>(bytes) / static_cast<double>(ic.max_orders));
+  (void)subject.finish();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const nb::Args args = nb::parse_args(argc, argv);
+  const Plan plan = args.quick ? Plan{0.01, 1, 4'000} : Plan{1.0, 3, 200'000};
+  nb::print_machine_header("engine_bench");
+  nb::pin_or_warn(args.cpu_a);
+  std::printf("Engine thread on CPU %d, SPSC consumer on CPU %d; workloads at scale %.2f, seed 1.\n\n",
+              args.cpu_a, args.cpu_b, plan.scale);
+  for (const nw::WorkloadKind kind : nw::kGeneratedKinds) bench_workload(kind, plan, args);
+  run_breakdown(plan.breakdown_msgs, plan.repeats, args);
+  print_memory(args);
+  return 0;
+}
