@@ -11,7 +11,7 @@
 //     level arrays, best last: book_side.hpp), a fixed ObjectPool of resting
 //     Orders linked intrusively into their level's FIFO, a FinishedOrders ring;
 //   - engine-wide, the live-order index (client, client_order_id) -> Order*
-//     in a core::IntHashMap (duplicate ids are rejected on any instrument).
+//     (live_orders.hpp; duplicate ids are rejected on any instrument).
 // The incoming order lives on the stack while it matches and gets a pool slot
 // only if it rests.
 #pragma once
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "core/compiler.hpp"
-#include "core/int_hash_map.hpp"
+#include "engine/live_orders.hpp"
 #include "engine/engine_config.hpp"
 #include "engine/events.hpp"
 #include "engine/order.hpp"
@@ -79,6 +79,16 @@ class MatchingEngine {
     }
   }
 
+  // Optional hint for replay loops: starts the cache misses `next` will take
+  // (its live-index slot, its instrument's finished-order slots) so they
+  // overlap the current request's work. Reads nothing but the request's
+  // fields; any input is harmless; never changes the outputs.
+  NT_ALWAYS_INLINE void prefetch(const Request& next) const noexcept {
+    const std::uint64_t key = order_key(next.client & kMaxClientId, next.client_order_id);
+    live_.prefetch(key);
+    if (next.instrument < books_.size()) books_[next.instrument]->finished.prefetch_add(key);
+  }
+
   std::size_t instrument_count() const noexcept { return books_.size(); }
 
   std::optional<LevelView> best(InstrumentId inst, Side side) const noexcept {
@@ -116,7 +126,7 @@ class MatchingEngine {
     const OrderBook& b = *books_[inst];
     const double share = static_cast<double>(b.orders.capacity()) / static_cast<double>(live_.capacity());
     const auto index = static_cast<std::size_t>(share * static_cast<double>(live_.table_size()) *
-                                                (sizeof(std::uint64_t) + sizeof(Order*) + 0.125));
+                                                static_cast<double>(LiveOrders::slot_size()));
     InstrumentConfig cfg;
     cfg.max_orders = static_cast<std::uint32_t>(b.orders.capacity());
     cfg.max_levels = b.bids.capacity();
@@ -128,7 +138,7 @@ class MatchingEngine {
     std::size_t total = 0;
     for (const auto& b : books_) total += b->validate();
     if (total != live_.size()) throw std::logic_error("live-order index size differs from the books");
-    live_.for_each([this](std::uint64_t key, Order* const& o) {
+    live_.for_each([this](std::uint64_t key, const Order* o) {
       if (o->key != key) throw std::logic_error("live-order index key differs from its order's");
       if (o->instrument >= books_.size() || !books_[o->instrument]->orders.owns(o))
         throw std::logic_error("live-order index points outside its instrument's pool");
@@ -241,7 +251,7 @@ class MatchingEngine {
     } else if (rq.order_type == OrderType::kLimit) {
       Order* o = b.orders.allocate(in);  // capacity checked above
       rest(b, o);
-      (void)live_.insert(key, o);  // cannot be full: the pools bound it
+      live_.insert(key, o);  // cannot be full: the pools bound it
     } else {
       cancelled(in, rq.order_type, CancelReason::kIocResidual);
       b.finished.add(key);
@@ -255,11 +265,11 @@ class MatchingEngine {
     if (why != RejectReason::kNone) return reject(rq, ReportType::kCancelRejected, why);
     OrderBook& b = *books_[rq.instrument];
     const std::uint64_t key = order_key(rq.client, rq.client_order_id);
-    Order* const* found = live_.find(key);
-    if (found == nullptr || (*found)->instrument != rq.instrument)
+    Order* o = live_.find(key);
+    if (o == nullptr || o->instrument != rq.instrument)
       return reject(rq, ReportType::kCancelRejected, not_live(b, key));
     const Top before = top(b);
-    remove_resting(b, *found, CancelReason::kUserRequest);
+    remove_resting(b, o, CancelReason::kUserRequest);
     emit_top_if_changed(b, before);
   }
 
@@ -269,10 +279,9 @@ class MatchingEngine {
     if (why != RejectReason::kNone) return reject(rq, ReportType::kModifyRejected, why);
     OrderBook& b = *books_[rq.instrument];
     const std::uint64_t key = order_key(rq.client, rq.client_order_id);
-    Order* const* found = live_.find(key);
-    if (found == nullptr || (*found)->instrument != rq.instrument)
+    Order* o = live_.find(key);
+    if (o == nullptr || o->instrument != rq.instrument)
       return reject(rq, ReportType::kModifyRejected, not_live(b, key));
-    Order* o = *found;
     if ((why = check_qty(b, rq.qty)) != RejectReason::kNone ||
         (why = check_price(b, rq.price)) != RejectReason::kNone)
       return reject(rq, ReportType::kModifyRejected, why);
@@ -415,7 +424,7 @@ class MatchingEngine {
   }
   // The order is done: out of the live index, into the finished memory, slot freed.
   NT_ALWAYS_INLINE void retire(OrderBook& b, Order* o) noexcept {
-    (void)live_.erase(o->key);
+    live_.erase(o->key);
     b.finished.add(o->key);
     b.orders.release(o);
   }
@@ -516,7 +525,7 @@ class MatchingEngine {
 
   Sink& sink_;
   std::vector<std::unique_ptr<OrderBook>> books_;
-  core::IntHashMap<std::uint64_t, Order*> live_;  // (client, client_order_id) -> resting order
+  LiveOrders live_;  // (client, client_order_id) -> resting order, all instruments
   Seq requests_ = 0;
   Seq report_seq_ = 0;
   Seq md_seq_ = 0;

@@ -78,12 +78,9 @@ struct OrderBook {
   // Bytes allocated for one instrument with `cfg` (without the engine-wide
   // live-order index).
   static std::size_t bytes_for(const InstrumentConfig& cfg) {
-    const std::size_t finished_table =
-        std::bit_ceil(std::max<std::size_t>(2 * std::size_t{cfg.max_orders}, 16));
     return sizeof(OrderBook) + 2 * BookSide::bytes_for(cfg.max_levels) +
            std::size_t{cfg.max_orders} * core::ObjectPool<Order>::slot_size() +
-           std::size_t{cfg.max_orders} * sizeof(std::uint64_t) + finished_table * 16 +
-           finished_table / 8;
+           FinishedOrders::bytes_for(cfg.max_orders);
   }
 
   [[noreturn]] void fail(const char* what) const {

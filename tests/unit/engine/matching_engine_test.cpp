@@ -2,11 +2,17 @@
 // no allocation in steady state, memory per instrument, hostile input.
 #include "engine/matching_engine.hpp"
 
+#include "engine/finished_orders.hpp"
+#include "engine/live_orders.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <random>
+#include <unordered_map>
 
 #include "support/allocation_counter.hpp"
 #include "support/stress.hpp"
@@ -140,6 +146,111 @@ TEST(MatchingEngine, ShouldNeverCrashOrCorruptOnRandomBytesAsRequests) {
     }
   }
   EXPECT_NO_THROW(engine.validate_invariants());
+}
+
+// Folds every output field into one hash (order-sensitive).
+struct HashingSink {
+  std::uint64_t h = 0;
+  void mixin(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ULL;
+  }
+  void on_report(const ExecReport& r) {
+    const std::uint64_t f[] = {r.seq, r.request_seq, r.event_id, r.client, r.instrument,
+                               r.client_order_id, r.order_id, static_cast<std::uint64_t>(r.price),
+                               static_cast<std::uint64_t>(r.order_qty),
+                               static_cast<std::uint64_t>(r.last_price),
+                               static_cast<std::uint64_t>(r.last_qty),
+                               static_cast<std::uint64_t>(r.cum_qty),
+                               static_cast<std::uint64_t>(r.leaves_qty), r.contra_order_id,
+                               static_cast<std::uint64_t>(r.type), static_cast<std::uint64_t>(r.side),
+                               static_cast<std::uint64_t>(r.order_type), r.is_maker,
+                               static_cast<std::uint64_t>(r.reason),
+                               static_cast<std::uint64_t>(r.cancel_reason)};
+    mixin(f, sizeof f);
+  }
+  void on_market_data(const MdEvent& m) {
+    const std::uint64_t f[] = {m.seq, m.event_id, m.instrument, static_cast<std::uint64_t>(m.type),
+                               static_cast<std::uint64_t>(m.side), m.order_id, m.contra_order_id,
+                               static_cast<std::uint64_t>(m.price), static_cast<std::uint64_t>(m.qty),
+                               static_cast<std::uint64_t>(m.bid_price),
+                               static_cast<std::uint64_t>(m.bid_qty),
+                               static_cast<std::uint64_t>(m.ask_price),
+                               static_cast<std::uint64_t>(m.ask_qty)};
+    mixin(f, sizeof f);
+  }
+};
+
+TEST(MatchingEngine, ShouldProduceTheSameOutputsWithOrWithoutPrefetchHints) {
+  std::vector<Request> requests;
+  RandomFlow flow(21);
+  for (int i = 0; i < 50'000; ++i) requests.push_back(flow.next());
+  HashingSink plain_sink, hinted_sink;
+  MatchingEngine<HashingSink> plain(flow_config(128, 32), plain_sink);
+  MatchingEngine<HashingSink> hinted(flow_config(128, 32), hinted_sink);
+  std::mt19937_64 rng(5);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    plain.process(requests[i]);
+    Request garbage;
+    for (auto* p = reinterpret_cast<unsigned char*>(&garbage);
+         p != reinterpret_cast<unsigned char*>(&garbage) + sizeof garbage; ++p)
+      *p = static_cast<unsigned char>(rng());
+    hinted.prefetch(garbage);
+    if (i + 1 < requests.size()) hinted.prefetch(requests[i + 1]);
+    hinted.process(requests[i]);
+  }
+  EXPECT_EQ(plain_sink.h, hinted_sink.h);
+  EXPECT_NE(plain_sink.h, 0u);
+}
+
+TEST(FinishedOrders, ShouldRememberExactlyTheLastCapacityKeysUnderChurn) {
+  for (std::uint32_t capacity : {1u, 2u, 7u, 64u}) {
+    FinishedOrders fin(capacity);
+    std::deque<std::uint64_t> model;
+    std::mt19937_64 rng(capacity);
+    for (int i = 0; i < 20'000; ++i) {
+      const std::uint64_t key = rng() % (3 * capacity + 5);  // many repeats
+      fin.add(key);
+      model.push_back(key);
+      if (model.size() > capacity) model.pop_front();
+      const std::uint64_t probe = rng() % (3 * capacity + 5);
+      const bool expected = std::find(model.begin(), model.end(), probe) != model.end();
+      ASSERT_EQ(fin.contains(probe), expected) << "capacity " << capacity << " step " << i;
+      ASSERT_EQ(fin.total_count(), model.size());
+    }
+  }
+}
+
+TEST(LiveOrders, ShouldFindInsertAndEraseLikeAMapUnderChurn) {
+  constexpr std::size_t kCapacity = 300;
+  LiveOrders index(kCapacity);
+  std::vector<Order> orders(kCapacity);
+  std::unordered_map<std::uint64_t, Order*> model;
+  std::vector<Order*> free_orders;
+  for (auto& o : orders) free_orders.push_back(&o);
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 200'000; ++i) {
+    const std::uint64_t key = rng() % 1000;
+    if (auto it = model.find(key); it != model.end()) {
+      ASSERT_EQ(index.find(key), it->second);
+      index.erase(key);
+      free_orders.push_back(it->second);
+      model.erase(it);
+    } else if (!free_orders.empty()) {
+      ASSERT_EQ(index.find(key), nullptr);
+      Order* o = free_orders.back();
+      free_orders.pop_back();
+      index.insert(key, o);
+      model[key] = o;
+    }
+    ASSERT_EQ(index.size(), model.size());
+  }
+  std::size_t seen = 0;
+  index.for_each([&](std::uint64_t key, const Order* o) {
+    ++seen;
+    EXPECT_EQ(model.at(key), o);
+  });
+  EXPECT_EQ(seen, model.size());
 }
 
 TEST(MatchingEngine, ShouldRejectAConfigWhoseQuantitiesCouldOverflow) {
