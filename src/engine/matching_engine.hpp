@@ -71,6 +71,7 @@ class MatchingEngine {
   void process(const Request& rq) noexcept {
     ++requests_;
     event_id_ = rq.event_id;
+    instrument_ = rq.instrument;  // every output of a request is on its instrument
     switch (rq.type) {
       case RequestType::kNew: on_new(rq); break;
       case RequestType::kCancel: on_cancel(rq); break;
@@ -140,8 +141,9 @@ class MatchingEngine {
     if (total != live_.size()) throw std::logic_error("live-order index size differs from the books");
     live_.for_each([this](std::uint64_t key, const Order* o) {
       if (o->key != key) throw std::logic_error("live-order index key differs from its order's");
-      if (o->instrument >= books_.size() || !books_[o->instrument]->orders.owns(o))
-        throw std::logic_error("live-order index points outside its instrument's pool");
+      bool owned = false;
+      for (const auto& b : books_) owned = owned || b->orders.owns(o);
+      if (!owned) throw std::logic_error("live-order index points outside every order pool");
       if (o->order_id == 0 || o->order_id > next_order_id_)
         throw std::logic_error("order id never assigned");
     });
@@ -230,7 +232,6 @@ class MatchingEngine {
     in.order_id = ++next_order_id_;
     in.price = is_market ? 0 : rq.price;
     in.order_qty = rq.qty;
-    in.instrument = rq.instrument;
     in.side = rq.side;
     in.stp = rq.stp;
     report(ReportType::kAccepted, in, rq.order_type);
@@ -266,7 +267,7 @@ class MatchingEngine {
     OrderBook& b = *books_[rq.instrument];
     const std::uint64_t key = order_key(rq.client, rq.client_order_id);
     Order* o = live_.find(key);
-    if (o == nullptr || o->instrument != rq.instrument)
+    if (o == nullptr || !b.orders.owns(o))  // not live, or live on another instrument
       return reject(rq, ReportType::kCancelRejected, not_live(b, key));
     const Top before = top(b);
     remove_resting(b, o, CancelReason::kUserRequest);
@@ -280,7 +281,7 @@ class MatchingEngine {
     OrderBook& b = *books_[rq.instrument];
     const std::uint64_t key = order_key(rq.client, rq.client_order_id);
     Order* o = live_.find(key);
-    if (o == nullptr || o->instrument != rq.instrument)
+    if (o == nullptr || !b.orders.owns(o))  // not live, or live on another instrument
       return reject(rq, ReportType::kModifyRejected, not_live(b, key));
     if ((why = check_qty(b, rq.qty)) != RejectReason::kNone ||
         (why = check_price(b, rq.price)) != RejectReason::kNone)
@@ -383,7 +384,7 @@ class MatchingEngine {
       m.contra_order_id = in.order_id;
       m.price = px;
       m.qty = q;
-      md(m, b.instrument);
+      md(m);
       b.last_trade = px;
       b.has_last_trade = true;
       if (maker->open_qty() == 0) {
@@ -448,7 +449,7 @@ class MatchingEngine {
   NT_ALWAYS_INLINE ExecReport order_report(ReportType type, const Order& o, OrderType ot) noexcept {
     ExecReport r = base_report(type);
     r.client = o.client();
-    r.instrument = o.instrument;
+    r.instrument = instrument_;
     r.client_order_id = o.client_order_id();
     r.order_id = o.order_id;
     r.price = o.price;
@@ -490,10 +491,10 @@ class MatchingEngine {
     r.reason = why;
     sink_.on_report(r);
   }
-  NT_ALWAYS_INLINE void md(MdEvent& m, InstrumentId inst) noexcept {
+  NT_ALWAYS_INLINE void md(MdEvent& m) noexcept {
     m.seq = ++md_seq_;
     m.event_id = event_id_;
-    m.instrument = inst;
+    m.instrument = instrument_;
     sink_.on_market_data(m);
   }
   NT_ALWAYS_INLINE void md_order(MdType type, const Order& o) noexcept {
@@ -503,7 +504,7 @@ class MatchingEngine {
     m.order_id = o.order_id;
     m.price = o.price;
     m.qty = o.open_qty();
-    md(m, o.instrument);
+    md(m);
   }
   NT_ALWAYS_INLINE static Top top(const OrderBook& b) noexcept {
     Top t{0, 0, 0, 0};
@@ -520,7 +521,7 @@ class MatchingEngine {
     m.bid_qty = now.bid_qty;
     m.ask_price = now.ask_price;
     m.ask_qty = now.ask_qty;
-    md(m, b.instrument);
+    md(m);
   }
 
   Sink& sink_;
@@ -530,7 +531,8 @@ class MatchingEngine {
   Seq report_seq_ = 0;
   Seq md_seq_ = 0;
   OrderId next_order_id_ = 0;  // last assigned
-  std::uint64_t event_id_ = 0; // of the request being processed
+  std::uint64_t event_id_ = 0;  // of the request being processed
+  InstrumentId instrument_ = 0; // of the request being processed
 };
 
 }  // namespace nanotick::engine

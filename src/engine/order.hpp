@@ -22,6 +22,9 @@ inline constexpr LevelIndex kNoLevel = ~LevelIndex{0};
 // One live (resting) order. Linked intrusively into the FIFO of its price
 // level (prev/next), so a cancel in the middle of a level is O(1) and keeps
 // the others' order. open quantity = order_qty - cum_qty, always > 0.
+// Exactly one cache line (the pool's slots are line-aligned): a cancel or a
+// fill touches one line per order. The instrument is not stored: it is the
+// one whose pool owns the order.
 struct Order {
   Order* prev = nullptr;  // towards the level's head (older)
   Order* next = nullptr;  // towards the level's tail (newer)
@@ -31,7 +34,6 @@ struct Order {
   Qty order_qty = 0;
   Qty cum_qty = 0;
   LevelIndex level = kNoLevel;
-  InstrumentId instrument = 0;
   Side side = Side::kBuy;
   StpMode stp = StpMode::kNone;
 
@@ -39,5 +41,6 @@ struct Order {
   ClientOrderId client_order_id() const noexcept { return key & kMaxClientOrderId; }
   Qty open_qty() const noexcept { return order_qty - cum_qty; }
 };
+static_assert(sizeof(Order) == 64, "Order: one cache line");
 
 }  // namespace nanotick::engine

@@ -52,7 +52,7 @@ struct OrderBook {
         const Order* prev = nullptr;
         for (const Order* o = lvl.head; o != nullptr; o = o->next) {
           if (o->prev != prev) fail("broken FIFO back link");
-          if (o->price != lvl.price || o->side != s->side() || o->instrument != instrument)
+          if (o->price != lvl.price || o->side != s->side() || !orders.owns(o))
             fail("order in the wrong level, side or instrument");
           if (o->cum_qty < 0 || o->open_qty() <= 0 || o->order_qty > max_order_qty)
             fail("resting order with a bad quantity");
