@@ -301,12 +301,12 @@ inline std::vector<DifferentialShape> differential_shapes() {
                     2,
                     56});
   // Room for one order / one level; an all-negative band; the widest band and
-  // quantity config validation allows, with a collar of INT64_MAX.
+  // quantity config validation allows, with the widest collar it allows (2^62).
   constexpr engine::Price kWidest = engine::Price{1} << 61;
   shapes.push_back({"edge",
                     {{instrument("ONE", 1, 1, 20, 3, 3, 1, 1),
                       instrument("NEGONLY", 3, -30, -3, 0, 1, 3, 2),
-                      instrument("HUGE", 1, -kWidest, kWidest, std::numeric_limits<engine::Price>::max(),
+                      instrument("HUGE", 1, -kWidest, kWidest, engine::Price{1} << 62,
                                  engine::Qty{1} << 40, 64, 16)}},
                     3,
                     60});
