@@ -25,7 +25,7 @@ void expect_rejected(const std::function<void(InstrumentConfig&)>& tweak, const 
     ADD_FAILURE() << "accepted a config that should fail with: " << fragment;
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("'ABC'"), std::string::npos) << what;
+    EXPECT_NE(what.find("instrument 0"), std::string::npos) << what;
     EXPECT_NE(what.find(fragment), std::string::npos) << what;
   }
 }
