@@ -8,9 +8,18 @@
 // stale best price cannot happen. Any price in the band works (each distinct
 // price is its own entry; no modulo slots, no collisions), and memory is
 // proportional to max_levels, not to the band's width. A deep insertion costs
-// a memmove of 8-byte keys and 4-byte indices (cheap even for thousands).
-// Lookups scan a few entries back from the touch and fall back to a binary
-// search for far prices.
+// a memmove of 8-byte keys and 4-byte indices over the levels between it and
+// the touch. Lookups scan a few entries back from the touch and fall back to a
+// binary search for far prices.
+//
+// Deep levels are deleted lazily: a level that empties away from the touch
+// stays in the array as an empty entry (a cancel deep in a wide book is O(1)
+// instead of a memmove of everything better than it), is reused if an order
+// arrives at its price, and is swept out when it becomes the last entry
+// (empty entries are popped whenever the best empties, so the last entry is
+// always a non-empty best level) or when the array needs room (compact(), one
+// pass). Capacity counts non-empty levels only, exactly as docs/MATCHING.md
+// defines it; the lingering entries are invisible outside this class.
 //
 // Keys are ordered so that "better" is "larger" on both sides: the bid side
 // stores price, the ask side -price (prices are within +-2^61, so negation
@@ -43,17 +52,21 @@ class BookSide {
   }
 
   Side side() const noexcept { return side_; }
-  std::uint32_t size() const noexcept { return size_; }
+  // Non-empty price levels.
+  std::uint32_t size() const noexcept { return active_; }
   std::uint32_t capacity() const noexcept { return capacity_; }
-  bool empty() const noexcept { return size_ == 0; }
-  bool has_free_level() const noexcept { return size_ < capacity_; }
+  bool empty() const noexcept { return active_ == 0; }
+  bool has_free_level() const noexcept { return active_ < capacity_; }
 
-  // Level by rank from the best (0 = best); rank < size().
-  NT_ALWAYS_INLINE PriceLevel& at_rank(std::uint32_t rank) noexcept {
-    return levels_[ranks_[size_ - 1 - rank]];
-  }
-  NT_ALWAYS_INLINE const PriceLevel& at_rank(std::uint32_t rank) const noexcept {
-    return levels_[ranks_[size_ - 1 - rank]];
+  // Calls fn(const PriceLevel&) for each non-empty level, best first, while fn
+  // returns true.
+  template <typename F>
+  NT_ALWAYS_INLINE void walk(F&& fn) const {
+    for (std::uint32_t pos = size_; pos-- > 0;) {
+      const PriceLevel& lvl = levels_[ranks_[pos]];
+      if (lvl.empty()) continue;
+      if (!fn(lvl)) return;
+    }
   }
   NT_ALWAYS_INLINE PriceLevel* best() noexcept {
     return size_ != 0 ? &levels_[ranks_[size_ - 1]] : nullptr;
@@ -64,20 +77,28 @@ class BookSide {
   NT_ALWAYS_INLINE PriceLevel& level(LevelIndex index) noexcept { return levels_[index]; }
   NT_ALWAYS_INLINE const PriceLevel& level(LevelIndex index) const noexcept { return levels_[index]; }
 
-  // The level at `price`, or nullptr.
-  NT_ALWAYS_INLINE PriceLevel* find(Price price) noexcept {
+  // The non-empty level at `price`, or nullptr.
+  NT_ALWAYS_INLINE const PriceLevel* find(Price price) const noexcept {
     const Price k = key(price);
     const std::uint32_t pos = lower_bound(k);
-    return pos < size_ && keys_[pos] == k ? &levels_[ranks_[pos]] : nullptr;
+    if (pos < size_ && keys_[pos] == k && !levels_[ranks_[pos]].empty()) return &levels_[ranks_[pos]];
+    return nullptr;
   }
 
   // The level at `price`, created (empty) if absent. Precondition: it exists
   // or has_free_level() (the engine checks capacity before matching).
   NT_ALWAYS_INLINE LevelIndex find_or_insert(Price price) noexcept {
     const Price k = key(price);
-    const std::uint32_t pos = lower_bound(k);
-    if (pos < size_ && keys_[pos] == k) return ranks_[pos];
-    NT_DEBUG_ASSERT(free_head_ != kNoLevel, "BookSide: no free level (capacity not checked)");
+    std::uint32_t pos = lower_bound(k);
+    if (pos < size_ && keys_[pos] == k) {
+      if (levels_[ranks_[pos]].empty()) ++active_;  // a lingering empty level comes back
+      return ranks_[pos];
+    }
+    NT_DEBUG_ASSERT(active_ < capacity_, "BookSide: no free level (capacity not checked)");
+    if (size_ == capacity_) [[unlikely]] {
+      compact();
+      pos = lower_bound(k);
+    }
     const LevelIndex index = free_head_;
     PriceLevel& lvl = levels_[index];
     free_head_ = lvl.next_free;
@@ -91,27 +112,24 @@ class BookSide {
     keys_[pos] = k;
     ranks_[pos] = index;
     ++size_;
+    ++active_;
     return index;
   }
 
-  // Removes the (empty) best level: the next best becomes the last entry.
-  NT_ALWAYS_INLINE void remove_best() noexcept {
-    --size_;
-    release(ranks_[size_]);
+  // Level `index` just lost its last order. The best level is removed at
+  // once (with any empty entries behind it, so the next best is the last
+  // entry); a deeper one lingers until swept.
+  NT_ALWAYS_INLINE void level_emptied(LevelIndex index) noexcept {
+    --active_;
+    if (ranks_[size_ - 1] != index) return;
+    do {
+      --size_;
+      release(ranks_[size_]);
+    } while (size_ != 0 && levels_[ranks_[size_ - 1]].empty());
   }
 
-  // Removes an (empty) level anywhere.
-  NT_ALWAYS_INLINE void remove(LevelIndex index) noexcept {
-    const std::uint32_t pos = lower_bound(key(levels_[index].price));
-    NT_DEBUG_ASSERT(pos < size_ && ranks_[pos] == index, "BookSide::remove: level not found");
-    const std::uint32_t tail = size_ - pos - 1;
-    if (tail != 0) {
-      std::memmove(&keys_[pos], &keys_[pos + 1], tail * sizeof(Price));
-      std::memmove(&ranks_[pos], &ranks_[pos + 1], tail * sizeof(LevelIndex));
-    }
-    --size_;
-    release(index);
-  }
+  // Physical entries, lingering empty ones included (for invariant checks).
+  std::uint32_t entries() const noexcept { return size_; }
 
   // "Better" is larger: bids by price, asks by -price.
   NT_ALWAYS_INLINE Price key(Price price) const noexcept {
@@ -147,6 +165,21 @@ class BookSide {
     return lo;
   }
 
+  // Drops every lingering empty entry in one pass (only when the array is full).
+  NT_COLD void compact() noexcept {
+    std::uint32_t out = 0;
+    for (std::uint32_t pos = 0; pos < size_; ++pos) {
+      if (levels_[ranks_[pos]].empty()) {
+        release(ranks_[pos]);
+      } else {
+        keys_[out] = keys_[pos];
+        ranks_[out] = ranks_[pos];
+        ++out;
+      }
+    }
+    size_ = out;
+  }
+
   NT_ALWAYS_INLINE void release(LevelIndex index) noexcept {
     levels_[index].head = levels_[index].tail = nullptr;
     levels_[index].next_free = free_head_;
@@ -155,7 +188,8 @@ class BookSide {
 
   Side side_;
   std::uint32_t capacity_;
-  std::uint32_t size_ = 0;
+  std::uint32_t size_ = 0;    // entries in keys_/ranks_, lingering empty levels included
+  std::uint32_t active_ = 0;  // non-empty levels
   LevelIndex free_head_ = kNoLevel;
   std::unique_ptr<Price[]> keys_;        // sorted ascending: worst first, best last
   std::unique_ptr<LevelIndex[]> ranks_;  // parallel to keys_: the level's table index

@@ -103,11 +103,12 @@ class MatchingEngine {
   template <typename F>
   void for_each_order(InstrumentId inst, Side side, F&& fn) const {
     if (inst >= books_.size() || (side != Side::kBuy && side != Side::kSell)) return;
-    const BookSide& s = books_[inst]->side(side);
-    for (std::uint32_t r = 0; r < s.size(); ++r)
-      for (const Order* o = s.at_rank(r).head; o != nullptr; o = o->next)
+    books_[inst]->side(side).walk([&fn](const PriceLevel& lvl) {
+      for (const Order* o = lvl.head; o != nullptr; o = o->next)
         fn(OrderView{o->order_id, o->client(), o->client_order_id(), o->side, o->price,
                      o->order_qty, o->cum_qty, o->open_qty(), o->stp});
+      return true;
+    });
   }
 
   std::size_t live_orders(InstrumentId inst) const noexcept {
@@ -340,18 +341,18 @@ class MatchingEngine {
     const BookSide& opp = b.side(opposite(in.side));
     const ClientId client = in.client();
     Qty sum = 0;
-    for (std::uint32_t r = 0; r < opp.size(); ++r) {
-      const PriceLevel& lvl = opp.at_rank(r);
-      if (!crosses(in.side, lvl.price, limit)) break;
+    opp.walk([&](const PriceLevel& lvl) {
+      if (!crosses(in.side, lvl.price, limit)) return false;
       for (const Order* o = lvl.head; o != nullptr; o = o->next) {
         if (o->client() == client && in.stp != StpMode::kNone) {
           if (in.stp == StpMode::kCancelResting) continue;
-          return sum;
+          return false;  // the walk ends at an own order
         }
         sum += o->open_qty();
-        if (sum >= in.order_qty) return sum;
+        if (sum >= in.order_qty) return false;
       }
-    }
+      return true;
+    });
     return sum;
   }
 
@@ -395,7 +396,7 @@ class MatchingEngine {
           lvl->tail = nullptr;
         }
         --lvl->orders;
-        if (lvl->head == nullptr) opp.remove_best();
+        if (lvl->head == nullptr) opp.level_emptied(maker->level);
         retire(b, maker);
       }
     }
@@ -414,13 +415,7 @@ class MatchingEngine {
     BookSide& s = b.side(o->side);
     PriceLevel& lvl = s.level(o->level);
     lvl.unlink(o);
-    if (lvl.empty()) {
-      if (s.best() == &lvl) {
-        s.remove_best();
-      } else {
-        s.remove(o->level);
-      }
-    }
+    if (lvl.empty()) s.level_emptied(o->level);
     o->level = kNoLevel;
   }
   // The order is done: out of the live index, into the finished memory, slot freed.

@@ -40,11 +40,13 @@ struct OrderBook {
   std::size_t validate() const {
     std::size_t total = 0;
     for (const BookSide* s : {&bids, &asks}) {
-      for (std::uint32_t pos = 1; pos < s->size(); ++pos)
+      for (std::uint32_t pos = 1; pos < s->entries(); ++pos)
         if (!(s->key_at(pos - 1) < s->key_at(pos))) fail("levels not strictly sorted");
-      for (std::uint32_t r = 0; r < s->size(); ++r) {
-        const PriceLevel& lvl = s->at_rank(r);
-        if (lvl.empty() || lvl.orders == 0) fail("empty price level left in the book");
+      if (s->entries() != 0 && s->best()->empty()) fail("empty price level left as the best");
+      std::uint32_t levels = 0;
+      s->walk([&](const PriceLevel& lvl) {
+        ++levels;
+        if (lvl.orders == 0) fail("non-empty level counts no orders");
         if (lvl.price < min_price || lvl.price > max_price || lvl.price % tick_size != 0)
           fail("level price outside the band or off tick");
         Qty qty = 0;
@@ -64,12 +66,14 @@ struct OrderBook {
         if (lvl.tail != prev) fail("level tail is not the last order");
         if (qty != lvl.qty) fail("level quantity differs from the sum of its orders");
         if (count != lvl.orders) fail("level order count differs from its queue");
-      }
+        total += count;
+        return true;
+      });
+      if (levels != s->size()) fail("non-empty level count differs from the side's count");
+      if (s->entries() > s->capacity()) fail("more level entries than capacity");
     }
     if (bids.best() != nullptr && asks.best() != nullptr && bids.best()->price >= asks.best()->price)
       fail("book is crossed");
-    for (const BookSide* s : {&bids, &asks})
-      for (std::uint32_t r = 0; r < s->size(); ++r) total += s->at_rank(r).orders;
     if (total != orders.in_use()) fail("order pool use differs from the orders in the book");
     if (finished.total_count() != finished.size()) fail("finished-order counts differ from the ring");
     return total;

@@ -253,6 +253,36 @@ TEST(LiveOrders, ShouldFindInsertAndEraseLikeAMapUnderChurn) {
   EXPECT_EQ(seen, model.size());
 }
 
+// Deep levels that empty linger inside BookSide until swept: they must be
+// invisible (capacity, best, iteration) and be reclaimed when room is needed.
+TEST(MatchingEngine, ShouldReuseOrSweepLingeringEmptyLevelsWithinCapacity) {
+  CountingSink sink;
+  MatchingEngine<CountingSink> engine(flow_config(16, 3), sink);
+  auto buy = [&](ClientOrderId id, Price px) {
+    const std::uint64_t before = sink.reports;
+    engine.process(make_new(0, 1, id, Side::kBuy, OrderType::kLimit, px, 1));
+    EXPECT_EQ(sink.reports, before + 1);
+  };
+  buy(1, 100);
+  buy(2, 99);
+  buy(3, 98);
+  engine.process(make_cancel(0, 1, 2));  // 99 empties deep in the book: lingers
+  buy(4, 97);                             // array full: swept, then inserted
+  buy(5, 99);
+  std::vector<Price> prices;
+  engine.for_each_order(0, Side::kBuy, [&](const auto& o) { prices.push_back(o.price); });
+  EXPECT_EQ(prices, (std::vector<Price>{100, 98, 97}));  // 5 rejected: 3 levels live
+  engine.process(make_cancel(0, 1, 3));   // 98 lingers
+  buy(6, 98);                             // comes back at the same price
+  buy(7, 96);
+  prices.clear();
+  engine.for_each_order(0, Side::kBuy, [&](const auto& o) { prices.push_back(o.price); });
+  EXPECT_EQ(prices, (std::vector<Price>{100, 98, 97}));
+  engine.process(make_cancel(0, 1, 1));  // best empties: next best is 98
+  EXPECT_EQ(engine.best(0, Side::kBuy)->price, 98);
+  engine.validate_invariants();
+}
+
 TEST(MatchingEngine, ShouldRejectAConfigWhoseQuantitiesCouldOverflow) {
   CountingSink sink;
   EngineConfig c = flow_config(64, 16);
