@@ -2,6 +2,7 @@
 // no allocation in steady state, memory per instrument, hostile input.
 #include "engine/matching_engine.hpp"
 
+#include "engine/book_state.hpp"
 #include "engine/finished_orders.hpp"
 #include "engine/live_orders.hpp"
 
@@ -201,6 +202,12 @@ TEST(MatchingEngine, ShouldProduceTheSameOutputsWithOrWithoutPrefetchHints) {
   }
   EXPECT_EQ(plain_sink.h, hinted_sink.h);
   EXPECT_NE(plain_sink.h, 0u);
+  EXPECT_EQ(compare_books(plain, hinted), "");
+  EXPECT_EQ(state_hash(plain), state_hash(hinted));
+  // One more request changes the state, and both helpers notice.
+  plain.process(make_new(0, 9, 999'999, Side::kBuy, OrderType::kLimit, 1, 1));
+  EXPECT_NE(compare_books(plain, hinted), "");
+  EXPECT_NE(state_hash(plain), state_hash(hinted));
 }
 
 TEST(FinishedOrders, ShouldRememberExactlyTheLastCapacityKeysUnderChurn) {
