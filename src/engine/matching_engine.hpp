@@ -167,7 +167,7 @@ class MatchingEngine {
   }
 
   // ---- validation -------------------------------------------------------
-  // Steps 2-4 shared by every request type (step 3 minus side/type/stp).
+  // Step 2, shared by every request type (the others are per type below).
   NT_ALWAYS_INLINE RejectReason check_common(const Request& rq) const noexcept {
     if (rq.instrument >= books_.size()) return RejectReason::kUnknownInstrument;
     return RejectReason::kNone;
