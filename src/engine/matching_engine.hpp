@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "core/compiler.hpp"
-#include "engine/live_orders.hpp"
 #include "engine/engine_config.hpp"
 #include "engine/events.hpp"
+#include "engine/live_orders.hpp"
 #include "engine/order.hpp"
 #include "engine/order_book.hpp"
 #include "engine/request.hpp"
