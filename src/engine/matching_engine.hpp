@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/compiler.hpp"
+#include "engine/book_views.hpp"
 #include "engine/engine_config.hpp"
 #include "engine/events.hpp"
 #include "engine/live_orders.hpp"
@@ -38,22 +39,8 @@ namespace nanotick::engine {
 template <EngineSink Sink>
 class MatchingEngine {
  public:
-  struct LevelView {
-    Price price;
-    Qty qty;
-    std::uint32_t orders;
-  };
-  struct OrderView {
-    OrderId order_id;
-    ClientId client;
-    ClientOrderId client_order_id;
-    Side side;
-    Price price;
-    Qty order_qty;
-    Qty cum_qty;
-    Qty open_qty;
-    StpMode stp;
-  };
+  using LevelView = engine::LevelView;  // engine/book_views.hpp
+  using OrderView = engine::OrderView;
 
   // Validates `config` (throws std::invalid_argument naming the instrument and
   // field), then allocates and pre-faults every table. `sink` must outlive the engine.

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/book_views.hpp"
 #include "engine/engine_config.hpp"
 #include "engine/events.hpp"
 #include "engine/request.hpp"
@@ -53,22 +54,8 @@ class ReferenceEngine {
   using MdType = engine::MdType;
 
  public:
-  struct LevelView {
-    Price price;
-    Qty qty;
-    std::uint32_t orders;
-  };
-  struct OrderView {
-    OrderId order_id;
-    ClientId client;
-    ClientOrderId client_order_id;
-    Side side;
-    Price price;
-    Qty order_qty;
-    Qty cum_qty;
-    Qty open_qty;
-    StpMode stp;
-  };
+  using LevelView = engine::LevelView;  // engine/book_views.hpp
+  using OrderView = engine::OrderView;
 
   ReferenceEngine(const engine::EngineConfig& config, Sink& sink) : sink_(sink) {
     config.validate();

@@ -1,0 +1,31 @@
+// Read-only views of a book, returned by the engines' introspection API (tests,
+// snapshots, tools). Plain values: thread-safe.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/types.hpp"
+
+namespace nanotick::engine {
+
+// One price level: its price, total open quantity and number of orders.
+struct LevelView {
+  Price price;
+  Qty qty;
+  std::uint32_t orders;
+};
+
+// One resting order as seen from outside the engine.
+struct OrderView {
+  OrderId order_id;
+  ClientId client;
+  ClientOrderId client_order_id;
+  Side side;
+  Price price;
+  Qty order_qty;
+  Qty cum_qty;
+  Qty open_qty;
+  StpMode stp;
+};
+
+}  // namespace nanotick::engine
