@@ -11,7 +11,7 @@
 // maker's price; cancel; modify as cancel + new (always loses priority; the
 // filled quantity is kept, so `qty` stays the new TOTAL). Validation covers
 // what keeps the book sane (instrument, side, type, quantity, tick, band,
-// duplicate live id); not implemented: self-trade prevention (same-client
+// duplicate live id). Out of scope for these peers: self-trade prevention (same-client
 // orders trade, as with StpMode::kNone), the collar, capacities, reports and
 // market data (fills go to the sink, nothing else is emitted).
 //
