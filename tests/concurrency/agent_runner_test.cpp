@@ -326,11 +326,24 @@ void run_lost_wakeup_rounds(int producers, std::uint64_t rounds) {
       if (work == 0) {
         ++sleeps;
         if (idle.wait() == BlockingIdle::WaitResult::timed_out) {
+          // A wait may also end without a signal on a spurious wake-up (EINTR,
+          // which TSan's signal handling makes common), and a producer may
+          // publish right after it returned. Neither is a lost wake-up: then
+          // the producer's signal is still ahead of us, so one more wait must
+          // return `signalled` (at once, or as soon as the producer signals).
+          // A truly lost wake-up leaves nothing pending: those waits time out
+          // (a few tries, since each can itself end spuriously).
+          bool pending = false;
           for (std::size_t p = 0; p < slots.size(); ++p) {
-            if (slots[p].published.load(std::memory_order_acquire) != seen[p]) {
-              lost.store(true, std::memory_order_release);
-              return;
-            }
+            pending = pending || slots[p].published.load(std::memory_order_acquire) != seen[p];
+          }
+          int tries = 0;
+          while (pending && tries < 3 && idle.wait() == BlockingIdle::WaitResult::timed_out) {
+            ++tries;
+          }
+          if (tries == 3) {
+            lost.store(true, std::memory_order_release);
+            return;
           }
         }
       }
