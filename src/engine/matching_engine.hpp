@@ -242,29 +242,40 @@ class MatchingEngine {
     emit_top_if_changed(b, before);
   }
 
-  void on_cancel(const Request& rq) noexcept {
+  // Cancel and modify: validates the request's common fields and ids, then
+  // finds the client's live order on this instrument. On failure reports
+  // `reject_type` with the reason and returns nullptr.
+  NT_ALWAYS_INLINE Order* find_live_or_reject(const Request& rq, ReportType reject_type) noexcept {
     RejectReason why = check_common(rq);
     if (why == RejectReason::kNone) why = rq.reserved != 0 ? RejectReason::kReservedNotZero : check_ids(rq);
-    if (why != RejectReason::kNone) return reject(rq, ReportType::kCancelRejected, why);
+    if (why != RejectReason::kNone) {
+      reject(rq, reject_type, why);
+      return nullptr;
+    }
     OrderBook& b = *books_[rq.instrument];
     const std::uint64_t key = order_key(rq.client, rq.client_order_id);
     Order* o = live_.find(key);
-    if (o == nullptr || !b.orders.owns(o))  // not live, or live on another instrument
-      return reject(rq, ReportType::kCancelRejected, not_live(b, key));
+    if (o == nullptr || !b.orders.owns(o)) {  // not live, or live on another instrument
+      reject(rq, reject_type, not_live(b, key));
+      return nullptr;
+    }
+    return o;
+  }
+
+  void on_cancel(const Request& rq) noexcept {
+    Order* o = find_live_or_reject(rq, ReportType::kCancelRejected);
+    if (o == nullptr) return;
+    OrderBook& b = *books_[rq.instrument];
     const Top before = top(b);
     remove_resting(b, o, CancelReason::kUserRequest);
     emit_top_if_changed(b, before);
   }
 
   void on_modify(const Request& rq) noexcept {
-    RejectReason why = check_common(rq);
-    if (why == RejectReason::kNone) why = rq.reserved != 0 ? RejectReason::kReservedNotZero : check_ids(rq);
-    if (why != RejectReason::kNone) return reject(rq, ReportType::kModifyRejected, why);
+    Order* o = find_live_or_reject(rq, ReportType::kModifyRejected);
+    if (o == nullptr) return;
     OrderBook& b = *books_[rq.instrument];
-    const std::uint64_t key = order_key(rq.client, rq.client_order_id);
-    Order* o = live_.find(key);
-    if (o == nullptr || !b.orders.owns(o))  // not live, or live on another instrument
-      return reject(rq, ReportType::kModifyRejected, not_live(b, key));
+    RejectReason why;
     if ((why = check_qty(b, rq.qty)) != RejectReason::kNone ||
         (why = check_price(b, rq.price)) != RejectReason::kNone)
       return reject(rq, ReportType::kModifyRejected, why);
