@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -93,6 +94,14 @@ void print_machine_header(const char* bench_name) {
     std::printf("- clock: steady_clock (TSC not invariant here)\n");
   std::printf("- kernel: %s %s; build: %s\n\n", u.sysname, u.release, build);
   std::fflush(stdout);
+}
+
+Spread spread_of(std::vector<double> v) {
+  if (v.empty()) return {0, 0, 0};
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return {median, v.front(), v.back()};
 }
 
 std::string format_ns(double ns) {

@@ -44,6 +44,14 @@ struct ThroughputRow {
 void print_throughput_table(std::string_view title, const std::vector<ThroughputRow>& rows,
                             std::string_view baseline_name);
 
+// Median and range of repeated measurements (empty input: all zero).
+struct Spread {
+  double median;
+  double min;
+  double max;
+};
+Spread spread_of(std::vector<double> values);
+
 // Formats a nanosecond figure compactly ("23", "1.2k", "3.4M").
 std::string format_ns(double ns);
 

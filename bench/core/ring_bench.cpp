@@ -245,17 +245,8 @@ void measure_ping_pong_floor(const nb::Args& args, int warmup, int samples,
 
 // ---- tables ----------------------------------------------------------------
 
-struct Spread {
-  double median;
-  double min;
-  double max;
-};
-Spread spread_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  return {median, v.front(), v.back()};
-}
+using nanotick::bench::Spread;
+using nanotick::bench::spread_of;
 
 struct ThroughputCase {
   using Run = std::function<double(std::uint64_t n, std::uint64_t work_iters)>;

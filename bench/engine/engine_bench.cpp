@@ -295,17 +295,8 @@ void measure_latency(const ne::EngineConfig& config, const std::vector<ne::Reque
   (void)subject->finish();
 }
 
-struct Spread {
-  double median;
-  double min;
-  double max;
-};
-Spread spread_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  return {median, v.front(), v.back()};
-}
+using nanotick::bench::Spread;
+using nanotick::bench::spread_of;
 
 struct ImplResult {
   std::string name;
