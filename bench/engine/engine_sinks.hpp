@@ -1,0 +1,141 @@
+// The sinks the engine benchmark replays into: null (drops everything),
+// counting (forces every output to be written) and SPSC (every output pushed
+// into core::SpscRing drained by a consumer on the other CPU, as the gateway
+// and the market data publisher would).
+#pragma once
+
+#include <x86intrin.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "common/bench_util.hpp"
+#include "common/rdtsc_timer.hpp"
+#include "core/spsc_ring.hpp"
+#include "core/thread.hpp"
+#include "engine/events.hpp"
+
+namespace nanotick::bench {
+
+namespace nc = nanotick::core;
+namespace ne = nanotick::engine;
+namespace nb = nanotick::bench;
+
+// Forces the compiler to materialise *p in memory (the pointer escapes).
+inline void escape(const void* p) noexcept { asm volatile("" : : "r"(p) : "memory"); }
+
+// Drops everything: the reports and events need not even be built.
+struct NullSink {
+  explicit NullSink(const nb::Args&) {}
+  void on_report(const ne::ExecReport&) noexcept {}
+  void on_market_data(const ne::MdEvent& m) noexcept { trades_ += m.type == ne::MdType::kTrade; }
+  std::uint64_t finish() noexcept { return nc::rdtscp(); }
+  std::uint64_t trades() const noexcept { return trades_; }
+  std::uint64_t outputs() const noexcept { return 0; }
+  std::uint64_t trades_ = 0;
+};
+
+// Counts every output and makes the engine write each one out in full.
+struct CountingSink {
+  explicit CountingSink(const nb::Args&) {}
+  void on_report(const ne::ExecReport& r) noexcept {
+    ++outputs_;
+    escape(&r);
+  }
+  void on_market_data(const ne::MdEvent& m) noexcept {
+    ++outputs_;
+    trades_ += m.type == ne::MdType::kTrade;
+    escape(&m);
+  }
+  std::uint64_t finish() noexcept { return nc::rdtscp(); }
+  std::uint64_t trades() const noexcept { return trades_; }
+  std::uint64_t outputs() const noexcept { return outputs_; }
+  std::uint64_t outputs_ = 0;
+  std::uint64_t trades_ = 0;
+};
+
+// Pushes reports and market data into two SPSC rings drained by a consumer
+// thread pinned on cpu_b (as the gateway and the publisher would). The engine
+// thread is the only producer; finish() waits until the consumer has taken
+// every output and returns the TSC at that moment.
+class SpscSink {
+ public:
+  explicit SpscSink(const nb::Args& args)
+      : rings_(std::make_unique<Rings>()),
+        consumer_("engine-sink", args.cpu_b, [this] { consume(); }) {}
+  ~SpscSink() {
+    if (!finished_) (void)finish();
+  }
+  SpscSink(const SpscSink&) = delete;
+  SpscSink& operator=(const SpscSink&) = delete;
+
+  void on_report(const ne::ExecReport& r) noexcept {
+    ++pushed_reports_;
+    while (!rings_->reports.try_push(r)) ++full_spins_;
+  }
+  void on_market_data(const ne::MdEvent& m) noexcept {
+    ++pushed_md_;
+    while (!rings_->md.try_push(m)) ++full_spins_;
+  }
+  std::uint64_t finish() {
+    target_reports_.store(pushed_reports_, std::memory_order_relaxed);
+    target_md_.store(pushed_md_, std::memory_order_relaxed);
+    done_.store(true, std::memory_order_release);
+    consumer_.join();
+    finished_ = true;
+    return end_ticks_;
+  }
+  // After finish(): what the consumer saw.
+  std::uint64_t trades() const noexcept { return trades_; }
+  std::uint64_t report_seq_sum() const noexcept { return report_seq_sum_; }
+  std::uint64_t outputs() const noexcept { return pushed_reports_ + pushed_md_; }
+
+ private:
+  static constexpr std::size_t kRingCapacity = 4096;
+  static constexpr int kIdlePauses = 32;
+  struct Rings {
+    nc::SpscRing<ne::ExecReport, kRingCapacity> reports;
+    nc::SpscRing<ne::MdEvent, kRingCapacity> md;
+  };
+
+  void consume() {
+    std::uint64_t got_reports = 0;
+    std::uint64_t got_md = 0;
+    for (;;) {
+      const std::size_t r = rings_->reports.drain([this](const ne::ExecReport& e) { report_seq_sum_ += e.seq; }, 256);
+      const std::size_t m = rings_->md.drain([this](const ne::MdEvent& e) { trades_ += e.type == ne::MdType::kTrade; }, 256);
+      got_reports += r;
+      got_md += m;
+      if (r + m == 0) {
+        // Caught up: let the engine get ahead instead of re-reading the lines it is
+        // writing (each re-read would cost it a cache-line transfer per output).
+        for (int i = 0; i < kIdlePauses; ++i) _mm_pause();
+      }
+      if (done_.load(std::memory_order_acquire) &&
+          got_reports == target_reports_.load(std::memory_order_relaxed) &&
+          got_md == target_md_.load(std::memory_order_relaxed)) {
+        end_ticks_ = nc::rdtscp();
+        return;
+      }
+    }
+  }
+
+  std::unique_ptr<Rings> rings_;
+  // Engine thread only.
+  std::uint64_t pushed_reports_ = 0;
+  std::uint64_t pushed_md_ = 0;
+  std::uint64_t full_spins_ = 0;
+  bool finished_ = false;
+  // Handed over once, at the end.
+  std::atomic<std::uint64_t> target_reports_{0};
+  std::atomic<std::uint64_t> target_md_{0};
+  std::atomic<bool> done_{false};
+  // Consumer thread only (read after join).
+  std::uint64_t report_seq_sum_ = 0;
+  std::uint64_t trades_ = 0;
+  std::uint64_t end_ticks_ = 0;
+  nc::NamedThread consumer_;  // last: starts once everything above exists
+};
+
+}  // namespace nanotick::bench
