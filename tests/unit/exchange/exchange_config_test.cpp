@@ -1,0 +1,179 @@
+// Exchange config loading: the shipped default loads; every bad value is an
+// error naming the key and the problem; unknown keys are refused.
+#include "exchange/exchange_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "config/toml_reader.hpp"
+
+namespace nx = nanotick::exchange;
+
+namespace {
+
+const std::string kCredential =
+    "sha256:00000000000000000000000000000000:60e14a70be9097fe0745a080cd16d3b1a1597f887f60fcde7f5fee4e44433f2e";
+
+std::string minimal(const std::string& extra = "") {
+  return extra + R"(
+[[instruments]]
+symbol = "A"
+
+[[clients]]
+id = 7
+credential = ")" + kCredential + "\"\n";
+}
+
+// The message of the ConfigError that parsing `text` throws ("" if none).
+std::string error_of(const std::string& text) {
+  try {
+    (void)nx::parse_exchange_config(text, "test.toml");
+  } catch (const nanotick::config::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_error(const std::string& text, const std::string& key, const std::string& words) {
+  const std::string e = error_of(text);
+  EXPECT_NE(e.find("test.toml: " + key + ": "), std::string::npos) << "error: '" << e << "'";
+  EXPECT_NE(e.find(words), std::string::npos) << "error: '" << e << "'";
+}
+
+TEST(ExchangeConfig, ShippedDefaultLoads) {
+  const auto path = std::filesystem::path(__FILE__).parent_path() / "../../../config/exchange.toml";
+  const nx::ExchangeConfig c = nx::load_exchange_config(path.string());
+  EXPECT_GE(c.engine.instruments.size(), 1u);
+  EXPECT_GE(c.clients.size(), 4u);
+  EXPECT_EQ(c.threads.mode, nx::ThreadMode::kCompact);
+  EXPECT_EQ(c.market_data.ttl, 0u);
+  EXPECT_NE(c.find_client(1), nullptr);
+}
+
+TEST(ExchangeConfig, MinimalFileTakesTheDocumentedDefaults) {
+  const nx::ExchangeConfig c = nx::parse_exchange_config(minimal(), "test.toml");
+  EXPECT_EQ(c.server.order_entry, "127.0.0.1:9100");
+  EXPECT_EQ(c.server.max_sessions, 64u);
+  EXPECT_EQ(c.journal.fsync, nx::FsyncPolicy::kBatch);
+  EXPECT_EQ(c.market_data.mtu, 1400u);
+  ASSERT_EQ(c.engine.instruments.size(), 1u);
+  EXPECT_EQ(c.engine.instruments[0].symbol, "A");
+  EXPECT_EQ(c.engine.instruments[0].max_orders, 65536u);
+  ASSERT_EQ(c.clients.size(), 1u);
+  EXPECT_EQ(c.clients[0].id, 7u);
+  EXPECT_EQ(c.clients[0].name, "client-7");
+  EXPECT_TRUE(c.clients[0].cancel_on_disconnect);
+  EXPECT_EQ(c.find_client(8), nullptr);
+}
+
+TEST(ExchangeConfig, EveryValueIsRead) {
+  const nx::ExchangeConfig c = nx::parse_exchange_config(minimal(R"(
+[server]
+order_entry = "127.0.0.1:9999"
+max_sessions = 3
+heartbeat_ms = 500
+[market_data]
+mtu = 512
+ttl = 1
+[journal]
+dir = "/tmp/j"
+fsync = "every"
+snapshot_every = 0
+[threads]
+mode = "dedicated"
+idle = "spin"
+cpus = [0, 1]
+)"), "test.toml");
+  EXPECT_EQ(c.server.order_entry, "127.0.0.1:9999");
+  EXPECT_EQ(c.server.max_sessions, 3u);
+  EXPECT_EQ(c.server.heartbeat_ms, 500u);
+  EXPECT_EQ(c.market_data.mtu, 512u);
+  EXPECT_EQ(c.market_data.ttl, 1u);
+  EXPECT_EQ(c.journal.dir, "/tmp/j");
+  EXPECT_EQ(c.journal.fsync, nx::FsyncPolicy::kEvery);
+  EXPECT_EQ(c.journal.snapshot_every, 0u);
+  EXPECT_EQ(c.threads.mode, nx::ThreadMode::kDedicated);
+  EXPECT_EQ(c.threads.idle, nanotick::core::IdleKind::spin);
+  EXPECT_EQ(c.threads.cpus, (std::vector<int>{0, 1}));
+}
+
+TEST(ExchangeConfig, ErrorsNameTheKeyAndTheProblem) {
+  expect_error(minimal("[server]\nmax_sessions = 0\n"), "server.max_sessions", "must be in [1, 65535], got 0");
+  expect_error(minimal("[server]\nmax_sessions = \"many\"\n"), "server.max_sessions", "must be an integer, got a string");
+  expect_error(minimal("[server]\nmax_sesions = 3\n"), "server.max_sesions", "unknown key");
+  expect_error(minimal("[server]\nheartbeat_ms = 50\n"), "server.heartbeat_ms", "must be in [100, 60000]");
+  expect_error(minimal("[server]\nmin_heartbeat_ms = 5000\nmax_heartbeat_ms = 100\n"), "server.min_heartbeat_ms",
+               "must be <= max_heartbeat_ms");
+  expect_error(minimal("[market_data]\nmtu = 100\n"), "market_data.mtu", "must be in [128, 65000], got 100");
+  expect_error(minimal("[market_data]\nsnapshot = \"239.255.42.1:9201\"\n"), "market_data.snapshot",
+               "must differ");
+  expect_error(minimal("[journal]\nfsync = \"sometimes\"\n"), "journal.fsync",
+               "must be one of \"every\", \"batch\", \"none\", got \"sometimes\"");
+  expect_error(minimal("[journal]\nsegment_bytes = 65537\n"), "journal.segment_bytes", "multiple of 64");
+  expect_error(minimal("[threads]\nidle = \"nap\"\n"), "threads.idle", "must be one of");
+  expect_error(minimal("[threads]\ncpus = [0, -1]\n"), "threads.cpus[1]", "must be in [0, 4095], got -1");
+  expect_error(minimal("[threads]\ncpus = 3\n"), "threads.cpus", "must be an array of integers");
+  expect_error(minimal("server = 5\n"), "server", "must be a table, got an integer");
+  expect_error(minimal("extra = 1\n"), "extra", "unknown key");
+}
+
+// minimal(extra) puts `extra` first: a [[clients]] in it is clients[0].
+TEST(ExchangeConfig, InstrumentAndClientErrorsCarryTheirIndex) {
+  const std::string one_client = "[[clients]]\nid = 7\ncredential = \"" + kCredential + "\"\n";
+  expect_error("[[instruments]]\nsymbol = \"A\"\n[[instruments]]\nsymbol = \"A\"\n" + one_client, "instruments[1].symbol",
+               "duplicate symbol");
+  expect_error("[[instruments]]\nsymbol = \"A\"\ntick_size = 0\n" + one_client, "instruments[0].tick_size",
+               "must be in [1,");
+  expect_error("[[instruments]]\ntick_size = 1\n" + one_client, "instruments[0].symbol", "missing (required)");
+  expect_error("[[instruments]]\nsymbol = \"A\"\nmax_pric = 5\n" + one_client, "instruments[0].max_pric",
+               "unknown key");
+  expect_error(one_client, "instruments", "at least one [[instruments]]");
+  expect_error("[[instruments]]\nsymbol = \"A\"\n", "clients", "at least one [[clients]]");
+  expect_error(minimal("[[clients]]\nid = 7\ncredential = \"" + kCredential + "\"\n"), "clients[1].id",
+               "duplicate client id 7");
+  expect_error(minimal("[[clients]]\nid = 70000\ncredential = \"" + kCredential + "\"\n"), "clients[0].id",
+               "must be in [1, 65535], got 70000");
+  expect_error(minimal("[[clients]]\nid = 8\n"), "clients[0].credential", "missing (required)");
+  expect_error(minimal("[[clients]]\nid = 8\ncredential = \"plaintext-password\"\n"), "clients[0].credential",
+               "sha256:<salt hex>:<digest hex>");
+  expect_error(minimal("[[clients]]\nid = 8\ncredential = \"" + kCredential + "\"\nrate_limit_per_s = 0\n"),
+               "clients[0].rate_limit_per_s", "must be in [1,");
+}
+
+TEST(ExchangeConfig, EngineValidationNamesTheInstrument) {
+  // A band not on the tick passes the per-key ranges and fails the engine's own check.
+  const std::string e = error_of(minimal("[[instruments]]\nsymbol = \"B\"\ntick_size = 5\nmin_price = 3\n"));
+  EXPECT_NE(e.find("test.toml: instruments: "), std::string::npos) << e;
+  EXPECT_NE(e.find("B"), std::string::npos) << e;
+}
+
+TEST(ExchangeConfig, SyntaxErrorsGiveLineAndColumn) {
+  const std::string e = error_of("[server\nmax_sessions = 3\n");
+  EXPECT_NE(e.find("test.toml:1:"), std::string::npos) << e;
+  EXPECT_NE(e.find("TOML syntax error"), std::string::npos) << e;
+}
+
+TEST(ExchangeConfig, MissingFileIsAClearError) {
+  try {
+    (void)nx::load_exchange_config("/nonexistent/exchange.toml");
+    ADD_FAILURE() << "no error";
+  } catch (const nanotick::config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/exchange.toml: cannot open config file"), std::string::npos);
+  }
+}
+
+TEST(ExchangeConfig, FingerprintFollowsTheInstrumentTable) {
+  const auto a = nx::parse_exchange_config(minimal(), "test.toml");
+  const auto b = nx::parse_exchange_config(minimal("[server]\nmax_sessions = 3\n"), "test.toml");
+  EXPECT_EQ(a.engine_fingerprint(), b.engine_fingerprint());  // sessions do not change the journal's meaning
+  auto c = a;
+  c.engine.instruments[0].tick_size = 2;
+  EXPECT_NE(a.engine_fingerprint(), c.engine_fingerprint());
+  auto d = a;
+  d.engine.instruments[0].symbol = "AB";
+  EXPECT_NE(a.engine_fingerprint(), d.engine_fingerprint());
+}
+
+}  // namespace
