@@ -1,0 +1,56 @@
+// On-disk layout of the journal (docs/EXCHANGE.md "Journal"): segment files of
+// fixed-size 64-byte records, each a sequenced engine Request with its
+// CRC-32C. Shared by the writer and the recovery scan. Plain values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "core/crc32c.hpp"
+#include "engine/request.hpp"
+
+namespace nanotick::exchange {
+
+inline constexpr char kJournalMagic[8] = {'N', 'T', 'J', 'R', 'N', 'L', '0', '1'};
+inline constexpr std::uint32_t kJournalVersion = 1;
+
+struct SegmentHeader {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t record_size;
+  std::uint64_t first_seq;    // seq of the segment's first record
+  std::uint64_t fingerprint;  // ExchangeConfig::engine_fingerprint() of the writer
+  std::uint8_t reserved[32];
+};
+static_assert(sizeof(SegmentHeader) == 64 && std::is_trivially_copyable_v<SegmentHeader>);
+
+enum class RecordType : std::uint8_t { kEngineRequest = 1 };
+
+struct JournalRecord {
+  std::uint16_t length;  // 64; 0 = end of data (the preallocated file is zeros)
+  RecordType type;
+  std::uint8_t reserved;
+  std::uint32_t crc;     // CRC-32C of the record with this field taken as absent
+  std::uint64_t seq;     // from 1, +1 per record, = the engine's request_seq
+  engine::Request request;
+};
+static_assert(sizeof(JournalRecord) == 64 && offsetof(JournalRecord, crc) == 4 && offsetof(JournalRecord, seq) == 8 &&
+              offsetof(JournalRecord, request) == 16 && std::is_trivially_copyable_v<JournalRecord>);
+
+// CRC over bytes [0, 4) and [8, 64): everything but the crc field itself.
+inline std::uint32_t record_crc(const JournalRecord& r) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(&r);
+  return core::crc32c(core::crc32c(0, p, 4), p + 8, sizeof(JournalRecord) - 8);
+}
+
+inline std::string segment_file_name(std::uint64_t first_seq) {
+  char name[64];
+  std::snprintf(name, sizeof name, "journal-%020llu.log", static_cast<unsigned long long>(first_seq));
+  return name;
+}
+
+}  // namespace nanotick::exchange

@@ -1,0 +1,282 @@
+// The journal: what is appended comes back in order after a reopen, a torn or
+// corrupt tail is cut at the last good record and reported, a journal of
+// another instrument table is refused, and a process killed with SIGKILL
+// while appending loses nothing it had appended.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "exchange/journal_recovery.hpp"
+#include "exchange/journal_writer.hpp"
+
+namespace nx = nanotick::exchange;
+namespace ne = nanotick::engine;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint64_t kFingerprint = 0x1234'5678'9abc'def0ULL;
+constexpr std::uint64_t kSmallSegment = 64 * 1024;  // 1023 records per segment
+constexpr std::uint64_t kRecordsPerSegment = (kSmallSegment - 64) / 64;
+
+ne::Request request_for(std::uint64_t seq) {
+  ne::Request r = ne::make_new(static_cast<ne::InstrumentId>(seq % 3), static_cast<ne::ClientId>(1 + seq % 5), seq,
+                               seq % 2 ? ne::Side::kBuy : ne::Side::kSell, ne::OrderType::kLimit,
+                               static_cast<ne::Price>(1000 + seq % 97), static_cast<ne::Qty>(1 + seq % 13));
+  r.event_id = seq * 7919;
+  return r;
+}
+
+class JournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = (fs::temp_directory_path() / ("nanotick-journal-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+              .string();
+    fs::remove_all(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // Recovers from `after`, collecting the replayed records.
+  nx::JournalRecovery recover(std::vector<nx::JournalRecord>& got, std::uint64_t after = 0,
+                              std::uint64_t fingerprint = kFingerprint) {
+    return nx::recover_journal(dir, fingerprint, after, [&](const nx::JournalRecord& r) { got.push_back(r); });
+  }
+  void append(nx::JournalWriter& w, std::uint64_t from, std::uint64_t to) {
+    for (std::uint64_t s = from; s <= to; ++s) {
+      ASSERT_EQ(w.next_seq(), s);
+      ASSERT_TRUE(w.append(request_for(s)));
+    }
+  }
+  std::vector<std::string> segments() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  std::string dir;
+};
+
+void expect_records(const std::vector<nx::JournalRecord>& got, std::uint64_t first, std::uint64_t last) {
+  ASSERT_EQ(got.size(), last - first + 1);
+  for (std::uint64_t i = 0; i < got.size(); ++i) {
+    const std::uint64_t seq = first + i;
+    ASSERT_EQ(got[i].seq, seq);
+    const ne::Request want = request_for(seq);
+    ASSERT_EQ(std::memcmp(&got[i].request, &want, sizeof want), 0) << "seq " << seq;
+  }
+}
+
+TEST_F(JournalTest, EmptyDirectoryIsAnEmptyJournal) {
+  std::vector<nx::JournalRecord> got;
+  const auto rec = recover(got);
+  EXPECT_TRUE(got.empty());
+  EXPECT_EQ(rec.tail.next_seq, 1u);
+  EXPECT_TRUE(rec.tail.segment_path.empty());
+  EXPECT_TRUE(rec.truncation.empty());
+}
+
+TEST_F(JournalTest, RecordsComeBackInOrderAcrossSegmentsAndReopens) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 2500);
+    EXPECT_EQ(w.segments_created(), 3u);
+  }
+  EXPECT_EQ(segments().size(), 3u);
+  std::vector<nx::JournalRecord> got;
+  auto rec = recover(got);
+  expect_records(got, 1, 2500);
+  EXPECT_TRUE(rec.truncation.empty()) << rec.truncation;
+  EXPECT_EQ(rec.tail.next_seq, 2501u);
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);  // continue where it ended
+    append(w, 2501, 4000);
+    EXPECT_TRUE(w.sync());
+    EXPECT_EQ(w.durable_seq(), 4000u);
+  }
+  got.clear();
+  rec = recover(got);
+  expect_records(got, 1, 4000);
+  EXPECT_EQ(rec.records_scanned, 4000u);
+}
+
+TEST_F(JournalTest, SegmentFilledExactlyContinuesInANewOne) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, kRecordsPerSegment);
+  }
+  std::vector<nx::JournalRecord> got;
+  auto rec = recover(got);
+  EXPECT_EQ(rec.tail.offset, kSmallSegment);
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);
+    append(w, kRecordsPerSegment + 1, kRecordsPerSegment + 10);
+  }
+  got.clear();
+  rec = recover(got);
+  expect_records(got, 1, kRecordsPerSegment + 10);
+  EXPECT_EQ(segments().size(), 2u);
+}
+
+TEST_F(JournalTest, RecordsUpToTheSnapshotAreCheckedNotReplayed) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 1500);
+  }
+  std::vector<nx::JournalRecord> got;
+  const auto rec = recover(got, 1200);
+  expect_records(got, 1201, 1500);
+  EXPECT_EQ(rec.records_scanned, 1500u);
+  EXPECT_EQ(rec.records_replayed, 300u);
+}
+
+TEST_F(JournalTest, SnapshotAheadOfTheJournalIsRefused) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 10);
+  }
+  std::vector<nx::JournalRecord> got;
+  EXPECT_THROW(recover(got, 50), nx::JournalError);
+}
+
+TEST_F(JournalTest, OtherInstrumentTableIsRefused) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 3);
+  }
+  std::vector<nx::JournalRecord> got;
+  try {
+    recover(got, 0, kFingerprint + 1);
+    ADD_FAILURE() << "accepted";
+  } catch (const nx::JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find("another instrument table"), std::string::npos) << e.what();
+  }
+}
+
+// Damages the record with `seq` in the first segment with `damage(bytes)`.
+template <typename F>
+void damage_record(const std::string& dir, std::uint64_t seq, F&& damage) {
+  const std::string path = dir + "/" + nx::segment_file_name(1);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  const auto off = static_cast<std::streamoff>(64 + (seq - 1) * 64);
+  unsigned char rec[64];
+  f.seekg(off);
+  f.read(reinterpret_cast<char*>(rec), 64);
+  damage(rec);
+  f.seekp(off);
+  f.write(reinterpret_cast<const char*>(rec), 64);
+}
+
+TEST_F(JournalTest, TornLastRecordIsCutAndReported) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 100);
+  }
+  // A write that stopped half way: the record's second half never arrived.
+  damage_record(dir, 100, [](unsigned char* r) { std::memset(r + 32, 0, 32); });
+  std::vector<nx::JournalRecord> got;
+  auto rec = recover(got);
+  expect_records(got, 1, 99);
+  EXPECT_NE(rec.truncation.find("offset " + std::to_string(64 + 99 * 64)), std::string::npos) << rec.truncation;
+  EXPECT_NE(rec.truncation.find("CRC mismatch"), std::string::npos) << rec.truncation;
+  EXPECT_EQ(rec.truncated_bytes, kSmallSegment - (64 + 99 * 64));
+  EXPECT_EQ(rec.tail.next_seq, 100u);
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);
+    append(w, 100, 120);  // seq 100 again, this time whole
+  }
+  got.clear();
+  rec = recover(got);
+  EXPECT_TRUE(rec.truncation.empty()) << rec.truncation;
+  expect_records(got, 1, 120);
+}
+
+TEST_F(JournalTest, CorruptRecordInTheMiddleCutsEverythingAfterIt) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 2100);  // three segments
+  }
+  damage_record(dir, 500, [](unsigned char* r) { r[40] ^= 0x01; });  // one bit in the payload
+  std::vector<nx::JournalRecord> got;
+  const auto rec = recover(got);
+  expect_records(got, 1, 499);
+  EXPECT_FALSE(rec.truncation.empty());
+  ASSERT_EQ(rec.quarantined.size(), 2u);  // the two later segments, kept aside as *.corrupt-*
+  for (const auto& q : rec.quarantined) EXPECT_TRUE(fs::exists(q)) << q;
+  EXPECT_EQ(rec.tail.next_seq, 500u);
+}
+
+TEST_F(JournalTest, BytesAfterTheEndOfDataAreACut) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 10);
+  }
+  damage_record(dir, 20, [](unsigned char* r) { r[13] = 0x55; });  // garbage past the end
+  std::vector<nx::JournalRecord> got;
+  const auto rec = recover(got);
+  expect_records(got, 1, 10);
+  EXPECT_NE(rec.truncation.find("data after the end"), std::string::npos) << rec.truncation;
+  got.clear();
+  EXPECT_TRUE(recover(got).truncation.empty());  // the cut was made once
+}
+
+TEST_F(JournalTest, NotAJournalIsRefused) {
+  fs::create_directories(dir);
+  std::ofstream(dir + "/" + nx::segment_file_name(1)) << "this is not a journal segment, just text";
+  std::vector<nx::JournalRecord> got;
+  EXPECT_THROW(recover(got), nx::JournalError);
+}
+
+TEST_F(JournalTest, ProcessKilledWhileAppendingLosesNothingItAppended) {
+  // A child appends as fast as it can and reports each appended seq through a
+  // pipe; the parent kills it with SIGKILL at a random moment. Every reported
+  // seq must be recovered; the appends continue in the next child. 5 rounds.
+  std::mt19937_64 rng(42);
+  std::uint64_t next = 1;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<nx::JournalRecord> got;
+    const auto rec = recover(got);
+    ASSERT_EQ(rec.tail.next_seq, next) << "round " << round;
+    expect_records(got, 1, next - 1);
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(fds[0]);
+      nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);
+      for (std::uint64_t s = rec.tail.next_seq;; ++s) {
+        if (!w.append(request_for(s))) ::_exit(3);
+        if (::write(fds[1], &s, sizeof s) != sizeof s) ::_exit(4);
+      }
+    }
+    ::close(fds[1]);
+    std::uint64_t first = 0;  // wait for the first append (opening syncs, which can take a while)
+    ASSERT_EQ(::read(fds[0], &first, sizeof first), static_cast<ssize_t>(sizeof first));
+    ::usleep(static_cast<useconds_t>(1000 + rng() % 20000));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited early with " << WEXITSTATUS(status);
+    std::uint64_t acked = first;
+    std::uint64_t s = 0;
+    while (::read(fds[0], &s, sizeof s) == sizeof s) acked = s;
+    ::close(fds[0]);
+    got.clear();
+    const auto after = recover(got);
+    EXPECT_GE(after.tail.next_seq, acked + 1) << "round " << round << ": an appended record was lost";
+    ASSERT_GT(acked, next - 1) << "the child appended nothing in round " << round;
+    next = after.tail.next_seq;
+  }
+}
+
+}  // namespace
