@@ -54,6 +54,8 @@ class JournalWriter {
   // Makes every record appended before the call durable (fdatasync). Returns
   // false (and records the error) if the kernel reports a write-back failure.
   bool sync();
+  // Highest seq appended; readable from any thread.
+  std::uint64_t appended_seq() const noexcept { return appended_seq_.load(std::memory_order_acquire); }
   // Highest seq known durable (by a completed sync()).
   std::uint64_t durable_seq() const noexcept { return durable_seq_.load(std::memory_order_acquire); }
 

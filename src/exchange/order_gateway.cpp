@@ -1,0 +1,520 @@
+#include "exchange/order_gateway.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/order.hpp"
+#include "net/socket_address.hpp"
+#include "proto/order_entry_codec.hpp"
+
+namespace nanotick::exchange {
+
+namespace {
+
+constexpr std::size_t kInputBufferBytes = 64 * 1024;
+constexpr std::uint64_t kTimerPeriodNs = 1'000'000;    // heartbeat/timeout checks: every 1 ms
+constexpr std::uint64_t kCloseLingerNs = 1'000'000'000;  // wait this long for the peer's EOF
+
+std::size_t total_orders(const ExchangeConfig& c) {
+  std::size_t n = 0;
+  for (const auto& in : c.engine.instruments) n += in.max_orders;
+  return n;
+}
+
+}  // namespace
+
+OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, std::uint64_t session_id_base)
+    : config_(config),
+      requests_(requests),
+      clock_(core::TscClock::global()),
+      session_id_base_(session_id_base),
+      listener_(net::parse_socket_address(config.server.order_entry, net::PortZero::kAllowed)),
+      poller_(config.server.max_sessions + kOverflowSlots + 1),
+      session_of_client_(engine::kMaxClientId + 1, -1),
+      resting_(total_orders(config)) {
+  const std::size_t slots = config.server.max_sessions + kOverflowSlots;
+  sessions_.reserve(slots);
+  for (std::size_t i = 0; i < slots; ++i)
+    sessions_.push_back(std::make_unique<Session>(i, kInputBufferBytes, config.server.output_buffer_bytes));
+  pending_cancels_.reserve(total_orders(config));
+  if (const auto ec = poller_.add(listener_.fd(), net::Interest::kRead, kListenerToken); ec)
+    throw std::runtime_error("gateway: cannot poll the listening socket: " + ec.message());
+  last_timer_ns_ = now_ns();
+}
+
+OrderGateway::~OrderGateway() = default;
+
+std::uint64_t OrderGateway::now_ns() const noexcept {
+  return static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())));
+}
+
+int OrderGateway::do_work() noexcept {
+  const std::uint64_t now = now_ns();
+  int work = 0;
+  if (accepting_ && shutdown_requested_.load(std::memory_order_acquire)) begin_shutdown();
+  for (const net::ReadyEvent& ev : poller_.wait(0)) {
+    ++work;
+    if (ev.token == kListenerToken) {
+      accept_all(now);
+      continue;
+    }
+    const auto index = static_cast<std::size_t>(ev.token);
+    if (index >= sessions_.size() || sessions_[index]->state == SessionState::kFree) continue;
+    Session& s = *sessions_[index];
+    if (ev.readable() || ev.hangup() || ev.error()) read_session(s, now);
+    if (ev.writable()) flush(s);
+  }
+  if (pending_cancel_head_ != pending_cancels_.size()) push_pending_cancels();
+  // Sessions that stopped because the sequencer ring was full retry.
+  for (const auto& sp : sessions_) {
+    if (sp->input_blocked && sp->state == SessionState::kActive) {
+      sp->input_blocked = false;
+      process_input(*sp, now);
+    }
+  }
+  if (now - last_timer_ns_ >= kTimerPeriodNs) {
+    run_timers(now);
+    last_timer_ns_ = now;
+  }
+  for (const auto& sp : sessions_)
+    if (!sp->out.empty()) flush(*sp);
+  return work;
+}
+
+void OrderGateway::accept_all(std::uint64_t now) noexcept {
+  while (auto stream = listener_.accept()) {
+    if (!accepting_) continue;  // shutting down: the destructor of `stream` closes it
+    std::size_t index = sessions_.size();
+    for (std::size_t i = 0; i < sessions_.size(); ++i) {
+      if (sessions_[i]->state == SessionState::kFree) {
+        index = i;
+        break;
+      }
+    }
+    if (index == sessions_.size()) {
+      counters_.connections_refused.add();
+      continue;
+    }
+    Session& s = *sessions_[index];
+    if (poller_.add(stream->fd(), net::Interest::kRead, index)) {
+      counters_.connections_refused.add();
+      continue;
+    }
+    s.stream = std::move(*stream);
+    s.state = SessionState::kAwaitingLogon;
+    ++s.generation;
+    s.client_id = 0;
+    s.client = nullptr;
+    s.expected_seq = 1;
+    s.next_out_seq = 1;
+    s.heartbeat_ms = config_.server.heartbeat_ms;
+    s.connected_ns = s.last_in_ns = s.last_out_ns = now;
+    s.write_interest = false;
+    s.write_shut = false;
+    s.input_blocked = false;
+    s.in.clear();
+    s.out.clear();
+    ++open_connections_;
+    counters_.connections_open.set(open_connections_);
+    counters_.connections_accepted.add();
+  }
+}
+
+void OrderGateway::read_session(Session& s, std::uint64_t now) noexcept {
+  std::size_t budget = config_.server.read_budget_bytes;
+  while (budget > 0 && s.state != SessionState::kFree) {
+    std::span<std::uint8_t> room = s.in.writable();
+    if (room.empty()) break;  // a full buffer of unprocessed input (ring full): read later
+    if (room.size() > budget) room = room.first(budget);
+    const net::IoResult r = s.stream.read_some(room);
+    if (r.status == net::IoStatus::kWouldBlock) break;
+    if (r.status != net::IoStatus::kOk) {  // EOF, reset or error: whatever was complete is processed
+      if (s.state != SessionState::kClosing) process_input(s, now);
+      release(s);
+      return;
+    }
+    budget -= r.bytes;
+    counters_.bytes_in.add(r.bytes);
+    if (s.state == SessionState::kClosing) {
+      s.in.clear();  // after our Logout nothing the peer sends is processed
+      continue;
+    }
+    s.in.commit(r.bytes);
+    s.last_in_ns = now;
+    process_input(s, now);
+  }
+}
+
+void OrderGateway::process_input(Session& s, std::uint64_t now) noexcept {
+  while (s.state == SessionState::kAwaitingLogon || s.state == SessionState::kActive) {
+    const std::span<const std::uint8_t> bytes = s.in.readable();
+    const proto::Frame f = proto::next_frame(bytes, proto::Direction::kFromClient);
+    if (f.status == proto::FrameStatus::kNeedMore) return;
+    if (f.status == proto::FrameStatus::kFatal) {  // rule 1: framing lost
+      counters_.messages_in.add();
+      proto::Header h = f.header;
+      h.seq = 0;  // unreadable
+      session_reject(s, h, f.reason, now);
+      logout_and_close(s, proto::LogoutReason::kProtocolError, now);
+      return;
+    }
+    counters_.messages_in.add();
+    if (f.status == proto::FrameStatus::kSkip) {  // rules 2-4: framing holds, the message is bad
+      if (s.state == SessionState::kAwaitingLogon) {
+        session_reject(s, f.header, f.reason, now);
+        logout_and_close(s, proto::LogoutReason::kNotLoggedOn, now);
+        return;
+      }
+      session_reject(s, f.header, f.reason, now);
+      if (f.header.seq == s.expected_seq) ++s.expected_seq;
+      s.in.consume(f.length);
+      continue;
+    }
+    if (!handle_message(s, f.header, bytes.data(), now)) return;
+    if (s.state == SessionState::kAwaitingLogon || s.state == SessionState::kActive) s.in.consume(f.length);
+  }
+}
+
+bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std::uint8_t* bytes,
+                                  std::uint64_t now) noexcept {
+  using proto::MsgType;
+  if (s.state == SessionState::kAwaitingLogon) {
+    // Rule 5 and logon step 2: the first message must be a Logon with seq 1.
+    if (h.type != MsgType::kLogon || h.seq != 1) {
+      session_reject(s, h, proto::SessionRejectReason::kNotLoggedOn, now);
+      logout_and_close(s, proto::LogoutReason::kNotLoggedOn, now);
+      return false;
+    }
+    handle_logon(s, proto::read_message<proto::Logon>(bytes), now);
+    return true;
+  }
+  if (h.seq != s.expected_seq) {  // rules 6-7: not processed, expected unchanged
+    session_reject(s, h, h.seq > s.expected_seq ? proto::SessionRejectReason::kSeqGap
+                                                : proto::SessionRejectReason::kSeqRepeat, now);
+    return true;
+  }
+  switch (h.type) {
+    case MsgType::kLogon:
+      ++s.expected_seq;
+      session_reject(s, h, proto::SessionRejectReason::kAlreadyLoggedOn, now);
+      return true;
+    case MsgType::kLogout:
+      ++s.expected_seq;
+      logout_and_close(s, proto::LogoutReason::kClientRequest, now);
+      return false;
+    case MsgType::kHeartbeat:
+      ++s.expected_seq;
+      return true;
+    case MsgType::kNewOrder:
+    case MsgType::kCancelOrder:
+    case MsgType::kModifyOrder: {
+      if (requests_.size() >= RequestRing::capacity()) {  // no room: keep the bytes, retry next pass
+        s.input_blocked = true;
+        return false;
+      }
+      if (!s.rate.try_take(now)) {
+        ++s.expected_seq;
+        session_reject(s, h, proto::SessionRejectReason::kRateLimited, now);
+        return true;
+      }
+      engine::Request rq{};
+      rq.client = s.client_id;
+      rq.event_id = make_event_id(s.client_id, s.generation, h.seq);
+      if (h.type == MsgType::kNewOrder) {
+        const auto m = proto::read_message<proto::NewOrder>(bytes);
+        rq.type = engine::RequestType::kNew;
+        rq.client_order_id = m.client_order_id;
+        rq.instrument = m.instrument;
+        rq.side = static_cast<engine::Side>(m.side);
+        rq.order_type = static_cast<engine::OrderType>(m.order_type);
+        rq.stp = static_cast<engine::StpMode>(m.stp);
+        rq.reserved = m.reserved;
+        rq.price = m.price;
+        rq.qty = m.qty;
+      } else if (h.type == MsgType::kCancelOrder) {
+        const auto m = proto::read_message<proto::CancelOrder>(bytes);
+        rq.type = engine::RequestType::kCancel;
+        rq.side = engine::Side::kBuy;
+        rq.order_type = engine::OrderType::kLimit;
+        rq.client_order_id = m.client_order_id;
+        rq.instrument = m.instrument;
+        rq.reserved = m.reserved;
+      } else {
+        const auto m = proto::read_message<proto::ModifyOrder>(bytes);
+        rq.type = engine::RequestType::kModify;
+        rq.side = engine::Side::kBuy;
+        rq.order_type = engine::OrderType::kLimit;
+        rq.client_order_id = m.client_order_id;
+        rq.instrument = m.instrument;
+        rq.reserved = m.reserved;
+        rq.price = m.price;
+        rq.qty = m.qty;
+      }
+      ++s.expected_seq;
+      forward(rq);
+      return true;
+    }
+    default:
+      // next_frame only passes client types; a new one must be handled above.
+      ++s.expected_seq;
+      session_reject(s, h, proto::SessionRejectReason::kUnknownType, now);
+      return true;
+  }
+}
+
+void OrderGateway::forward(const engine::Request& rq) noexcept {
+  // Room was checked before the message was consumed; this thread is the only producer.
+  (void)requests_.try_push(InboundRequest{rq, clock_.now()});
+  counters_.requests_forwarded.add();
+}
+
+void OrderGateway::push_pending_cancels() noexcept {
+  while (pending_cancel_head_ != pending_cancels_.size()) {
+    if (!requests_.try_push(InboundRequest{pending_cancels_[pending_cancel_head_], clock_.now()})) return;
+    ++pending_cancel_head_;
+    counters_.disconnect_cancels.add();
+  }
+  pending_cancels_.clear();  // keeps its capacity
+  pending_cancel_head_ = 0;
+}
+
+void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept {
+  using proto::LogonRejectReason;
+  s.expected_seq = 2;
+  auto reject = [&](LogonRejectReason why) {
+    auto r = proto::make_message<proto::LogonReject>(0);
+    r.reason = static_cast<std::uint16_t>(why);
+    counters_.logon_rejects[static_cast<std::size_t>(why)].add();
+    send(s, r, now);
+    start_closing(s, now);
+  };
+  const ClientConfig* client = config_.find_client(m.client_id);
+  if (logged_on_ >= config_.server.max_sessions) return reject(LogonRejectReason::kMaxSessions);
+  if (client == nullptr) return reject(LogonRejectReason::kUnknownClient);
+  if (!client->credential.matches(std::span<const char>(m.credential, sizeof m.credential)))
+    return reject(LogonRejectReason::kBadCredentials);
+  if (session_of_client_[m.client_id] >= 0) return reject(LogonRejectReason::kAlreadyLoggedOn);
+  std::uint32_t hb = m.heartbeat_ms == 0 ? config_.server.heartbeat_ms : m.heartbeat_ms;
+  if (hb < config_.server.min_heartbeat_ms || hb > config_.server.max_heartbeat_ms)
+    return reject(LogonRejectReason::kBadHeartbeat);
+
+  s.state = SessionState::kActive;
+  s.client = client;
+  s.client_id = m.client_id;
+  s.heartbeat_ms = hb;
+  s.rate = TokenBucket(client->rate_limit_per_s, client->rate_burst, now);
+  session_of_client_[m.client_id] = static_cast<std::int32_t>(s.index);
+  ++logged_on_;
+  counters_.sessions_logged_on.add();
+  counters_.sessions_live.set(logged_on_);
+  auto ack = proto::make_message<proto::LogonAck>(0);
+  ack.client_id = m.client_id;
+  ack.heartbeat_ms = hb;
+  ack.session_id = session_id_base_ + ++next_session_serial_;
+  send(s, ack, now);
+}
+
+template <typename M>
+void OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
+  if (s.state == SessionState::kFree || s.state == SessionState::kClosing) return;
+  m.header.seq = s.next_out_seq;
+  if (!s.out.append(&m, sizeof m)) {
+    // The client does not read: it is closed without its remaining output.
+    s.out.clear();
+    logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
+    return;
+  }
+  ++s.next_out_seq;
+  s.last_out_ns = now;
+  counters_.messages_out.add();
+}
+
+void OrderGateway::session_reject(Session& s, const proto::Header& h, proto::SessionRejectReason reason,
+                                  std::uint64_t now) noexcept {
+  auto r = proto::make_message<proto::SessionReject>(0);
+  r.ref_seq = h.seq;
+  r.expected_seq = s.expected_seq;
+  r.ref_type = static_cast<std::uint8_t>(h.type);
+  r.reason = static_cast<std::uint16_t>(reason);
+  counters_.session_rejects[static_cast<std::size_t>(reason)].add();
+  send(s, r, now);
+}
+
+void OrderGateway::logout_and_close(Session& s, proto::LogoutReason reason, std::uint64_t now) noexcept {
+  if (s.state == SessionState::kFree || s.state == SessionState::kClosing) return;
+  auto m = proto::make_message<proto::ServerLogout>(0);
+  m.reason = static_cast<std::uint16_t>(reason);
+  counters_.logouts[static_cast<std::size_t>(reason)].add();
+  if (reason != proto::LogoutReason::kSlowConsumer) send(s, m, now);
+  start_closing(s, now);
+}
+
+void OrderGateway::log_off(Session& s) noexcept {
+  if (s.state != SessionState::kActive) return;
+  session_of_client_[s.client_id] = -1;
+  --logged_on_;
+  counters_.sessions_live.set(logged_on_);
+  if (s.client != nullptr && s.client->cancel_on_disconnect) queue_disconnect_cancels(s.client_id);
+}
+
+void OrderGateway::start_closing(Session& s, std::uint64_t now) noexcept {
+  log_off(s);
+  s.state = SessionState::kClosing;
+  s.in.clear();
+  s.input_blocked = false;
+  s.close_deadline_ns = now + kCloseLingerNs;
+  // Flush what we can now; the write side is shut once the output is empty,
+  // so the peer reads our last messages before the end of the stream.
+  flush(s);
+}
+
+void OrderGateway::release(Session& s) noexcept {
+  if (s.state == SessionState::kFree) return;
+  log_off(s);
+  (void)poller_.remove(s.stream.fd());
+  s.stream.close();
+  s.state = SessionState::kFree;
+  s.in.clear();
+  s.out.clear();
+  s.input_blocked = false;
+  s.write_interest = false;
+  --open_connections_;
+  counters_.connections_open.set(open_connections_);
+  counters_.sessions_closed.add();
+}
+
+void OrderGateway::flush(Session& s) noexcept {
+  if (s.state == SessionState::kFree) return;
+  while (!s.out.empty()) {
+    const net::IoResult r = s.stream.write_some(s.out.readable());
+    if (r.status == net::IoStatus::kWouldBlock) break;
+    if (r.status != net::IoStatus::kOk) {
+      release(s);
+      return;
+    }
+    s.out.consume(r.bytes);
+    counters_.bytes_out.add(r.bytes);
+  }
+  if (s.state == SessionState::kClosing && s.out.empty() && !s.write_shut) {
+    ::shutdown(s.stream.fd(), SHUT_WR);  // then wait for the peer's EOF (read_session) or the deadline
+    s.write_shut = true;
+  }
+  update_write_interest(s);
+}
+
+void OrderGateway::update_write_interest(Session& s) noexcept {
+  const bool want = !s.out.empty();
+  if (want == s.write_interest || s.state == SessionState::kFree) return;
+  if (!poller_.modify(s.stream.fd(), want ? net::Interest::kReadWrite : net::Interest::kRead, s.index))
+    s.write_interest = want;
+}
+
+void OrderGateway::run_timers(std::uint64_t now) noexcept {
+  for (const auto& sp : sessions_) {
+    Session& s = *sp;
+    switch (s.state) {
+      case SessionState::kFree: break;
+      case SessionState::kAwaitingLogon:
+        if (now - s.connected_ns >= std::uint64_t{config_.server.logon_timeout_ms} * 1'000'000)
+          logout_and_close(s, proto::LogoutReason::kLogonTimeout, now);
+        break;
+      case SessionState::kActive: {
+        const std::uint64_t hb = std::uint64_t{s.heartbeat_ms} * 1'000'000;
+        if (now - s.last_in_ns >= 3 * hb) {
+          logout_and_close(s, proto::LogoutReason::kHeartbeatTimeout, now);
+        } else if (now - s.last_out_ns >= hb) {
+          send(s, proto::make_message<proto::ServerHeartbeat>(0), now);
+        }
+        break;
+      }
+      case SessionState::kClosing:
+        if (now >= s.close_deadline_ns) release(s);
+        break;
+    }
+  }
+}
+
+void OrderGateway::begin_shutdown() noexcept {
+  accepting_ = false;
+  const std::uint64_t now = now_ns();
+  for (const auto& sp : sessions_)
+    if (sp->state == SessionState::kActive || sp->state == SessionState::kAwaitingLogon)
+      logout_and_close(*sp, proto::LogoutReason::kServerShutdown, now);
+}
+
+void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
+  track_order(r);
+  const std::int32_t index = r.client <= engine::kMaxClientId ? session_of_client_[r.client] : -1;
+  if (index < 0) {
+    counters_.reports_dropped.add();
+    return;
+  }
+  Session& s = *sessions_[static_cast<std::size_t>(index)];
+  const std::uint32_t ref_seq =
+      event_client(r.event_id) == r.client && event_generation(r.event_id) == s.generation ? event_seq(r.event_id) : 0;
+  const std::uint64_t now = now_ns();
+  if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected) {
+    auto m = proto::make_message<proto::OrderReject>(
+        0, r.type == engine::ReportType::kCancelRejected ? proto::MsgType::kCancelReject : proto::MsgType::kModifyReject);
+    m.exec_seq = r.seq;
+    m.client_order_id = r.client_order_id;
+    m.instrument = r.instrument;
+    m.ref_seq = ref_seq;
+    m.reason = static_cast<std::uint16_t>(r.reason);
+    send(s, m, now);
+    return;
+  }
+  auto m = proto::make_message<proto::ExecutionReport>(0);
+  m.exec_seq = r.seq;
+  m.client_order_id = r.client_order_id;
+  m.order_id = r.order_id;
+  m.price = r.price;
+  m.order_qty = r.order_qty;
+  m.last_price = r.last_price;
+  m.last_qty = r.last_qty;
+  m.cum_qty = r.cum_qty;
+  m.leaves_qty = r.leaves_qty;
+  m.instrument = r.instrument;
+  m.ref_seq = ref_seq;
+  m.exec_type = static_cast<proto::ExecType>(r.type);  // engine ReportType 1-5 = ExecType 1-5
+  m.side = static_cast<std::uint8_t>(r.side);
+  m.order_type = static_cast<std::uint8_t>(r.order_type);
+  m.is_maker = r.is_maker ? 1 : 0;
+  m.reject_reason = static_cast<std::uint16_t>(r.reason);
+  m.cancel_reason = static_cast<std::uint8_t>(r.cancel_reason);
+  send(s, m, now);
+}
+
+// Follows each client's resting orders from the reports: accepted limit
+// orders rest until a report leaves nothing open (fill to zero, cancel).
+void OrderGateway::track_order(const engine::ExecReport& r) noexcept {
+  const std::uint64_t key = engine::order_key(r.client & engine::kMaxClientId, r.client_order_id);
+  switch (r.type) {
+    case engine::ReportType::kAccepted:
+      if (r.order_type == engine::OrderType::kLimit) (void)resting_.insert(key, r.instrument);
+      break;
+    case engine::ReportType::kFill:
+      if (r.leaves_qty == 0) (void)resting_.erase(key);
+      break;
+    case engine::ReportType::kCancelled:
+      (void)resting_.erase(key);
+      break;
+    default: break;
+  }
+}
+
+void OrderGateway::queue_disconnect_cancels(std::uint32_t client) noexcept {
+  // At a disconnect, not per message: a scan of the table is acceptable here.
+  // pending_cancels_ has room for every order the engine can hold.
+  resting_.for_each([&](std::uint64_t key, std::uint32_t instrument) {
+    if ((key >> 48) != client || pending_cancels_.size() == pending_cancels_.capacity()) return;
+    engine::Request rq = engine::make_cancel(instrument, client, key & engine::kMaxClientOrderId);
+    rq.event_id = make_event_id(client, 0, 0);
+    pending_cancels_.push_back(rq);
+  });
+  push_pending_cancels();
+}
+
+}  // namespace nanotick::exchange

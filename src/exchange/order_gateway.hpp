@@ -1,0 +1,131 @@
+// The exchange's order-entry gateway (docs/EXCHANGE.md "Pipeline",
+// PROTOCOL.md §1): accepts TCP sessions, frames and checks their messages,
+// runs logon, sequence numbers, heartbeats and the rate limit, turns order
+// messages into engine requests pushed into the sequencer's ring, and turns
+// the engine's reports back into messages for the session of their client.
+// Also keeps each client's resting orders (from the reports) so that
+// cancel-on-disconnect can cancel them.
+//
+// An agent: do_work() polls (epoll, timeout 0), reads at most
+// read_budget_bytes per session per pass, processes, runs the timers and
+// flushes every session's output once. Nothing allocates after construction.
+// Not thread-safe: one thread calls everything (on_report included: directly
+// from the engine in compact mode, from the report ring in dedicated mode).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/counter.hpp"
+#include "core/int_hash_map.hpp"
+#include "core/tsc_clock.hpp"
+#include "engine/events.hpp"
+#include "exchange/exchange_config.hpp"
+#include "exchange/pipeline.hpp"
+#include "exchange/session.hpp"
+#include "net/epoll.hpp"
+#include "net/tcp.hpp"
+#include "proto/order_entry.hpp"
+
+namespace nanotick::exchange {
+
+struct GatewayCounters {
+  core::Counter connections_accepted;
+  core::Counter connections_refused;  // no slot at all (beyond max_sessions + overflow)
+  core::Counter sessions_logged_on;
+  core::Counter sessions_closed;
+  core::Counter sessions_live;
+  core::Counter connections_open;
+  core::Counter messages_in;
+  core::Counter messages_out;
+  core::Counter bytes_in;
+  core::Counter bytes_out;
+  core::Counter requests_forwarded;
+  core::Counter reports_dropped;  // the client has no live session
+  core::Counter disconnect_cancels;
+  std::array<core::Counter, 9> session_rejects;  // by SessionRejectReason (index = code)
+  std::array<core::Counter, 6> logon_rejects;    // by LogonRejectReason
+  std::array<core::Counter, 7> logouts;          // by LogoutReason we sent
+};
+
+class OrderGateway {
+ public:
+  // Binds the order-entry address (throws net::SocketError if it cannot).
+  OrderGateway(const ExchangeConfig& config, RequestRing& requests, std::uint64_t session_id_base);
+  ~OrderGateway();
+  OrderGateway(const OrderGateway&) = delete;
+  OrderGateway& operator=(const OrderGateway&) = delete;
+
+  std::string_view role_name() const noexcept { return "gateway"; }
+  int do_work() noexcept;
+  // One engine report: routed to its client's live session, if any.
+  void on_report(const engine::ExecReport& report) noexcept;
+
+  // From any thread: the next do_work() stops accepting and sends
+  // Logout(ServerShutdown) to every session, closing each once flushed.
+  // Done when open_connections() reaches 0.
+  void request_shutdown() noexcept { shutdown_requested_.store(true, std::memory_order_release); }
+  // Any thread.
+  std::size_t open_connections() const noexcept { return static_cast<std::size_t>(counters_.connections_open.get()); }
+
+  const net::SocketAddress& listen_address() const noexcept { return listener_.local_address(); }
+  const GatewayCounters& counters() const noexcept { return counters_; }
+
+ private:
+  static constexpr std::size_t kOverflowSlots = 4;  // room to tell a logon "max sessions"
+  static constexpr std::uint64_t kListenerToken = ~std::uint64_t{0};
+
+  std::uint64_t now_ns() const noexcept;
+  void accept_all(std::uint64_t now) noexcept;
+  void read_session(Session& s, std::uint64_t now) noexcept;
+  void process_input(Session& s, std::uint64_t now) noexcept;
+  // Handles one framed message; false = stop processing this session's input now.
+  bool handle_message(Session& s, const proto::Header& h, const std::uint8_t* bytes, std::uint64_t now) noexcept;
+  void handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept;
+  void forward(const engine::Request& rq) noexcept;
+  void push_pending_cancels() noexcept;
+  void begin_shutdown() noexcept;
+  void run_timers(std::uint64_t now) noexcept;
+  void flush(Session& s) noexcept;
+
+  template <typename M>
+  void send(Session& s, M m, std::uint64_t now) noexcept;
+  void session_reject(Session& s, const proto::Header& h, proto::SessionRejectReason reason,
+                      std::uint64_t now) noexcept;
+  // Sends Logout(reason) and starts closing (flush, shut the write side, wait for EOF).
+  void logout_and_close(Session& s, proto::LogoutReason reason, std::uint64_t now) noexcept;
+  void start_closing(Session& s, std::uint64_t now) noexcept;
+  // The session leaves the logged-on set (cancel-on-disconnect runs here).
+  void log_off(Session& s) noexcept;
+  void release(Session& s) noexcept;
+  void queue_disconnect_cancels(std::uint32_t client) noexcept;
+  void track_order(const engine::ExecReport& r) noexcept;
+  void update_write_interest(Session& s) noexcept;
+
+  const ExchangeConfig& config_;
+  RequestRing& requests_;
+  const core::TscClock& clock_;
+  std::uint64_t session_id_base_;
+  net::TcpListener listener_;
+  net::EpollPoller poller_;
+  std::vector<std::unique_ptr<Session>> sessions_;
+  std::vector<std::int32_t> session_of_client_;  // client id -> logged-on session index, -1 none
+  std::size_t logged_on_ = 0;
+  std::size_t open_connections_ = 0;
+  std::atomic<bool> shutdown_requested_{false};
+  std::uint64_t last_timer_ns_ = 0;
+  bool accepting_ = true;
+  std::uint64_t next_session_serial_ = 0;
+  // Resting orders per client for cancel-on-disconnect: order_key -> instrument + 1.
+  core::IntHashMap<std::uint64_t, std::uint32_t> resting_;
+  // Cancels queued at a disconnect, pushed into the request ring as it has room
+  // (the ring's consumer may run on this same thread: never wait for it).
+  std::vector<engine::Request> pending_cancels_;  // capacity reserved: never grows
+  std::size_t pending_cancel_head_ = 0;
+  GatewayCounters counters_;
+};
+
+}  // namespace nanotick::exchange

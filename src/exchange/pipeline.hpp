@@ -1,0 +1,39 @@
+// What flows between the exchange's agents (docs/EXCHANGE.md "Pipeline"):
+// gateway -> sequencer -> engine requests with their receive timestamps, and
+// the event id that ties every engine output back to the session message that
+// caused it. Plain values and ring types; each ring has one producer and one
+// consumer thread.
+#pragma once
+
+#include <cstdint>
+
+#include "core/spsc_ring.hpp"
+#include "engine/events.hpp"
+#include "engine/request.hpp"
+
+namespace nanotick::exchange {
+
+struct InboundRequest {
+  engine::Request request;  // request.event_id: see make_event_id
+  std::uint64_t received_tsc = 0;  // TSC when the gateway decoded it (telemetry)
+};
+
+inline constexpr std::size_t kRequestRingCapacity = 4096;
+inline constexpr std::size_t kOutputRingCapacity = 16384;
+using RequestRing = core::SpscRing<InboundRequest, kRequestRingCapacity>;
+using ReportRing = core::SpscRing<engine::ExecReport, kOutputRingCapacity>;
+using MdRing = core::SpscRing<engine::MdEvent, kOutputRingCapacity>;
+
+// event_id = client << 48 | connection generation << 32 | session seq: unique
+// per message while a client id has at most one session, and enough for the
+// gateway to tell whether a report answers the live session's own message
+// (PROTOCOL.md ExecutionReport.ref_seq). Exchange-generated requests (cancel
+// on disconnect) use seq 0.
+constexpr std::uint64_t make_event_id(std::uint32_t client, std::uint16_t generation, std::uint32_t seq) noexcept {
+  return (std::uint64_t{client & 0xffffu} << 48) | (std::uint64_t{generation} << 32) | seq;
+}
+constexpr std::uint32_t event_client(std::uint64_t id) noexcept { return static_cast<std::uint32_t>(id >> 48); }
+constexpr std::uint16_t event_generation(std::uint64_t id) noexcept { return static_cast<std::uint16_t>(id >> 32); }
+constexpr std::uint32_t event_seq(std::uint64_t id) noexcept { return static_cast<std::uint32_t>(id); }
+
+}  // namespace nanotick::exchange

@@ -1,0 +1,19 @@
+#include "exchange/sequencer.hpp"
+
+#include <chrono>
+
+namespace nanotick::exchange {
+
+int JournalSyncer::do_work() noexcept {
+  if (window_ns_ == 0) return 0;
+  const auto now = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+  if (now - last_sync_ns_ < window_ns_) return 0;
+  if (journal_.durable_seq() == journal_.appended_seq()) return 0;
+  last_sync_ns_ = now;
+  if (!journal_.sync()) failed_.store(true, std::memory_order_release);
+  return 1;
+}
+
+}  // namespace nanotick::exchange

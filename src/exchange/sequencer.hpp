@@ -1,0 +1,98 @@
+// The FIFO sequencer (docs/EXCHANGE.md "Pipeline"): takes the gateway's
+// requests in arrival order, gives each the next journal sequence number by
+// appending it to the journal, and forwards it to the engine. With the
+// `every` fsync policy a batch goes on only after its fdatasync (group
+// commit): no acknowledgement can leave before its request is on disk. With
+// `batch` and `none` the append (into the page cache) is enough to forward;
+// the auxiliary thread's JournalSyncer does the fdatasyncs.
+//
+// If the journal cannot take a record (disk full), the sequencer halts: it
+// forwards nothing more, so nothing unjournaled is ever acknowledged, and the
+// server reports the error and stops. An agent; not thread-safe.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <string_view>
+
+#include "core/counter.hpp"
+#include "exchange/exchange_config.hpp"
+#include "exchange/journal_writer.hpp"
+#include "exchange/pipeline.hpp"
+
+namespace nanotick::exchange {
+
+class Sequencer {
+ public:
+  static constexpr std::size_t kBatch = 64;
+
+  Sequencer(RequestRing& in, RequestRing& out, JournalWriter& journal, FsyncPolicy policy) noexcept
+      : in_(in), out_(out), journal_(journal), policy_(policy) {}
+
+  std::string_view role_name() const noexcept { return "sequencer"; }
+
+  int do_work() noexcept {
+    if (halted_.load(std::memory_order_relaxed)) return 0;
+    const std::size_t room = RequestRing::capacity() - out_.size();
+    std::size_t n = 0;
+    while (n < std::min(kBatch, room)) {
+      const InboundRequest* rq = in_.front();
+      if (rq == nullptr) break;
+      batch_[n] = *rq;
+      if (!journal_.append(batch_[n].request)) {
+        halted_.store(true, std::memory_order_release);
+        break;  // this request and everything after it stay unacknowledged
+      }
+      in_.pop();
+      ++n;
+    }
+    if (n == 0) return 0;
+    if (policy_ == FsyncPolicy::kEvery && !journal_.sync()) {
+      halted_.store(true, std::memory_order_release);
+      return static_cast<int>(n);
+    }
+    for (std::size_t i = 0; i < n; ++i) (void)out_.try_push(batch_[i]);  // room checked above
+    sequenced_.add(n);
+    batches_.add();
+    return static_cast<int>(n);
+  }
+
+  // The journal failed: see journal().error(). Readable from any thread.
+  bool halted() const noexcept { return halted_.load(std::memory_order_acquire); }
+  std::uint64_t sequenced() const noexcept { return sequenced_.get(); }
+  std::uint64_t batches() const noexcept { return batches_.get(); }
+
+ private:
+  RequestRing& in_;
+  RequestRing& out_;
+  JournalWriter& journal_;
+  FsyncPolicy policy_;
+  std::array<InboundRequest, kBatch> batch_{};
+  std::atomic<bool> halted_{false};
+  core::Counter sequenced_;
+  core::Counter batches_;
+};
+
+// The batch policy's background fdatasync, on the auxiliary thread: at most
+// one sync per batch window, only when something was appended since. A
+// window of 0 disables it (policies every and none).
+class JournalSyncer {
+ public:
+  JournalSyncer(JournalWriter& journal, std::uint32_t window_us) noexcept
+      : journal_(journal), window_ns_(std::uint64_t{window_us} * 1000) {}
+
+  std::string_view role_name() const noexcept { return "journal-sync"; }
+
+  int do_work() noexcept;
+
+  bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
+
+ private:
+  JournalWriter& journal_;
+  std::uint64_t window_ns_;
+  std::uint64_t last_sync_ns_ = 0;
+  std::atomic<bool> failed_{false};
+};
+
+}  // namespace nanotick::exchange

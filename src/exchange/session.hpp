@@ -1,0 +1,94 @@
+// One order-entry connection's state in the gateway (PROTOCOL.md §1.4): the
+// stream, its logon state, both sequence numbers, timers, rate limit and its
+// fixed input and output buffers (allocated once per slot, reused for every
+// connection the slot carries). Not thread-safe: the gateway's thread owns it.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+
+#include "exchange/exchange_config.hpp"
+#include "exchange/token_bucket.hpp"
+#include "net/tcp.hpp"
+
+namespace nanotick::exchange {
+
+// A byte buffer filled at the back and consumed at the front; compacted by
+// moving the unconsumed bytes to the start when the back runs out.
+class ByteBuffer {
+ public:
+  explicit ByteBuffer(std::size_t capacity) : data_(std::make_unique<std::uint8_t[]>(capacity)), cap_(capacity) {}
+
+  std::span<const std::uint8_t> readable() const noexcept { return {data_.get() + head_, tail_ - head_}; }
+  std::size_t size() const noexcept { return tail_ - head_; }
+  bool empty() const noexcept { return head_ == tail_; }
+  void consume(std::size_t n) noexcept {
+    head_ += n;
+    if (head_ == tail_) head_ = tail_ = 0;
+  }
+  // Free space at the back, after compacting if that makes more.
+  std::span<std::uint8_t> writable() noexcept {
+    if (head_ != 0 && tail_ == cap_) compact();
+    return {data_.get() + tail_, cap_ - tail_};
+  }
+  void commit(std::size_t n) noexcept { tail_ += n; }
+  // Appends `n` bytes; false (nothing written) when they do not fit.
+  bool append(const void* bytes, std::size_t n) noexcept {
+    if (cap_ - tail_ < n) {
+      compact();
+      if (cap_ - tail_ < n) return false;
+    }
+    std::memcpy(data_.get() + tail_, bytes, n);
+    tail_ += n;
+    return true;
+  }
+  void clear() noexcept { head_ = tail_ = 0; }
+
+ private:
+  void compact() noexcept {
+    if (head_ == 0) return;
+    std::memmove(data_.get(), data_.get() + head_, tail_ - head_);
+    tail_ -= head_;
+    head_ = 0;
+  }
+  std::unique_ptr<std::uint8_t[]> data_;
+  std::size_t cap_;
+  std::size_t head_ = 0;
+  std::size_t tail_ = 0;
+};
+
+enum class SessionState : std::uint8_t {
+  kFree,           // slot unused
+  kAwaitingLogon,  // connected, nothing accepted yet
+  kActive,         // logged on
+  kClosing,        // output flushed then write side shut; draining input until EOF or a deadline
+};
+
+struct Session {
+  Session(std::size_t slot_index, std::size_t input_bytes, std::size_t output_bytes)
+      : index(slot_index), in(input_bytes), out(output_bytes) {}
+
+  const std::size_t index;  // slot number: the epoll token
+  net::TcpStream stream;
+  SessionState state = SessionState::kFree;
+  std::uint16_t generation = 0;  // bumped per connection on this slot (event ids)
+  std::uint32_t client_id = 0;
+  const ClientConfig* client = nullptr;
+  std::uint32_t expected_seq = 1;  // next seq the client must send
+  std::uint32_t next_out_seq = 1;  // seq of our next message
+  std::uint32_t heartbeat_ms = 0;
+  std::uint64_t connected_ns = 0;
+  std::uint64_t last_in_ns = 0;
+  std::uint64_t last_out_ns = 0;
+  std::uint64_t close_deadline_ns = 0;  // kClosing: give up waiting for the peer's EOF
+  bool write_interest = false;          // EPOLLOUT registered (output pending)
+  bool write_shut = false;              // kClosing: our side of the stream is shut
+  bool input_blocked = false;           // a request is waiting for room in the sequencer ring
+  TokenBucket rate;
+  ByteBuffer in;
+  ByteBuffer out;
+};
+
+}  // namespace nanotick::exchange
