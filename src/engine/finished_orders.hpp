@@ -82,6 +82,14 @@ class FinishedOrders {
     if (size_ == capacity_) __builtin_prefetch(&slots_[home_of(ring_[head_])], 1);
   }
 
+  // Calls fn(key) for every remembered entry, oldest first (snapshots:
+  // add()ing them in this order to an empty memory recreates this one).
+  template <typename Fn>
+  void for_each_oldest_first(Fn&& fn) const {
+    const std::uint32_t start = size_ == capacity_ ? head_ : 0;
+    for (std::uint32_t i = 0; i < size_; ++i) fn(ring_[(start + i) % capacity_]);
+  }
+
   std::uint32_t size() const noexcept { return size_; }
   std::uint32_t capacity() const noexcept { return capacity_; }
   std::size_t distinct_keys() const noexcept { return distinct_; }

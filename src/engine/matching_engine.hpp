@@ -27,6 +27,7 @@
 #include "core/compiler.hpp"
 #include "engine/book_views.hpp"
 #include "engine/engine_config.hpp"
+#include "engine/engine_state.hpp"
 #include "engine/events.hpp"
 #include "engine/live_orders.hpp"
 #include "engine/order.hpp"
@@ -120,6 +121,84 @@ class MatchingEngine {
     cfg.max_orders = static_cast<std::uint32_t>(b.orders.capacity());
     cfg.max_levels = b.bids.capacity();
     return OrderBook::bytes_for(cfg) + index;
+  }
+
+  // The whole state as plain values (engine/engine_state.hpp), for engine
+  // snapshots. Cold: allocates.
+  EngineState export_state() const {
+    EngineState st;
+    st.requests = requests_;
+    st.report_seq = report_seq_;
+    st.md_seq = md_seq_;
+    st.next_order_id = next_order_id_;
+    for (const auto& bp : books_) {
+      EngineState::Book book;
+      book.has_last_trade = bp->has_last_trade;
+      book.last_trade = bp->last_trade;
+      for (const BookSide* side : {&bp->bids, &bp->asks})
+        side->walk([&book](const PriceLevel& lvl) {
+          for (const Order* o = lvl.head; o != nullptr; o = o->next)
+            book.orders.push_back({o->order_id, o->client(), o->client_order_id(), o->side, o->stp, o->price,
+                                   o->order_qty, o->cum_qty});
+          return true;
+        });
+      bp->finished.for_each_oldest_first([&book](std::uint64_t key) { book.finished.push_back(key); });
+      st.books.push_back(std::move(book));
+    }
+    return st;
+  }
+
+  // Loads `st` into this engine, which must be fresh (nothing processed) and
+  // configured as the exporter was. From then on it produces exactly the
+  // outputs the exporter would have. Throws std::invalid_argument on any
+  // inconsistency (wrong instrument count, an order outside the band or the
+  // capacity, a duplicate id, a crossed book), leaving the engine unusable.
+  void import_state(const EngineState& st) {
+    if (requests_ != 0 || live_.size() != 0) throw std::invalid_argument("import_state: the engine is not fresh");
+    if (st.books.size() != books_.size())
+      throw std::invalid_argument("import_state: " + std::to_string(st.books.size()) + " books for " +
+                                  std::to_string(books_.size()) + " instruments");
+    requests_ = st.requests;
+    report_seq_ = st.report_seq;
+    md_seq_ = st.md_seq;
+    next_order_id_ = st.next_order_id;
+    for (std::size_t i = 0; i < books_.size(); ++i) {
+      OrderBook& b = *books_[i];
+      const EngineState::Book& sb = st.books[i];
+      const std::string where = "import_state: instrument " + std::to_string(i) + ": ";
+      b.has_last_trade = sb.has_last_trade;
+      b.last_trade = sb.last_trade;
+      for (const EngineState::Order& so : sb.orders) {
+        if ((so.side != Side::kBuy && so.side != Side::kSell) || static_cast<std::uint8_t>(so.stp) > 3 ||
+            so.client > kMaxClientId || so.client_order_id > kMaxClientOrderId || so.cum_qty < 0 ||
+            so.order_qty <= so.cum_qty || so.order_qty > b.max_order_qty || so.price % b.tick_size != 0 ||
+            so.price < b.min_price || so.price > b.max_price || so.order_id == 0 || so.order_id > st.next_order_id)
+          throw std::invalid_argument(where + "order " + std::to_string(so.order_id) + " is not a valid resting order");
+        const std::uint64_t key = order_key(so.client, so.client_order_id);
+        if (live_.find(key) != nullptr) throw std::invalid_argument(where + "duplicate client order id");
+        BookSide& side = b.side(so.side);
+        if (b.orders.available() == 0 || (!side.has_free_level() && side.find(so.price) == nullptr))
+          throw std::invalid_argument(where + "more orders or levels than the configured capacity");
+        Order in;
+        in.key = key;
+        in.order_id = so.order_id;
+        in.price = so.price;
+        in.order_qty = so.order_qty;
+        in.cum_qty = so.cum_qty;
+        in.side = so.side;
+        in.stp = so.stp;
+        Order* o = b.orders.allocate(in);
+        o->level = side.find_or_insert(o->price);
+        side.level(o->level).push_back(o);
+        live_.insert(key, o);
+      }
+      for (const std::uint64_t key : sb.finished) b.finished.add(key);
+    }
+    try {
+      validate_invariants();  // sorted levels, uncrossed book, consistent index
+    } catch (const std::logic_error& e) {
+      throw std::invalid_argument(std::string("import_state: ") + e.what());
+    }
   }
 
   // Tests only: throws std::logic_error describing the first broken invariant.
