@@ -1,0 +1,127 @@
+#include "exchange/snapshotter.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+
+#include "exchange/engine_snapshot.hpp"
+
+namespace nanotick::exchange {
+
+namespace {
+constexpr std::size_t kRecordsPerPass = 4096;
+}
+
+Snapshotter::Snapshotter(const ExchangeConfig& config, const JournalWriter& journal,
+                         const engine::EngineState& state, std::uint64_t state_seq)
+    : config_(config),
+      journal_(journal),
+      fingerprint_(config.engine_fingerprint()),
+      shadow_(config.engine, sink_),
+      applied_seq_(state_seq),
+      buffer_(kRecordsPerPass) {
+  shadow_.import_state(state);
+  last_snapshot_seq_.set(state_seq);
+}
+
+Snapshotter::~Snapshotter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string Snapshotter::error() const {
+  return failed_flag_.load(std::memory_order_acquire) ? error_ : std::string();
+}
+
+bool Snapshotter::open_segment_for(std::uint64_t seq) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  // The segment holding `seq` is the one with the largest first seq <= seq.
+  std::uint64_t best = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(config_.journal.dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() != 32 || name.rfind("journal-", 0) != 0 || name.substr(28) != ".log") continue;
+    std::uint64_t first = 0;
+    bool digits = true;
+    for (std::size_t i = 8; i < 28; ++i) {
+      digits = digits && name[i] >= '0' && name[i] <= '9';
+      first = first * 10 + static_cast<std::uint64_t>(name[i] - '0');
+    }
+    if (digits && first <= seq && first > best) best = first;
+  }
+  if (best == 0) return false;
+  const std::string path = config_.journal.dir + "/" + segment_file_name(best);
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return false;
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return false;
+  segment_first_ = best;
+  segment_records_ = (static_cast<std::uint64_t>(st.st_size) - sizeof(SegmentHeader)) / sizeof(JournalRecord);
+  return seq < segment_first_ + segment_records_;
+}
+
+bool Snapshotter::read_record(std::uint64_t seq, JournalRecord& out) {
+  if (fd_ < 0 || seq < segment_first_ || seq >= segment_first_ + segment_records_) {
+    if (!open_segment_for(seq)) return false;
+  }
+  const auto off = static_cast<off_t>(sizeof(SegmentHeader) + (seq - segment_first_) * sizeof(JournalRecord));
+  if (::pread(fd_, &out, sizeof out, off) != static_cast<ssize_t>(sizeof out)) return false;
+  return out.length == sizeof(JournalRecord) && out.seq == seq && out.crc == record_crc(out);
+}
+
+int Snapshotter::do_work() noexcept {
+  if (failed_) return 0;
+  const std::uint64_t target = journal_.appended_seq();
+  int work = 0;
+  try {
+    while (applied_seq_ < target && work < static_cast<int>(kRecordsPerPass)) {
+      JournalRecord r;
+      if (!read_record(applied_seq_ + 1, r)) {
+        error_ = "snapshotter: cannot read journal record " + std::to_string(applied_seq_ + 1) + " in " +
+                 config_.journal.dir;
+        failed_ = true;
+        failed_flag_.store(true, std::memory_order_release);
+        return work;
+      }
+      shadow_.process(r.request);
+      ++applied_seq_;
+      ++work;
+    }
+    if (config_.journal.snapshot_every != 0 &&
+        applied_seq_ - last_snapshot_seq_.get() >= config_.journal.snapshot_every)
+      snapshot_now();
+  } catch (const std::exception& e) {
+    error_ = std::string("snapshotter: ") + e.what();
+    failed_ = true;
+    failed_flag_.store(true, std::memory_order_release);
+  }
+  return work;
+}
+
+void Snapshotter::snapshot_now() {
+  write_engine_snapshot(config_.journal.dir, applied_seq_, fingerprint_, shadow_.export_state());
+  last_snapshot_seq_.set(applied_seq_);
+  written_.add();
+}
+
+void Snapshotter::finish() {
+  if (failed_) return;
+  while (applied_seq_ < journal_.appended_seq() && do_work() > 0) {
+  }
+  if (!failed_ && config_.journal.snapshot_every != 0 && applied_seq_ != last_snapshot_seq_.get()) {
+    try {
+      snapshot_now();
+    } catch (const std::exception& e) {
+      error_ = std::string("snapshotter: ") + e.what();
+      failed_ = true;
+      failed_flag_.store(true, std::memory_order_release);
+    }
+  }
+}
+
+}  // namespace nanotick::exchange
