@@ -1,0 +1,124 @@
+// One market data channel's sending side (docs/PROTOCOL.md §2.1): messages
+// with consecutive sequence numbers packed into packets up to the MTU, each
+// packet sent as one multicast datagram, a heartbeat packet when the channel
+// has sent nothing for heartbeat_ms, and its counters. The incremental
+// publisher (MdPublisher) and the snapshot publisher each own one.
+//
+// Thread-safety: one owning thread sends; the counters may be read from any
+// thread (single-writer core::Counter).
+//
+// Construction is start-up code (parses and checks the config, opens the
+// socket, throws naming the config key); append/flush/heartbeat are hot-path:
+// noexcept, no allocation, a refused datagram is counted, never retried (a
+// consumer sees the gap and recovers from the snapshot channel).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "core/compiler.hpp"
+#include "core/counter.hpp"
+#include "core/tsc_clock.hpp"
+#include "exchange/exchange_config.hpp"
+#include "net/udp_multicast.hpp"
+#include "proto/md_packet.hpp"
+
+namespace nanotick::exchange {
+
+class MdChannel {
+ public:
+  // `channel` picks the group: market_data.incremental or market_data.snapshot.
+  // `next_seq` is the first sequence number this channel will send (what a
+  // heartbeat announces before anything was sent). Throws std::invalid_argument
+  // (bad address, ttl, mtu, heartbeat) or net::SocketError (socket setup),
+  // naming the key.
+  MdChannel(proto::Channel channel, const MarketDataConfig& config, std::uint64_t next_seq,
+            const core::TscClock& clock);
+  MdChannel(const MdChannel&) = delete;
+  MdChannel& operator=(const MdChannel&) = delete;
+
+  // Appends message `m` numbered `seq`. A packet holds consecutive numbers
+  // only: when `seq` does not follow the previous message (counted in
+  // seq_jumps()) or the packet is full, the packet is sent first.
+  template <typename M>
+  NT_ALWAYS_INLINE void append(const M& m, std::uint64_t seq) noexcept {
+    if (seq != next_seq_) [[unlikely]] {
+      seq_jumps_.add();
+      if (!writer_.empty()) send_packet();
+    }
+    if (!writer_.append(m, seq)) {
+      send_packet();
+      (void)writer_.append(m, seq);  // an empty packet always has room: mtu >= kMinMtu > any message
+    }
+    next_seq_ = seq + 1;
+  }
+
+  // Sends the partial packet, if any. Returns whether a packet was sent.
+  bool flush() noexcept {
+    if (writer_.empty()) return false;
+    send_packet();
+    return true;
+  }
+
+  // At `now` (clock ticks): sends a heartbeat if nothing was sent for
+  // heartbeat_ms (a pending partial packet goes out instead: it also tells
+  // consumers the channel is alive). Returns whether something was sent.
+  bool heartbeat_if_idle(std::uint64_t now) noexcept {
+    if (now - last_send_ticks_ < heartbeat_ticks_) return false;
+    if (!flush()) send(writer_.heartbeat(next_seq_), 0, true);
+    return true;
+  }
+
+  std::uint64_t next_seq() const noexcept { return next_seq_; }
+  bool pending() const noexcept { return !writer_.empty(); }
+  std::size_t mtu() const noexcept { return writer_.mtu(); }
+  const net::SocketAddress& group() const noexcept { return sender_.group(); }
+
+  // Datagrams sent (heartbeats included), their bytes, the messages in them,
+  // heartbeats, datagrams the kernel refused (no buffer space, or an error:
+  // last_send_error()), and messages that did not follow their predecessor.
+  std::uint64_t packets() const noexcept { return packets_.get(); }
+  std::uint64_t bytes() const noexcept { return bytes_.get(); }
+  std::uint64_t messages() const noexcept { return messages_.get(); }
+  std::uint64_t heartbeats() const noexcept { return heartbeats_.get(); }
+  std::uint64_t send_drops() const noexcept { return send_drops_.get(); }
+  std::uint64_t seq_jumps() const noexcept { return seq_jumps_.get(); }
+  int last_send_error() const noexcept { return sender_.last_error(); }
+
+ private:
+  NT_ALWAYS_INLINE void send_packet() noexcept {
+    const std::uint16_t count = writer_.count();
+    send(writer_.finish(), count, false);
+  }
+  void send(std::span<const std::uint8_t> packet, std::uint16_t count, bool heartbeat) noexcept {
+    last_send_ticks_ = clock_.now();
+    if (!sender_.send(packet)) [[unlikely]] {
+      send_drops_.add();
+      return;
+    }
+    packets_.add();
+    bytes_.add(packet.size());
+    messages_.add(count);
+    if (heartbeat) heartbeats_.add();
+  }
+
+  const core::TscClock& clock_;
+  net::UdpMulticastSender sender_;
+  proto::PacketWriter writer_;
+  std::uint64_t next_seq_;
+  std::uint64_t heartbeat_ticks_;
+  std::uint64_t last_send_ticks_;
+  core::Counter packets_;
+  core::Counter bytes_;
+  core::Counter messages_;
+  core::Counter heartbeats_;
+  core::Counter send_drops_;
+  core::Counter seq_jumps_;
+};
+
+// Milliseconds -> ticks of `clock` (at least 1, so "every 0 ticks" cannot
+// turn a schedule into a busy loop).
+std::uint64_t ms_to_ticks(const core::TscClock& clock, std::uint64_t ms) noexcept;
+
+}  // namespace nanotick::exchange

@@ -1,0 +1,73 @@
+// The incremental market data publisher (docs/EXCHANGE.md "Pipeline",
+// PROTOCOL.md §2): encodes each engine MdEvent as its wire message on channel
+// 1 with the event's own sequence number, packs consecutive events into
+// packets up to the MTU (a full packet goes out as soon as the next message
+// does not fit; flush() sends the partial one at the end of each engine
+// batch, so an event waits at most one batch), sends heartbeats when idle,
+// and forwards every event to the snapshot publisher through an MdRing.
+//
+// Thread-safety: one thread calls on_md/flush/do_work (the md publisher's
+// agent thread); the counters may be read from any thread. The MdRing's
+// consumer (SnapshotPublisher) must run on ANOTHER thread: a full ring is
+// waited out with _mm_pause (counted in ring_full_spins()), because dropping
+// an event there would silently corrupt every later snapshot.
+//
+// Hot path: noexcept, no allocation, no virtual calls.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/counter.hpp"
+#include "core/tsc_clock.hpp"
+#include "engine/events.hpp"
+#include "exchange/exchange_config.hpp"
+#include "exchange/md_channel.hpp"
+#include "exchange/pipeline.hpp"
+
+namespace nanotick::exchange {
+
+class MdPublisher {
+ public:
+  // `next_seq`: the engine's next market data sequence number (1 on a fresh
+  // start, last_md_seq() + 1 after recovery), announced by heartbeats until
+  // the first event. Start-up: throws std::invalid_argument / net::SocketError
+  // naming the config key.
+  MdPublisher(const MarketDataConfig& config, MdRing& snapshot_ring, engine::Seq next_seq = 1,
+              const core::TscClock& clock = core::TscClock::global());
+
+  // Encodes and queues one event (sending the packet before it if it does not
+  // fit), then forwards it to the snapshot publisher.
+  void on_md(const engine::MdEvent& e) noexcept;
+
+  // Sends the partial packet, if any. Call once per engine batch.
+  void flush() noexcept { (void)channel_.flush(); }
+
+  // Agent duty cycle: sends a partial packet left over by the caller, else a
+  // heartbeat when nothing was sent for heartbeat_ms. Returns packets sent.
+  int do_work() noexcept;
+  std::string_view role_name() const noexcept { return "md-publisher"; }
+
+  const MdChannel& channel() const noexcept { return channel_; }
+  std::uint64_t packets() const noexcept { return channel_.packets(); }
+  std::uint64_t bytes() const noexcept { return channel_.bytes(); }
+  std::uint64_t messages() const noexcept { return channel_.messages(); }
+  std::uint64_t heartbeats() const noexcept { return channel_.heartbeats(); }
+  std::uint64_t send_drops() const noexcept { return channel_.send_drops(); }
+  // _mm_pause iterations spent waiting for room in the snapshot ring.
+  std::uint64_t ring_full_spins() const noexcept { return ring_full_spins_.get(); }
+  // Events of an unknown MdType: not published, not forwarded (the
+  // consumers see a sequence gap).
+  std::uint64_t bad_events() const noexcept { return bad_events_.get(); }
+
+ private:
+  void forward(const engine::MdEvent& e) noexcept;
+
+  const core::TscClock& clock_;
+  MdRing& ring_;
+  MdChannel channel_;
+  core::Counter ring_full_spins_;
+  core::Counter bad_events_;
+};
+
+}  // namespace nanotick::exchange
