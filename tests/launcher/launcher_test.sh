@@ -21,7 +21,7 @@ expect() {  # expect <want-rc> <stderr/stdout pattern> <command...>
 expect 0 'usage: ./nanotick <command>' ./nanotick --help
 expect 2 'usage: ./nanotick <command>' ./nanotick
 expect 2 "unknown command 'frobnicate'" ./nanotick frobnicate
-for cmd in setup build test bench gen replay credential; do
+for cmd in setup build test bench gen replay credential exchange; do
   expect 0 "usage: ./nanotick $cmd" ./nanotick "$cmd" --help
 done
 expect 1 "setup takes no arguments" ./nanotick setup extra

@@ -1,0 +1,90 @@
+// nanotick-exchange: the exchange server (docs/EXCHANGE.md). Loads the
+// config, recovers from the journal, serves until SIGINT/SIGTERM, then shuts
+// down cleanly and prints its counters.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "config/toml_reader.hpp"
+#include "exchange/exchange_config.hpp"
+#include "exchange/exchange_server.hpp"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+// Only sets a flag: the main loop does the work (nothing unsafe in a handler).
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+void log_line(std::string_view text) {
+  std::fprintf(stderr, "nanotick-exchange: %.*s\n", static_cast<int>(text.size()), text.data());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace nanotick::exchange;
+  CLI::App app{"The nanotick exchange: order entry over TCP, market data over UDP multicast, journal and recovery",
+               "nanotick-exchange"};
+  std::string config_path = "config/exchange.toml";
+  std::string journal_dir;
+  double status_every = 0;
+  app.add_option("--config,-c", config_path, "exchange config (TOML; docs/EXCHANGE.md)")->capture_default_str();
+  app.add_option("--journal-dir", journal_dir, "overrides [journal] dir");
+  app.add_option("--status", status_every, "print a status line every N seconds (0: never)")
+      ->check(CLI::Range(0.0, 3600.0));
+  CLI11_PARSE(app, argc, argv);
+
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  try {
+    ExchangeConfig config = load_exchange_config(config_path);
+    if (!journal_dir.empty()) config.journal.dir = journal_dir;
+    ExchangeServer server(config, log_line);
+    server.start();
+    log_line("order entry listening on " + server.order_entry_address().to_string() + ", market data " +
+             config.market_data.incremental + " (incremental) " + config.market_data.snapshot + " (snapshot), " +
+             std::string(to_string(config.threads.mode)) + " mode, journal fsync " +
+             std::string(to_string(config.journal.fsync)));
+    log_line("ready");
+    auto next_status = std::chrono::steady_clock::now();
+    int rc = 0;
+    while (g_stop_signal == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (const std::string why = server.failure(); !why.empty()) {
+        log_line("error: " + why + "; shutting down");
+        rc = 1;
+        break;
+      }
+      if (status_every > 0 && std::chrono::steady_clock::now() >= next_status) {
+        log_line(server.status_line());
+        next_status += std::chrono::milliseconds(static_cast<long>(status_every * 1000));
+      }
+    }
+    if (g_stop_signal != 0) log_line(std::string("received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
+    server.shutdown();
+    std::printf("%s", server.counters_report().c_str());
+    std::fflush(stdout);
+    log_line(rc == 0 ? "stopped cleanly" : "stopped after an error");
+    return rc;
+  } catch (const nanotick::config::ConfigError& e) {
+    log_line(std::string("config error: ") + e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    log_line(std::string("error: ") + e.what());
+    return 1;
+  }
+}

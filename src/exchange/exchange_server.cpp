@@ -1,0 +1,389 @@
+#include "exchange/exchange_server.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/agent.hpp"
+#include "core/agent_runner.hpp"
+#include "core/tsc_clock.hpp"
+#include "engine/book_state.hpp"
+#include "engine/reject_reason.hpp"
+#include "exchange/engine_agent.hpp"
+#include "exchange/engine_snapshot.hpp"
+#include "exchange/journal_recovery.hpp"
+#include "exchange/journal_writer.hpp"
+#include "exchange/md_publisher.hpp"
+#include "exchange/order_gateway.hpp"
+#include "exchange/sequencer.hpp"
+#include "exchange/snapshot_publisher.hpp"
+#include "exchange/snapshotter.hpp"
+#include "proto/order_entry.hpp"
+
+namespace nanotick::exchange {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits until `done()` or `limit` passes; true if done.
+template <typename F>
+bool wait_for(F&& done, std::chrono::milliseconds limit) {
+  const auto end = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() >= end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+core::RunnerOptions runner_options(const ExchangeConfig& c, std::size_t position, const char* name) {
+  core::RunnerOptions o;
+  o.thread_name = name;
+  o.cpu = position < c.threads.cpus.size() ? c.threads.cpus[position] : -1;
+  return o;
+}
+
+core::IdleConfig idle_config(const ExchangeConfig& c) {
+  core::IdleConfig i;
+  i.kind = c.threads.idle;
+  return i;
+}
+
+}  // namespace
+
+// The part of the server whose types depend on the thread layout: the engine
+// (its sink differs) and the runners. Cold interface: virtual calls at
+// start-up and shutdown only.
+struct Layout {
+  virtual ~Layout() = default;
+  virtual void replay(const engine::Request& rq) = 0;  // muted: recovery
+  virtual void import_state(const engine::EngineState& state) = 0;
+  virtual engine::EngineState export_state() const = 0;
+  virtual std::uint64_t state_hash() const = 0;
+  virtual void unmute() = 0;
+  virtual void seed_snapshots(SnapshotPublisher& snapshots) = 0;
+  virtual std::uint64_t last_md_seq() const = 0;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  virtual std::string failure() const = 0;
+};
+
+struct ExchangeServer::Impl {
+  Impl(const ExchangeConfig& c, Log l) : config(c), log(std::move(l)) {}
+
+  const ExchangeConfig& config;
+  Log log;
+  RequestRing gateway_to_sequencer;
+  RequestRing sequencer_to_engine;
+  ReportRing reports;           // dedicated mode: engine -> gateway
+  MdRing md_to_publisher;       // dedicated mode: engine -> publisher
+  MdRing md_to_snapshots;       // publisher -> snapshot publisher (both modes)
+  std::unique_ptr<JournalWriter> journal;
+  std::unique_ptr<OrderGateway> gateway;
+  std::unique_ptr<Sequencer> sequencer;
+  std::unique_ptr<MdPublisher> publisher;
+  std::unique_ptr<SnapshotPublisher> snapshots;
+  std::unique_ptr<JournalSyncer> syncer;
+  std::unique_ptr<Snapshotter> snapshotter;
+  std::unique_ptr<Layout> layout;
+  bool started = false;
+  bool stopped = false;
+  // status_line() rate sample (controlling thread only).
+  Clock::time_point last_status_time = Clock::now();
+  std::uint64_t last_status_sequenced = 0;
+
+  bool pipeline_empty() const {
+    return gateway_to_sequencer.empty() && sequencer_to_engine.empty() && reports.empty() && md_to_publisher.empty() &&
+           md_to_snapshots.empty();
+  }
+  std::vector<book::InstrumentCapacity> capacities() const {
+    std::vector<book::InstrumentCapacity> out;
+    for (const auto& in : config.engine.instruments) out.push_back({in.max_orders, in.max_levels});
+    return out;
+  }
+};
+
+namespace {
+
+// Compact: gateway, sequencer, engine and publisher on one thread; the
+// engine's outputs go straight to the gateway and the publisher.
+class CompactLayout final : public Layout {
+ public:
+  using Sink = DirectSink<OrderGateway, MdPublisher>;
+  using Critical = core::CompositeAgent<OrderGateway&, Sequencer&, EngineAgent<Sink>&, MdPublisher&>;
+  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, Snapshotter&>;
+
+  explicit CompactLayout(ExchangeServer::Impl& s)
+      : s_(s), sink_{nullptr, nullptr, true}, engine_(s.config.engine, s.sequencer_to_engine, sink_) {}
+
+  void replay(const engine::Request& rq) override { engine_.engine().process(rq); }
+  void import_state(const engine::EngineState& st) override { engine_.engine().import_state(st); }
+  engine::EngineState export_state() const override { return engine_.engine().export_state(); }
+  std::uint64_t state_hash() const override { return engine::state_hash(engine_.engine()); }
+  void unmute() override {
+    sink_.gateway = s_.gateway.get();
+    sink_.publisher = s_.publisher.get();
+    sink_.muted = false;
+  }
+  void seed_snapshots(SnapshotPublisher& snapshots) override { snapshots.seed_from(engine_.engine()); }
+  std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
+
+  void start() override {
+    critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, *s_.publisher);
+    aux_ = std::make_unique<Aux>(*s_.snapshots, *s_.syncer, *s_.snapshotter);
+    critical_runner_.emplace(core::make_agent_runner(*critical_, runner_options(s_.config, 0, "nt-critical"),
+                                                     idle_config(s_.config)));
+    aux_runner_.emplace(core::make_agent_runner(*aux_, runner_options(s_.config, 1, "nt-aux"),
+                                                core::IdleConfig{core::IdleKind::backoff, {}, {}}));
+    critical_runner_->start();
+    aux_runner_->start();
+  }
+  void stop() override {
+    if (critical_runner_) critical_runner_->stop();
+    if (aux_runner_) aux_runner_->stop();
+  }
+  std::string failure() const override {
+    if (critical_runner_ && critical_runner_->has_failed()) return "critical thread failed";
+    if (aux_runner_ && aux_runner_->has_failed()) return "auxiliary thread failed";
+    return "";
+  }
+
+ private:
+  ExchangeServer::Impl& s_;
+  Sink sink_;
+  EngineAgent<Sink> engine_;
+  std::unique_ptr<Critical> critical_;
+  std::unique_ptr<Aux> aux_;
+  std::optional<core::ConfiguredAgentRunner<Critical>> critical_runner_;
+  std::optional<core::ConfiguredAgentRunner<Aux>> aux_runner_;
+};
+
+// Dedicated: one thread per critical agent, rings between them.
+class DedicatedLayout final : public Layout {
+ public:
+  using Engine = EngineAgent<RingSink>;
+  using GatewayThread = core::CompositeAgent<OrderGateway&, ReportDrainer<OrderGateway>>;
+  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, Snapshotter&>;
+
+  explicit DedicatedLayout(ExchangeServer::Impl& s)
+      : s_(s), sink_{&s.reports, &s.md_to_publisher, true, {}}, engine_(s.config.engine, s.sequencer_to_engine, sink_) {}
+
+  void replay(const engine::Request& rq) override { engine_.engine().process(rq); }
+  void import_state(const engine::EngineState& st) override { engine_.engine().import_state(st); }
+  engine::EngineState export_state() const override { return engine_.engine().export_state(); }
+  std::uint64_t state_hash() const override { return engine::state_hash(engine_.engine()); }
+  void unmute() override { sink_.muted = false; }
+  void seed_snapshots(SnapshotPublisher& snapshots) override { snapshots.seed_from(engine_.engine()); }
+  std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
+
+  void start() override {
+    gateway_ = std::make_unique<GatewayThread>(*s_.gateway, ReportDrainer<OrderGateway>(s_.reports, *s_.gateway));
+    md_ = std::make_unique<MdDrainer<MdPublisher>>(s_.md_to_publisher, *s_.publisher);
+    aux_ = std::make_unique<Aux>(*s_.snapshots, *s_.syncer, *s_.snapshotter);
+    const auto idle = idle_config(s_.config);
+    gateway_runner_.emplace(core::make_agent_runner(*gateway_, runner_options(s_.config, 0, "nt-gateway"), idle));
+    sequencer_runner_.emplace(
+        core::make_agent_runner(*s_.sequencer, runner_options(s_.config, 1, "nt-sequencer"), idle));
+    engine_runner_.emplace(core::make_agent_runner(engine_, runner_options(s_.config, 2, "nt-engine"), idle));
+    md_runner_.emplace(core::make_agent_runner(*md_, runner_options(s_.config, 3, "nt-md"), idle));
+    aux_runner_.emplace(core::make_agent_runner(*aux_, runner_options(s_.config, 4, "nt-aux"),
+                                                core::IdleConfig{core::IdleKind::backoff, {}, {}}));
+    gateway_runner_->start();
+    sequencer_runner_->start();
+    engine_runner_->start();
+    md_runner_->start();
+    aux_runner_->start();
+  }
+  void stop() override {
+    if (gateway_runner_) gateway_runner_->stop();
+    if (sequencer_runner_) sequencer_runner_->stop();
+    if (engine_runner_) engine_runner_->stop();
+    if (md_runner_) md_runner_->stop();
+    if (aux_runner_) aux_runner_->stop();
+  }
+  std::string failure() const override {
+    if (gateway_runner_ && gateway_runner_->has_failed()) return "gateway thread failed";
+    if (sequencer_runner_ && sequencer_runner_->has_failed()) return "sequencer thread failed";
+    if (engine_runner_ && engine_runner_->has_failed()) return "engine thread failed";
+    if (md_runner_ && md_runner_->has_failed()) return "market data thread failed";
+    if (aux_runner_ && aux_runner_->has_failed()) return "auxiliary thread failed";
+    return "";
+  }
+
+ private:
+  ExchangeServer::Impl& s_;
+  RingSink sink_;
+  Engine engine_;
+  std::unique_ptr<GatewayThread> gateway_;
+  std::unique_ptr<MdDrainer<MdPublisher>> md_;
+  std::unique_ptr<Aux> aux_;
+  std::optional<core::ConfiguredAgentRunner<GatewayThread>> gateway_runner_;
+  std::optional<core::ConfiguredAgentRunner<Sequencer>> sequencer_runner_;
+  std::optional<core::ConfiguredAgentRunner<Engine>> engine_runner_;
+  std::optional<core::ConfiguredAgentRunner<MdDrainer<MdPublisher>>> md_runner_;
+  std::optional<core::ConfiguredAgentRunner<Aux>> aux_runner_;
+};
+
+}  // namespace
+
+ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log)
+    : impl_(std::make_unique<Impl>(config, std::move(log))) {
+  Impl& s = *impl_;
+  if (config.threads.mode == ThreadMode::kDedicated) {
+    s.layout = std::make_unique<DedicatedLayout>(s);
+  } else {
+    s.layout = std::make_unique<CompactLayout>(s);
+  }
+  // Recovery: the newest good engine snapshot, then the journal after it,
+  // replayed with the outputs muted.
+  const auto t0 = Clock::now();
+  std::vector<std::string> problems;
+  const std::uint64_t fingerprint = config.engine_fingerprint();
+  std::uint64_t from_seq = 0;
+  if (auto snap = load_latest_snapshot(config.journal.dir, fingerprint, problems)) {
+    s.layout->import_state(snap->state);
+    from_seq = snap->journal_seq;
+    s.log("engine snapshot " + snap->path + " loaded (journal seq " + std::to_string(from_seq) + ")");
+  }
+  for (const auto& p : problems) s.log("engine snapshot skipped: " + p);
+  const JournalRecovery rec = recover_journal(config.journal.dir, fingerprint, from_seq,
+                                              [&](const JournalRecord& r) { s.layout->replay(r.request); });
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(s.layout->state_hash()));
+  s.log("journal " + config.journal.dir + ": " + std::to_string(rec.segments) + " segment(s), replayed " +
+        std::to_string(rec.records_replayed) + " request(s) in " + std::to_string(ms) + " ms; next seq " +
+        std::to_string(rec.tail.next_seq) + ", market data seq " + std::to_string(s.layout->last_md_seq()) +
+        ", state hash " + hash);
+  if (!rec.truncation.empty())
+    s.log("journal: cut a torn or corrupt tail: " + rec.truncation + " (" + std::to_string(rec.truncated_bytes) +
+          " bytes zeroed)");
+  for (const auto& q : rec.quarantined) s.log("journal: later segment kept aside, not replayed: " + q);
+
+  s.journal = std::make_unique<JournalWriter>(config.journal.dir, config.journal.segment_bytes,
+                                              config.engine_fingerprint(), rec.tail);
+  s.sequencer = std::make_unique<Sequencer>(s.gateway_to_sequencer, s.sequencer_to_engine, *s.journal,
+                                            config.journal.fsync);
+  s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync == FsyncPolicy::kBatch
+                                                              ? config.journal.batch_window_us
+                                                              : 0);
+  s.snapshotter = std::make_unique<Snapshotter>(config, *s.journal, s.layout->export_state(), rec.tail.next_seq - 1);
+  s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots, s.layout->last_md_seq() + 1);
+  const auto caps = s.capacities();
+  s.snapshots = std::make_unique<SnapshotPublisher>(config.market_data, caps, s.md_to_snapshots);
+  s.layout->seed_snapshots(*s.snapshots);
+  s.gateway = std::make_unique<OrderGateway>(
+      config, s.gateway_to_sequencer,
+      static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count())
+          << 20);
+  s.layout->unmute();
+}
+
+ExchangeServer::~ExchangeServer() { shutdown(); }
+
+void ExchangeServer::start() {
+  impl_->layout->start();
+  impl_->started = true;
+}
+
+std::string ExchangeServer::failure() const {
+  const Impl& s = *impl_;
+  if (s.sequencer->halted()) return "journal: " + s.journal->error() + " (order entry stopped: nothing unjournaled was acknowledged)";
+  if (s.syncer->failed()) return "journal: fdatasync failed in " + s.config.journal.dir;
+  // A snapshotter failure is logged (shutdown), not fatal: the journal alone recovers everything.
+  return s.layout->failure();
+}
+
+void ExchangeServer::shutdown() {
+  Impl& s = *impl_;
+  if (s.stopped) return;
+  s.stopped = true;
+  if (s.started) {
+    s.gateway->request_shutdown();
+    if (!wait_for([&] { return s.gateway->open_connections() == 0; }, std::chrono::milliseconds(3000)))
+      s.log("shutdown: some sessions did not close in 3 s; closing them");
+    if (!wait_for([&] { return s.pipeline_empty() || s.sequencer->halted(); }, std::chrono::milliseconds(3000)))
+      s.log("shutdown: the pipeline did not drain in 3 s");
+    s.layout->stop();
+  }
+  if (s.journal && s.config.journal.fsync != FsyncPolicy::kNone && !s.journal->sync())
+    s.log("shutdown: final journal fdatasync failed");
+  if (s.snapshotter) {
+    s.snapshotter->finish();
+    if (const std::string e = s.snapshotter->error(); !e.empty()) s.log(e);
+  }
+}
+
+const net::SocketAddress& ExchangeServer::order_entry_address() const noexcept {
+  return impl_->gateway->listen_address();
+}
+
+std::string ExchangeServer::counters_report() const {
+  const Impl& s = *impl_;
+  const GatewayCounters& g = s.gateway->counters();
+  std::string out;
+  auto line = [&out](std::string_view name, std::uint64_t v) {
+    out += name;
+    out += ' ';
+    out += std::to_string(v);
+    out += '\n';
+  };
+  line("connections_accepted", g.connections_accepted.get());
+  line("connections_refused", g.connections_refused.get());
+  line("sessions_logged_on", g.sessions_logged_on.get());
+  line("sessions_closed", g.sessions_closed.get());
+  line("messages_in", g.messages_in.get());
+  line("messages_out", g.messages_out.get());
+  line("bytes_in", g.bytes_in.get());
+  line("bytes_out", g.bytes_out.get());
+  line("requests_sequenced", s.sequencer->sequenced());
+  line("reports_dropped_client_gone", g.reports_dropped.get());
+  line("disconnect_cancels", g.disconnect_cancels.get());
+  for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
+    line("session_reject." + std::string(proto::to_string(static_cast<proto::SessionRejectReason>(i))),
+         g.session_rejects[i].get());
+  for (std::size_t i = 1; i < g.logon_rejects.size(); ++i)
+    line("logon_reject." + std::string(proto::to_string(static_cast<proto::LogonRejectReason>(i))),
+         g.logon_rejects[i].get());
+  for (std::size_t i = 0; i < g.logouts.size(); ++i)
+    line("logout." + std::string(proto::to_string(static_cast<proto::LogoutReason>(i))), g.logouts[i].get());
+  line("journal_records", s.journal->records());
+  line("journal_bytes", s.journal->records() * sizeof(JournalRecord));
+  line("journal_fdatasyncs", s.journal->syncs());
+  line("journal_segments_created", s.journal->segments_created());
+  line("md.incremental.packets", s.publisher->packets());
+  line("md.incremental.bytes", s.publisher->bytes());
+  line("md.incremental.messages", s.publisher->messages());
+  line("md.incremental.heartbeats", s.publisher->heartbeats());
+  line("md.incremental.send_drops", s.publisher->send_drops());
+  line("md.snapshot.snapshots", s.snapshots->snapshots());
+  line("md.snapshot.packets", s.snapshots->channel().packets());
+  line("md.snapshot.bytes", s.snapshots->channel().bytes());
+  line("md.snapshot.book_rejects", s.snapshots->book_rejects());
+  line("engine_snapshots_written", s.snapshotter->snapshots_written());
+  return out;
+}
+
+std::string ExchangeServer::status_line() const {
+  Impl& s = *impl_;
+  const auto now = Clock::now();
+  const std::uint64_t sequenced = s.sequencer->sequenced();
+  const double secs = std::chrono::duration<double>(now - s.last_status_time).count();
+  const double rate = secs > 0 ? static_cast<double>(sequenced - s.last_status_sequenced) / secs : 0.0;
+  s.last_status_time = now;
+  s.last_status_sequenced = sequenced;
+  const GatewayCounters& g = s.gateway->counters();
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "exchange: %.0f req/s, %llu sequenced, %llu sessions, %llu msgs out", rate,
+                static_cast<unsigned long long>(sequenced), static_cast<unsigned long long>(g.sessions_live.get()),
+                static_cast<unsigned long long>(g.messages_out.get()));
+  return buf;
+}
+
+}  // namespace nanotick::exchange

@@ -1,0 +1,56 @@
+// The exchange server (docs/EXCHANGE.md): recovers the engine from the
+// journal, then runs the pipeline of agents -- gateway, sequencer, engine,
+// market data publisher on the critical thread(s), snapshot publisher and
+// journal syncer on the auxiliary thread -- in the thread layout the config
+// asks for, until shutdown() drains and stops it cleanly.
+//
+// Threads: construct, start(), poll failure(), shutdown() and read the
+// report from one controlling thread (main); the agents run on their own.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "exchange/exchange_config.hpp"
+#include "net/socket_address.hpp"
+
+namespace nanotick::exchange {
+
+class ExchangeServer {
+ public:
+  using Log = std::function<void(std::string_view)>;
+
+  // Opens the journal (recovering the books from it: the recovery report goes
+  // to `log`), binds the order-entry and market data sockets. Throws with a
+  // message naming what failed (config, journal, address in use...).
+  ExchangeServer(const ExchangeConfig& config, Log log);
+  ~ExchangeServer();
+  ExchangeServer(const ExchangeServer&) = delete;
+  ExchangeServer& operator=(const ExchangeServer&) = delete;
+
+  void start();
+  // Non-empty when the server cannot go on (journal failure, an agent
+  // thread died): what happened. The caller then calls shutdown().
+  std::string failure() const;
+  // Stops accepting, logs every session out, lets the pipeline drain, syncs
+  // the journal, stops the threads. Idempotent.
+  void shutdown();
+
+  const net::SocketAddress& order_entry_address() const noexcept;
+  // Counters as "name value" lines (sessions, messages, rejects by reason,
+  // journal, market data).
+  std::string counters_report() const;
+  // One line: orders/s so far and a few totals (for a live status display).
+  std::string status_line() const;
+
+  // Opaque; named here only so the layout classes in the .cpp can use it.
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nanotick::exchange
