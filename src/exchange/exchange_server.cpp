@@ -367,6 +367,14 @@ std::string ExchangeServer::counters_report() const {
   line("md.snapshot.bytes", s.snapshots->channel().bytes());
   line("md.snapshot.book_rejects", s.snapshots->book_rejects());
   line("engine_snapshots_written", s.snapshotter->snapshots_written());
+  if (s.stopped) {  // the gateway's thread is done: its histogram is safe to read
+    const core::LatencyHistogram& h = s.gateway->ack_latency();
+    line("ack_latency_ns.count", h.count());
+    line("ack_latency_ns.p50", h.percentile(50));
+    line("ack_latency_ns.p99", h.percentile(99));
+    line("ack_latency_ns.p99.9", h.percentile(99.9));
+    line("ack_latency_ns.max", h.max());
+  }
   return out;
 }
 

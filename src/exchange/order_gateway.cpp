@@ -116,6 +116,8 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     s.input_blocked = false;
     s.in.clear();
     s.out.clear();
+    s.received_seq.fill(0);
+    s.unwritten_acks = 0;
     ++open_connections_;
     counters_.connections_open.set(open_connections_);
     counters_.connections_accepted.add();
@@ -253,7 +255,7 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
         rq.qty = m.qty;
       }
       ++s.expected_seq;
-      forward(rq);
+      forward(s, rq, h.seq);
       return true;
     }
     default:
@@ -264,10 +266,13 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
   }
 }
 
-void OrderGateway::forward(const engine::Request& rq) noexcept {
+void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq) noexcept {
+  const std::uint64_t tsc = clock_.now();
   // Room was checked before the message was consumed; this thread is the only producer.
-  (void)requests_.try_push(InboundRequest{rq, clock_.now()});
+  (void)requests_.try_push(InboundRequest{rq, tsc});
   counters_.requests_forwarded.add();
+  s.received_tsc[seq % Session::kAckSlots] = tsc;
+  s.received_seq[seq % Session::kAckSlots] = seq;
 }
 
 void OrderGateway::push_pending_cancels() noexcept {
@@ -397,6 +402,13 @@ void OrderGateway::flush(Session& s) noexcept {
     s.out.consume(r.bytes);
     counters_.bytes_out.add(r.bytes);
   }
+  if (s.out.empty() && s.unwritten_acks != 0) {
+    const std::uint64_t now_tsc = clock_.now();
+    for (std::size_t i = 0; i < s.unwritten_acks; ++i)
+      ack_latency_.record(static_cast<std::uint64_t>(
+          clock_.to_ns(static_cast<std::int64_t>(now_tsc - s.unwritten_ack_tsc[i]))));
+    s.unwritten_acks = 0;
+  }
   if (s.state == SessionState::kClosing && s.out.empty() && !s.write_shut) {
     ::shutdown(s.stream.fd(), SHUT_WR);  // then wait for the peer's EOF (read_session) or the deadline
     s.write_shut = true;
@@ -455,6 +467,14 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   const std::uint32_t ref_seq =
       event_client(r.event_id) == r.client && event_generation(r.event_id) == s.generation ? event_seq(r.event_id) : 0;
   const std::uint64_t now = now_ns();
+  if (ref_seq != 0) {
+    // The first answer to this message: its latency is taken when it is written.
+    const std::size_t slot = ref_seq % Session::kAckSlots;
+    if (s.received_seq[slot] == ref_seq) {
+      s.received_seq[slot] = 0;
+      if (s.unwritten_acks < Session::kAckSlots) s.unwritten_ack_tsc[s.unwritten_acks++] = s.received_tsc[slot];
+    }
+  }
   if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected) {
     auto m = proto::make_message<proto::OrderReject>(
         0, r.type == engine::ReportType::kCancelRejected ? proto::MsgType::kCancelReject : proto::MsgType::kModifyReject);

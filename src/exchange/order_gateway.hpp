@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/counter.hpp"
+#include "core/histogram.hpp"
 #include "core/int_hash_map.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/events.hpp"
@@ -73,6 +74,9 @@ class OrderGateway {
 
   const net::SocketAddress& listen_address() const noexcept { return listener_.local_address(); }
   const GatewayCounters& counters() const noexcept { return counters_; }
+  // TCP read of an order message -> its first answer written to the socket,
+  // ns. Written by the gateway's thread: read it after that thread stopped.
+  const core::LatencyHistogram& ack_latency() const noexcept { return ack_latency_; }
 
  private:
   static constexpr std::size_t kOverflowSlots = 4;  // room to tell a logon "max sessions"
@@ -85,7 +89,7 @@ class OrderGateway {
   // Handles one framed message; false = stop processing this session's input now.
   bool handle_message(Session& s, const proto::Header& h, const std::uint8_t* bytes, std::uint64_t now) noexcept;
   void handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept;
-  void forward(const engine::Request& rq) noexcept;
+  void forward(Session& s, const engine::Request& rq, std::uint32_t seq) noexcept;
   void push_pending_cancels() noexcept;
   void begin_shutdown() noexcept;
   void run_timers(std::uint64_t now) noexcept;
@@ -126,6 +130,7 @@ class OrderGateway {
   std::vector<engine::Request> pending_cancels_;  // capacity reserved: never grows
   std::size_t pending_cancel_head_ = 0;
   GatewayCounters counters_;
+  core::LatencyHistogram ack_latency_;
 };
 
 }  // namespace nanotick::exchange

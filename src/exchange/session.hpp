@@ -4,6 +4,7 @@
 // connection the slot carries). Not thread-safe: the gateway's thread owns it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -89,6 +90,14 @@ struct Session {
   TokenBucket rate;
   ByteBuffer in;
   ByteBuffer out;
+  // Acknowledgement latency (TCP read -> response written): receive TSC of
+  // the last kAckSlots order messages by seq, and the answers waiting in
+  // `out` to be written.
+  static constexpr std::size_t kAckSlots = 256;
+  std::array<std::uint64_t, kAckSlots> received_tsc{};
+  std::array<std::uint32_t, kAckSlots> received_seq{};
+  std::array<std::uint64_t, kAckSlots> unwritten_ack_tsc{};
+  std::size_t unwritten_acks = 0;
 };
 
 }  // namespace nanotick::exchange
