@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/crc32c.hpp"
+#include "exchange/journal_format.hpp"
 
 namespace nanotick::exchange {
 
@@ -60,27 +61,13 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-bool parse_snapshot_name(const std::string& name, std::uint64_t& seq) {
-  constexpr std::string_view kPrefix = "snapshot-";
-  constexpr std::string_view kSuffix = ".snap";
-  if (name.size() != kPrefix.size() + 20 + kSuffix.size() || name.rfind(kPrefix, 0) != 0 ||
-      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
-    return false;
-  seq = 0;
-  for (std::size_t i = kPrefix.size(); i < kPrefix.size() + 20; ++i) {
-    if (name[i] < '0' || name[i] > '9') return false;
-    seq = seq * 10 + static_cast<std::uint64_t>(name[i] - '0');
-  }
-  return true;
-}
-
 std::vector<std::pair<std::uint64_t, std::string>> list_snapshots(const std::string& dir) {
   std::vector<std::pair<std::uint64_t, std::string>> out;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return out;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::uint64_t seq = 0;
-    if (e.is_regular_file() && parse_snapshot_name(e.path().filename().string(), seq))
+    if (e.is_regular_file() && parse_numbered_name(e.path().filename().string(), "snapshot-", ".snap", seq))
       out.emplace_back(seq, e.path().string());
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });  // newest first

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "core/crc32c.hpp"
@@ -45,6 +46,25 @@ static_assert(sizeof(JournalRecord) == 64 && offsetof(JournalRecord, crc) == 4 &
 inline std::uint32_t record_crc(const JournalRecord& r) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(&r);
   return core::crc32c(core::crc32c(0, p, 4), p + 8, sizeof(JournalRecord) - 8);
+}
+
+// "<prefix><20 decimal digits><suffix>" -> the number; false for any other
+// name. The journal's segments and the engine snapshots are named this way.
+inline bool parse_numbered_name(std::string_view name, std::string_view prefix, std::string_view suffix,
+                                std::uint64_t& number) noexcept {
+  if (name.size() != prefix.size() + 20 + suffix.size() || name.substr(0, prefix.size()) != prefix ||
+      name.substr(name.size() - suffix.size()) != suffix)
+    return false;
+  number = 0;
+  for (const char c : name.substr(prefix.size(), 20)) {
+    if (c < '0' || c > '9') return false;
+    number = number * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return true;
+}
+
+inline bool parse_segment_file_name(std::string_view name, std::uint64_t& first_seq) noexcept {
+  return parse_numbered_name(name, "journal-", ".log", first_seq);
 }
 
 inline std::string segment_file_name(std::uint64_t first_seq) {

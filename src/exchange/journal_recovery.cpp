@@ -24,28 +24,13 @@ struct SegmentFile {
 
 std::string sys_error(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-// journal-<20 digits>.log -> first seq; other names are not segments.
-bool parse_segment_name(const std::string& name, std::uint64_t& first_seq) {
-  constexpr std::string_view kPrefix = "journal-";
-  constexpr std::string_view kSuffix = ".log";
-  if (name.size() != kPrefix.size() + 20 + kSuffix.size() || name.rfind(kPrefix, 0) != 0 ||
-      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
-    return false;
-  first_seq = 0;
-  for (std::size_t i = kPrefix.size(); i < kPrefix.size() + 20; ++i) {
-    if (name[i] < '0' || name[i] > '9') return false;
-    first_seq = first_seq * 10 + static_cast<std::uint64_t>(name[i] - '0');
-  }
-  return true;
-}
-
 std::vector<SegmentFile> list_segments(const std::string& dir) {
   std::vector<SegmentFile> out;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return out;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     std::uint64_t first = 0;
-    if (entry.is_regular_file() && parse_segment_name(entry.path().filename().string(), first))
+    if (entry.is_regular_file() && parse_segment_file_name(entry.path().filename().string(), first))
       out.push_back({first, entry.path().string()});
   }
   if (ec) throw JournalError("journal: cannot list " + dir + ": " + ec.message());

@@ -44,15 +44,8 @@ bool Snapshotter::open_segment_for(std::uint64_t seq) {
   std::uint64_t best = 0;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(config_.journal.dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.size() != 32 || name.rfind("journal-", 0) != 0 || name.substr(28) != ".log") continue;
     std::uint64_t first = 0;
-    bool digits = true;
-    for (std::size_t i = 8; i < 28; ++i) {
-      digits = digits && name[i] >= '0' && name[i] <= '9';
-      first = first * 10 + static_cast<std::uint64_t>(name[i] - '0');
-    }
-    if (digits && first <= seq && first > best) best = first;
+    if (parse_segment_file_name(e.path().filename().string(), first) && first <= seq && first > best) best = first;
   }
   if (best == 0) return false;
   const std::string path = config_.journal.dir + "/" + segment_file_name(best);
