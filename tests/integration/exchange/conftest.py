@@ -1,0 +1,44 @@
+"""pytest fixtures of the exchange integration tests (the harness itself is
+exchange_harness.py): skip when the server binary is missing, start processes
+and kill whatever a test left running. Not thread-safe (one test at a time).
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import List, Optional
+
+import pytest
+
+from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config
+
+
+@pytest.fixture
+def exchange_binary() -> pathlib.Path:
+    if not BINARY.exists():
+        pytest.skip(f"{BINARY} is missing: build it with 'cmake --build build/release --target nanotick-exchange'")
+    return BINARY
+
+
+@pytest.fixture
+def start_exchange(exchange_binary):
+    """start_exchange(config) -> a ready ExchangeProcess; every process started is killed at teardown."""
+    started: List[ExchangeProcess] = []
+
+    def start(config: ExchangeConfig, extra_args: Optional[List[str]] = None, wait: bool = True) -> ExchangeProcess:
+        config.write()
+        p = ExchangeProcess(config, extra_args)
+        started.append(p)
+        if wait:
+            p.wait_ready()
+        return p
+
+    yield start
+    for p in started:
+        if p.alive():
+            p.kill()
+
+
+@pytest.fixture
+def config(tmp_path) -> ExchangeConfig:
+    return make_config(tmp_path)
