@@ -127,6 +127,7 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
 void OrderGateway::read_session(Session& s, std::uint64_t now) noexcept {
   std::size_t budget = config_.server.read_budget_bytes;
   while (budget > 0 && s.state != SessionState::kFree) {
+    if (s.input_blocked) break;  // input waits (ring full or output backed up): leave it in the socket
     std::span<std::uint8_t> room = s.in.writable();
     if (room.empty()) break;  // a full buffer of unprocessed input (ring full): read later
     if (room.size() > budget) room = room.first(budget);
@@ -151,6 +152,12 @@ void OrderGateway::read_session(Session& s, std::uint64_t now) noexcept {
 
 void OrderGateway::process_input(Session& s, std::uint64_t now) noexcept {
   while (s.state == SessionState::kAwaitingLogon || s.state == SessionState::kActive) {
+    if (s.out.size() > s.out.capacity() / 2) {
+      // Backpressure: answers are piling up unwritten. Process the rest once
+      // the client has read some (retried every pass), rather than overflow.
+      s.input_blocked = true;
+      return;
+    }
     const std::span<const std::uint8_t> bytes = s.in.readable();
     const proto::Frame f = proto::next_frame(bytes, proto::Direction::kFromClient);
     if (f.status == proto::FrameStatus::kNeedMore) return;
@@ -169,8 +176,8 @@ void OrderGateway::process_input(Session& s, std::uint64_t now) noexcept {
         logout_and_close(s, proto::LogoutReason::kNotLoggedOn, now);
         return;
       }
+      if (f.header.seq == s.expected_seq) ++s.expected_seq;  // consumed: the reject tells the next one
       session_reject(s, f.header, f.reason, now);
-      if (f.header.seq == s.expected_seq) ++s.expected_seq;
       s.in.consume(f.length);
       continue;
     }
@@ -325,7 +332,13 @@ template <typename M>
 void OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
   if (s.state == SessionState::kFree || s.state == SessionState::kClosing) return;
   m.header.seq = s.next_out_seq;
-  if (!s.out.append(&m, sizeof m)) {
+  bool queued = s.out.append(&m, sizeof m);
+  if (!queued) {
+    flush(s);  // make room by writing what the socket takes now
+    if (s.state == SessionState::kFree) return;
+    queued = s.out.append(&m, sizeof m);
+  }
+  if (!queued) {
     // The client does not read: it is closed without its remaining output.
     s.out.clear();
     logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);

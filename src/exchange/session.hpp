@@ -24,6 +24,7 @@ class ByteBuffer {
 
   std::span<const std::uint8_t> readable() const noexcept { return {data_.get() + head_, tail_ - head_}; }
   std::size_t size() const noexcept { return tail_ - head_; }
+  std::size_t capacity() const noexcept { return cap_; }
   bool empty() const noexcept { return head_ == tail_; }
   void consume(std::size_t n) noexcept {
     head_ += n;
@@ -86,7 +87,7 @@ struct Session {
   std::uint64_t close_deadline_ns = 0;  // kClosing: give up waiting for the peer's EOF
   bool write_interest = false;          // EPOLLOUT registered (output pending)
   bool write_shut = false;              // kClosing: our side of the stream is shut
-  bool input_blocked = false;           // a request is waiting for room in the sequencer ring
+  bool input_blocked = false;           // input waits: sequencer ring full, or our output backed up
   TokenBucket rate;
   ByteBuffer in;
   ByteBuffer out;

@@ -153,8 +153,6 @@ def test_header_rules_reject_skip_and_consume_the_seq(start_exchange, config):
     assert counters.get("requests_sequenced") == 4, counters
 
 
-@pytest.mark.xfail(strict=True, reason="server disagrees with PROTOCOL.md 1.3/1.5: a SessionReject for a message that "
-                   "consumed its seq (rules 2-4, 8-9) says expected_seq = that seq, but the exchange then expects seq + 1")
 def test_session_reject_names_the_next_expected_seq(start_exchange, config):
     # PROTOCOL.md 1.3: expected_seq is "what the exchange expects next"; 1.5: a message
     # rejected by rules 2-4 or 8-9 consumes its seq, "the next expected is seq + 1".
@@ -426,9 +424,6 @@ def test_client_that_does_not_read_is_closed_as_slow_consumer(start_exchange, tm
     assert counters.get("logout.slow consumer") == 1, counters
 
 
-@pytest.mark.xfail(strict=True, reason="server disagrees with PROTOCOL.md 1.5: a client that reads its socket promptly is closed "
-                   "as a slow consumer when one gateway pass (read_budget_bytes of its orders) produces more reports than "
-                   "output_buffer_bytes, before anything was written to its socket")
 def test_pipelining_client_that_reads_promptly_is_not_a_slow_consumer(start_exchange, tmp_path):
     # 2000 IOC orders (80 KB, more than one 64 KiB read budget) -> 4000 reports (384 KB). The
     # client reads as soon as it has sent; its socket is empty the whole time.

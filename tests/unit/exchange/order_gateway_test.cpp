@@ -286,16 +286,16 @@ TEST_F(Fixture, UnknownTypeAndWrongVersionAreSkippedSessionContinues) {
   m.header.seq = c.seq++;
   m.header.type = static_cast<np::MsgType>(77);
   send_bytes(c, &m, sizeof m);
-  expect_session_reject(c, np::SessionRejectReason::kUnknownType, 2, 2);
+  expect_session_reject(c, np::SessionRejectReason::kUnknownType, 2, 3);
   m = new_order(1);
   m.header.seq = c.seq++;
   m.header.version = 9;
   send_bytes(c, &m, sizeof m);
-  expect_session_reject(c, np::SessionRejectReason::kUnsupportedVersion, 3, 3);
+  expect_session_reject(c, np::SessionRejectReason::kUnsupportedVersion, 3, 4);
   auto wrong_len = np::make_message<np::Logon>(c.seq++);  // 48 bytes claiming to be a NewOrder
   wrong_len.header.type = np::MsgType::kNewOrder;
   send_bytes(c, &wrong_len, sizeof wrong_len);
-  expect_session_reject(c, np::SessionRejectReason::kBadLength, 4, 4);
+  expect_session_reject(c, np::SessionRejectReason::kBadLength, 4, 5);
   send(c, new_order(1));  // seq 5: the rejected ones consumed theirs
   EXPECT_TRUE(pump([&] { return !ring->empty(); }));
   EXPECT_EQ(nx::event_seq(drain_ring().at(0).request.event_id), 5u);
