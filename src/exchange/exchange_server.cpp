@@ -351,6 +351,9 @@ std::string ExchangeServer::counters_report() const {
   for (std::size_t i = 1; i < g.logon_rejects.size(); ++i)
     line("logon_reject." + std::string(proto::to_string(static_cast<proto::LogonRejectReason>(i))),
          g.logon_rejects[i].get());
+  // Engine rejects by reason code (docs/MATCHING.md; 1xx invalid, 2xx state, 3xx capacity).
+  for (std::size_t code = 1; code < g.engine_rejects.size(); ++code)
+    if (g.engine_rejects[code].get() != 0) line("engine_reject." + std::to_string(code), g.engine_rejects[code].get());
   for (std::size_t i = 0; i < g.logouts.size(); ++i)
     line("logout." + std::string(proto::to_string(static_cast<proto::LogoutReason>(i))), g.logouts[i].get());
   line("journal_records", s.journal->records());

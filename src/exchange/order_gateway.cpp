@@ -471,6 +471,10 @@ void OrderGateway::begin_shutdown() noexcept {
 
 void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   track_order(r);
+  if (r.reason != engine::RejectReason::kNone) {
+    const auto code = static_cast<std::size_t>(r.reason);
+    if (code < GatewayCounters::kRejectCodes) counters_.engine_rejects[code].add();
+  }
   const std::int32_t index = r.client <= engine::kMaxClientId ? session_of_client_[r.client] : -1;
   if (index < 0) {
     counters_.reports_dropped.add();

@@ -50,6 +50,9 @@ struct GatewayCounters {
   std::array<core::Counter, 9> session_rejects;  // by SessionRejectReason (index = code)
   std::array<core::Counter, 6> logon_rejects;    // by LogonRejectReason
   std::array<core::Counter, 7> logouts;          // by LogoutReason we sent
+  // Engine rejects (new order, cancel, modify) by RejectReason code (< 400).
+  static constexpr std::size_t kRejectCodes = 400;
+  std::array<core::Counter, kRejectCodes> engine_rejects;
 };
 
 class OrderGateway {
