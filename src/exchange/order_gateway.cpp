@@ -282,15 +282,6 @@ void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t 
   s.received_seq[seq % Session::kAckSlots] = seq;
 }
 
-void OrderGateway::push_pending_cancels() noexcept {
-  while (pending_cancel_head_ != pending_cancels_.size()) {
-    if (!requests_.try_push(InboundRequest{pending_cancels_[pending_cancel_head_], clock_.now()})) return;
-    ++pending_cancel_head_;
-    counters_.disconnect_cancels.add();
-  }
-  pending_cancels_.clear();  // keeps its capacity
-  pending_cancel_head_ = 0;
-}
 
 void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept {
   using proto::LogonRejectReason;
@@ -469,89 +460,8 @@ void OrderGateway::begin_shutdown() noexcept {
       logout_and_close(*sp, proto::LogoutReason::kServerShutdown, now);
 }
 
-void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
-  track_order(r);
-  if (r.reason != engine::RejectReason::kNone) {
-    const auto code = static_cast<std::size_t>(r.reason);
-    if (code < GatewayCounters::kRejectCodes) counters_.engine_rejects[code].add();
-  }
-  const std::int32_t index = r.client <= engine::kMaxClientId ? session_of_client_[r.client] : -1;
-  if (index < 0) {
-    counters_.reports_dropped.add();
-    return;
-  }
-  Session& s = *sessions_[static_cast<std::size_t>(index)];
-  const std::uint32_t ref_seq =
-      event_client(r.event_id) == r.client && event_generation(r.event_id) == s.generation ? event_seq(r.event_id) : 0;
-  const std::uint64_t now = now_ns();
-  if (ref_seq != 0) {
-    // The first answer to this message: its latency is taken when it is written.
-    const std::size_t slot = ref_seq % Session::kAckSlots;
-    if (s.received_seq[slot] == ref_seq) {
-      s.received_seq[slot] = 0;
-      if (s.unwritten_acks < Session::kAckSlots) s.unwritten_ack_tsc[s.unwritten_acks++] = s.received_tsc[slot];
-    }
-  }
-  if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected) {
-    auto m = proto::make_message<proto::OrderReject>(
-        0, r.type == engine::ReportType::kCancelRejected ? proto::MsgType::kCancelReject : proto::MsgType::kModifyReject);
-    m.exec_seq = r.seq;
-    m.client_order_id = r.client_order_id;
-    m.instrument = r.instrument;
-    m.ref_seq = ref_seq;
-    m.reason = static_cast<std::uint16_t>(r.reason);
-    send(s, m, now);
-    return;
-  }
-  auto m = proto::make_message<proto::ExecutionReport>(0);
-  m.exec_seq = r.seq;
-  m.client_order_id = r.client_order_id;
-  m.order_id = r.order_id;
-  m.price = r.price;
-  m.order_qty = r.order_qty;
-  m.last_price = r.last_price;
-  m.last_qty = r.last_qty;
-  m.cum_qty = r.cum_qty;
-  m.leaves_qty = r.leaves_qty;
-  m.instrument = r.instrument;
-  m.ref_seq = ref_seq;
-  m.exec_type = static_cast<proto::ExecType>(r.type);  // engine ReportType 1-5 = ExecType 1-5
-  m.side = static_cast<std::uint8_t>(r.side);
-  m.order_type = static_cast<std::uint8_t>(r.order_type);
-  m.is_maker = r.is_maker ? 1 : 0;
-  m.reject_reason = static_cast<std::uint16_t>(r.reason);
-  m.cancel_reason = static_cast<std::uint8_t>(r.cancel_reason);
-  send(s, m, now);
-}
-
-// Follows each client's resting orders from the reports: accepted limit
-// orders rest until a report leaves nothing open (fill to zero, cancel).
-void OrderGateway::track_order(const engine::ExecReport& r) noexcept {
-  const std::uint64_t key = engine::order_key(r.client & engine::kMaxClientId, r.client_order_id);
-  switch (r.type) {
-    case engine::ReportType::kAccepted:
-      if (r.order_type == engine::OrderType::kLimit) (void)resting_.insert(key, r.instrument);
-      break;
-    case engine::ReportType::kFill:
-      if (r.leaves_qty == 0) (void)resting_.erase(key);
-      break;
-    case engine::ReportType::kCancelled:
-      (void)resting_.erase(key);
-      break;
-    default: break;
-  }
-}
-
-void OrderGateway::queue_disconnect_cancels(std::uint32_t client) noexcept {
-  // At a disconnect, not per message: a scan of the table is acceptable here.
-  // pending_cancels_ has room for every order the engine can hold.
-  resting_.for_each([&](std::uint64_t key, std::uint32_t instrument) {
-    if ((key >> 48) != client || pending_cancels_.size() == pending_cancels_.capacity()) return;
-    engine::Request rq = engine::make_cancel(instrument, client, key & engine::kMaxClientOrderId);
-    rq.event_id = make_event_id(client, 0, 0);
-    pending_cancels_.push_back(rq);
-  });
-  push_pending_cancels();
-}
+// The report side (order_gateway_reports.cpp) sends these.
+template void OrderGateway::send<proto::ExecutionReport>(Session&, proto::ExecutionReport, std::uint64_t) noexcept;
+template void OrderGateway::send<proto::OrderReject>(Session&, proto::OrderReject, std::uint64_t) noexcept;
 
 }  // namespace nanotick::exchange
