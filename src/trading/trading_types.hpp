@@ -1,0 +1,68 @@
+// Types shared by the parts of the trading client's trade engine (features,
+// positions, risk, orders): the engine's scalar types re-exported, the time
+// unit, and the plain event structs that travel between the parts. Plain
+// values: thread-safe.
+//
+// Prices and quantities are the engine's integers (engine/types.hpp): a price
+// is an int64 in the venue's price unit, a quantity an int64 > 0 in a valid
+// order. Nothing here converts them to floating point; the parts that need a
+// fractional value (a fair price, an average price, an unrealised PnL) say so.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/types.hpp"
+
+namespace nanotick::trading {
+
+using engine::ClientOrderId;
+using engine::InstrumentId;
+using engine::OrderId;
+using engine::OrderType;
+using engine::Price;
+using engine::Qty;
+using engine::Side;
+
+// Monotonic time in nanoseconds (the caller's clock, e.g. the calibrated TSC
+// converted once per event). Same unit and type as the exchange's gateway.
+using TimeNs = std::uint64_t;
+
+constexpr bool is_valid(Side side) noexcept { return side == Side::kBuy || side == Side::kSell; }
+
+// +1 for a buy, -1 for a sell: the sign a fill of this side gives the position.
+constexpr std::int64_t sign_of(Side side) noexcept { return side == Side::kBuy ? 1 : -1; }
+
+// A trade printed on the market data feed (PROTOCOL.md Trade message): any
+// participant's, ours included. `aggressor` is the side of the incoming
+// (taker) order.
+struct TradeEvent {
+  InstrumentId instrument = 0;
+  Side aggressor = Side::kBuy;
+  Price price = 0;
+  Qty qty = 0;
+};
+
+// One of our orders traded (an ExecutionReport of type Fill): `side` is our
+// order's side, `price` and `qty` are the report's last_price and last_qty.
+struct FillEvent {
+  InstrumentId instrument = 0;
+  ClientOrderId client_order_id = 0;
+  Side side = Side::kBuy;
+  Price price = 0;
+  Qty qty = 0;
+  bool is_maker = false;  // our order was resting (passive fill)
+};
+
+// An order the trade engine wants to send: what the risk manager checks and
+// the order manager turns into a NewOrder. `price` is the limit price (a
+// market order has none; see RiskManager for how it treats one).
+struct OrderRequest {
+  InstrumentId instrument = 0;
+  ClientOrderId client_order_id = 0;
+  Side side = Side::kBuy;
+  OrderType type = OrderType::kLimit;
+  Price price = 0;
+  Qty qty = 0;
+};
+
+}  // namespace nanotick::trading
