@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "engine/types.hpp"
 
@@ -26,6 +27,15 @@ using engine::Side;
 // Monotonic time in nanoseconds (the caller's clock, e.g. the calibrated TSC
 // converted once per event). Same unit and type as the exchange's gateway.
 using TimeNs = std::uint64_t;
+
+// 128-bit integer for intermediate products and sums of prices and
+// quantities: a product of two int64 values always fits, so exact PnL and
+// exposure arithmetic cannot overflow before it is range-checked.
+__extension__ using Int128 = __int128;
+
+constexpr bool fits_int64(Int128 v) noexcept {
+  return v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max();
+}
 
 constexpr bool is_valid(Side side) noexcept { return side == Side::kBuy || side == Side::kSell; }
 

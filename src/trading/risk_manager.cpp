@@ -1,0 +1,345 @@
+#include "trading/risk_manager.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace nanotick::trading {
+
+namespace {
+
+// One order in the throttle's units: the bucket counts 1e-9 orders, so a
+// refill of orders_per_second per second is orders_per_second units per
+// nanosecond (integer arithmetic, no division per message).
+constexpr std::int64_t kTokenUnit = 1'000'000'000;
+constexpr std::uint32_t kMaxOrdersPerSecond = 100'000'000;
+constexpr std::uint32_t kMaxBurst = 1'000'000;
+
+constexpr Int128 abs128(Int128 v) noexcept { return v < 0 ? -v : v; }
+
+std::int64_t clamp_int64(Int128 v) noexcept {
+  if (v > std::numeric_limits<std::int64_t>::max()) return std::numeric_limits<std::int64_t>::max();
+  if (v < std::numeric_limits<std::int64_t>::min()) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(v);
+}
+
+constexpr bool is_valid_type(OrderType t) noexcept {
+  return t == OrderType::kLimit || t == OrderType::kIoc || t == OrderType::kFok || t == OrderType::kMarket;
+}
+
+[[noreturn]] void bad_limit(const std::string& where, const char* field, const char* range, std::int64_t got) {
+  throw std::invalid_argument("risk limits: " + where + ": " + field + " must be " + range + ", got " +
+                              std::to_string(got));
+}
+
+const GlobalRiskLimits& checked(const GlobalRiskLimits& g) {
+  const std::string where = "global";
+  if (g.max_open_orders < 1 || g.max_open_orders > GlobalRiskLimits::kMaxOpenOrdersCap)
+    bad_limit(where, "max_open_orders", "in [1, 16777216]", g.max_open_orders);
+  if (g.max_open_notional < 1) bad_limit(where, "max_open_notional", ">= 1", g.max_open_notional);
+  if (g.max_loss < 0) bad_limit(where, "max_loss", ">= 0", g.max_loss);
+  if (g.orders_per_second < 1 || g.orders_per_second > kMaxOrdersPerSecond)
+    bad_limit(where, "orders_per_second", "in [1, 100000000]", g.orders_per_second);
+  if (g.burst < 1 || g.burst > kMaxBurst) bad_limit(where, "burst", "in [1, 1000000]", g.burst);
+  return g;
+}
+
+void check_instrument(const InstrumentRiskLimits& l, std::size_t index) {
+  const std::string where = "instrument " + std::to_string(index);
+  if (l.max_order_qty < 1) bad_limit(where, "max_order_qty", ">= 1", l.max_order_qty);
+  if (l.max_position < 0) bad_limit(where, "max_position", ">= 0", l.max_position);
+  if (l.max_open_orders < 1) bad_limit(where, "max_open_orders", ">= 1", l.max_open_orders);
+  if (l.max_open_notional < 1) bad_limit(where, "max_open_notional", ">= 1", l.max_open_notional);
+  if (l.max_loss < 0) bad_limit(where, "max_loss", ">= 0", l.max_loss);
+  if (l.price_band < 0) bad_limit(where, "price_band", ">= 0", l.price_band);
+}
+
+}  // namespace
+
+std::string_view to_string(RiskResult r) noexcept {
+  switch (r) {
+    case RiskResult::kAllowed: return "allowed";
+    case RiskResult::kUnknownInstrument: return "unknown instrument";
+    case RiskResult::kInvalidSide: return "side is not buy or sell";
+    case RiskResult::kInvalidOrderType: return "order type is not limit, IOC, FOK or market";
+    case RiskResult::kInvalidQty: return "quantity <= 0";
+    case RiskResult::kUnpricedOrder: return "market order: no limit price to check (send IOC at a limit)";
+    case RiskResult::kDuplicateOrder: return "client order id already working";
+    case RiskResult::kUnknownOrder: return "client order id not working";
+    case RiskResult::kModifyPending: return "a modify of the order is still unanswered";
+    case RiskResult::kMaxLoss: return "instrument max loss reached";
+    case RiskResult::kMaxLossGlobal: return "global max loss reached";
+    case RiskResult::kMaxOrderQty: return "order quantity above max_order_qty";
+    case RiskResult::kNoFairPrice: return "no fair price for the price band";
+    case RiskResult::kPriceBand: return "price outside the band around the fair price";
+    case RiskResult::kMaxPosition: return "position with working orders beyond max_position";
+    case RiskResult::kMaxOpenOrders: return "instrument max open orders reached";
+    case RiskResult::kMaxOpenOrdersGlobal: return "global max open orders reached";
+    case RiskResult::kMaxOpenNotional: return "instrument max open notional exceeded";
+    case RiskResult::kMaxOpenNotionalGlobal: return "global max open notional exceeded";
+    case RiskResult::kRateThrottle: return "order rate throttle";
+  }
+  return "unknown result";
+}
+
+std::string_view to_string(OrderEventResult r) noexcept {
+  switch (r) {
+    case OrderEventResult::kOk: return "ok";
+    case OrderEventResult::kUnknownInstrument: return "unknown instrument";
+    case OrderEventResult::kInvalidOrder: return "invalid order (side, quantity, market order or notional overflow)";
+    case OrderEventResult::kDuplicateOrder: return "client order id already working";
+    case OrderEventResult::kCapacity: return "global max open orders already working";
+    case OrderEventResult::kUnknownOrder: return "client order id not working";
+    case OrderEventResult::kModifyPending: return "a modify is already pending";
+    case OrderEventResult::kNoModifyPending: return "no modify pending";
+    case OrderEventResult::kOverfill: return "fill beyond the order's quantity";
+  }
+  return "unknown result";
+}
+
+RiskManager::RiskManager(std::span<const InstrumentRiskLimits> instruments, const GlobalRiskLimits& global,
+                         TimeNs now)
+    : limits_(instruments.begin(), instruments.end()),
+      global_(checked(global)),
+      state_(instruments.size()),
+      orders_(global_.max_open_orders),
+      tokens_(std::int64_t{global_.burst} * kTokenUnit),
+      token_cap_(std::int64_t{global_.burst} * kTokenUnit),
+      tokens_at_ns_(now) {
+  if (instruments.empty())
+    throw std::invalid_argument("risk limits: the instrument table is empty (configure limits for each instrument)");
+  for (std::size_t i = 0; i < limits_.size(); ++i) check_instrument(limits_[i], i);
+}
+
+RiskResult RiskManager::check_new(const OrderRequest& request, const PositionKeeper& positions, double fair_price,
+                                  TimeNs now) noexcept {
+  if (request.instrument >= limits_.size() || request.instrument >= positions.instrument_count())
+    return block(RiskResult::kUnknownInstrument);
+  if (!is_valid(request.side)) return block(RiskResult::kInvalidSide);
+  if (!is_valid_type(request.type)) return block(RiskResult::kInvalidOrderType);
+  if (request.qty <= 0) return block(RiskResult::kInvalidQty);
+  if (request.type == OrderType::kMarket) return block(RiskResult::kUnpricedOrder);
+  if (orders_.contains(request.client_order_id)) return block(RiskResult::kDuplicateOrder);
+  const Exposure added{request.qty, abs128(request.price) * request.qty};
+  const RiskResult r = check_limits(request.instrument, request.side, request.price, request.qty, added, true,
+                                    positions, fair_price, now);
+  if (r != RiskResult::kAllowed) return block(r);
+  allowed_.add();
+  return RiskResult::kAllowed;
+}
+
+RiskResult RiskManager::check_modify(ClientOrderId id, Price price, Qty qty, const PositionKeeper& positions,
+                                     double fair_price, TimeNs now) noexcept {
+  const WorkingOrder* o = orders_.find(id);
+  if (o == nullptr) return block(RiskResult::kUnknownOrder);
+  if (o->modify_pending) return block(RiskResult::kModifyPending);
+  if (qty <= 0) return block(RiskResult::kInvalidQty);
+  if (o->instrument >= positions.instrument_count()) return block(RiskResult::kUnknownInstrument);
+  // What the order adds once the modify is pending (the larger of old and
+  // new), over what it counts now; never negative.
+  WorkingOrder pending = *o;
+  pending.modify_pending = true;
+  pending.new_price = price;
+  pending.new_qty = qty;
+  const Exposure now_counted = exposure_of(*o);
+  const Exposure then_counted = exposure_of(pending);
+  const Exposure added{then_counted.qty - now_counted.qty, then_counted.notional - now_counted.notional};
+  const RiskResult r =
+      check_limits(o->instrument, o->side, price, qty, added, false, positions, fair_price, now);
+  if (r != RiskResult::kAllowed) return block(r);
+  allowed_.add();
+  return RiskResult::kAllowed;
+}
+
+RiskResult RiskManager::check_limits(InstrumentId instrument, Side side, Price price, Qty qty, Exposure added,
+                                     bool new_order, const PositionKeeper& positions, double fair_price,
+                                     TimeNs now) const noexcept {
+  const InstrumentRiskLimits& l = limits_[instrument];
+  const InstrumentPosition& p = *positions.position(instrument);
+  if (p.pnl() < -static_cast<double>(l.max_loss)) return RiskResult::kMaxLoss;
+  if (positions.total_pnl() < -static_cast<double>(global_.max_loss)) return RiskResult::kMaxLossGlobal;
+  if (qty > l.max_order_qty) return RiskResult::kMaxOrderQty;
+  if (!std::isfinite(fair_price)) return RiskResult::kNoFairPrice;
+  if (std::fabs(static_cast<double>(price) - fair_price) > static_cast<double>(l.price_band))
+    return RiskResult::kPriceBand;
+  const InstrumentState& s = state_[instrument];
+  if (side == Side::kBuy) {
+    if (Int128{p.position} + s.open_buy_qty + added.qty > l.max_position) return RiskResult::kMaxPosition;
+  } else {
+    if (Int128{p.position} - s.open_sell_qty - added.qty < -Int128{l.max_position}) return RiskResult::kMaxPosition;
+  }
+  if (new_order) {
+    if (s.open_orders >= l.max_open_orders) return RiskResult::kMaxOpenOrders;
+    if (global_open_orders_ >= global_.max_open_orders) return RiskResult::kMaxOpenOrdersGlobal;
+  }
+  if (s.open_notional + added.notional > l.max_open_notional) return RiskResult::kMaxOpenNotional;
+  if (global_open_notional_ + added.notional > global_.max_open_notional) return RiskResult::kMaxOpenNotionalGlobal;
+  if (tokens_at(now) < kTokenUnit) return RiskResult::kRateThrottle;
+  return RiskResult::kAllowed;
+}
+
+OrderEventResult RiskManager::on_new_sent(const OrderRequest& request, TimeNs now) noexcept {
+  if (request.instrument >= limits_.size()) return refuse(OrderEventResult::kUnknownInstrument);
+  if (!is_valid(request.side) || !is_valid_type(request.type) || request.type == OrderType::kMarket || request.qty <= 0 ||
+      !fits_int64(abs128(request.price) * request.qty))
+    return refuse(OrderEventResult::kInvalidOrder);
+  if (orders_.contains(request.client_order_id)) return refuse(OrderEventResult::kDuplicateOrder);
+  if (global_open_orders_ >= global_.max_open_orders) return refuse(OrderEventResult::kCapacity);
+  WorkingOrder o;
+  o.instrument = request.instrument;
+  o.side = request.side;
+  o.price = request.price;
+  o.order_qty = request.qty;
+  // Cannot fail: the id is absent and fewer than max_open_orders (the map's size) are working.
+  (void)orders_.insert(request.client_order_id, o);
+  ++state_[o.instrument].open_orders;
+  ++global_open_orders_;
+  add_exposure(o, 1);
+  take_token(now);
+  return OrderEventResult::kOk;
+}
+
+OrderEventResult RiskManager::on_modify_sent(ClientOrderId id, Price price, Qty qty, TimeNs now) noexcept {
+  WorkingOrder* o = orders_.find(id);
+  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
+  if (o->modify_pending) return refuse(OrderEventResult::kModifyPending);
+  if (qty <= 0 || !fits_int64(abs128(price) * qty)) return refuse(OrderEventResult::kInvalidOrder);
+  add_exposure(*o, -1);
+  o->modify_pending = true;
+  o->new_price = price;
+  o->new_qty = qty;
+  add_exposure(*o, 1);
+  take_token(now);
+  return OrderEventResult::kOk;
+}
+
+OrderEventResult RiskManager::on_modified(ClientOrderId id) noexcept {
+  WorkingOrder* o = orders_.find(id);
+  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
+  if (!o->modify_pending) return refuse(OrderEventResult::kNoModifyPending);
+  add_exposure(*o, -1);
+  o->modify_pending = false;
+  o->price = o->new_price;
+  o->order_qty = o->new_qty;
+  if (o->cum_qty >= o->order_qty) {
+    // The exchange cancels a modify to at most the filled quantity rather
+    // than acknowledging it; if one is acknowledged anyway, nothing is open.
+    forget(id, o->instrument);
+    return OrderEventResult::kOk;
+  }
+  add_exposure(*o, 1);
+  return OrderEventResult::kOk;
+}
+
+OrderEventResult RiskManager::on_modify_rejected(ClientOrderId id) noexcept {
+  WorkingOrder* o = orders_.find(id);
+  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
+  if (!o->modify_pending) return refuse(OrderEventResult::kNoModifyPending);
+  add_exposure(*o, -1);
+  o->modify_pending = false;
+  if (o->cum_qty >= o->order_qty) {
+    // Filled while the modify was on its way (the reject is "too late").
+    forget(id, o->instrument);
+    return OrderEventResult::kOk;
+  }
+  add_exposure(*o, 1);
+  return OrderEventResult::kOk;
+}
+
+OrderEventResult RiskManager::on_fill(ClientOrderId id, Qty qty) noexcept {
+  WorkingOrder* o = orders_.find(id);
+  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
+  if (qty <= 0) return refuse(OrderEventResult::kInvalidOrder);
+  add_exposure(*o, -1);
+  const Int128 cum = Int128{o->cum_qty} + qty;
+  const Qty most = o->modify_pending ? std::max(o->order_qty, o->new_qty) : o->order_qty;
+  const bool overfill = cum > most;
+  o->cum_qty = overfill ? most : static_cast<Qty>(cum);
+  // With a modify pending, the order may live on as its new version: it
+  // stays (counting the new open quantity) until the modify is answered.
+  if (overfill || (!o->modify_pending && o->cum_qty >= o->order_qty)) {
+    forget(id, o->instrument);
+    return overfill ? refuse(OrderEventResult::kOverfill) : OrderEventResult::kOk;
+  }
+  add_exposure(*o, 1);
+  return OrderEventResult::kOk;
+}
+
+OrderEventResult RiskManager::finish(ClientOrderId id) noexcept {
+  WorkingOrder* o = orders_.find(id);
+  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
+  add_exposure(*o, -1);
+  forget(id, o->instrument);
+  return OrderEventResult::kOk;
+}
+
+void RiskManager::forget(ClientOrderId id, InstrumentId instrument) noexcept {
+  (void)orders_.erase(id);
+  --state_[instrument].open_orders;
+  --global_open_orders_;
+}
+
+RiskManager::Exposure RiskManager::exposure_of(const WorkingOrder& o) noexcept {
+  const Int128 open = std::max<Int128>(Int128{o.order_qty} - o.cum_qty, 0);
+  Exposure e{open, abs128(o.price) * open};
+  if (o.modify_pending) {
+    const Int128 new_open = std::max<Int128>(Int128{o.new_qty} - o.cum_qty, 0);
+    e.qty = std::max(e.qty, new_open);
+    e.notional = std::max(e.notional, abs128(o.new_price) * new_open);
+  }
+  return e;
+}
+
+void RiskManager::add_exposure(const WorkingOrder& o, std::int64_t direction) noexcept {
+  const Exposure e = exposure_of(o);
+  InstrumentState& s = state_[o.instrument];
+  (o.side == Side::kBuy ? s.open_buy_qty : s.open_sell_qty) += direction * e.qty;
+  s.open_notional += direction * e.notional;
+  global_open_notional_ += direction * e.notional;
+}
+
+std::int64_t RiskManager::tokens_at(TimeNs now) const noexcept {
+  if (now <= tokens_at_ns_) return tokens_;
+  const std::uint64_t elapsed = now - tokens_at_ns_;
+  const std::uint64_t rate = global_.orders_per_second;
+  // tokens_ is in [-cap, cap], so missing <= 2 cap (< 2^51) and, below the
+  // time that fills the bucket, elapsed x rate < missing + rate: no overflow.
+  const std::uint64_t missing = static_cast<std::uint64_t>(token_cap_ - tokens_);
+  if (elapsed >= (missing + rate - 1) / rate) return token_cap_;
+  return tokens_ + static_cast<std::int64_t>(elapsed * rate);
+}
+
+void RiskManager::take_token(TimeNs now) noexcept {
+  // Below zero only when an order went out without a check; the debt is
+  // bounded so that a burst of unchecked sends cannot block for ever.
+  tokens_ = std::max(tokens_at(now) - kTokenUnit, -token_cap_);
+  tokens_at_ns_ = std::max(tokens_at_ns_, now);
+}
+
+std::uint32_t RiskManager::open_orders(InstrumentId instrument) const noexcept {
+  return instrument < state_.size() ? state_[instrument].open_orders : 0;
+}
+
+Qty RiskManager::open_buy_qty(InstrumentId instrument) const noexcept {
+  return instrument < state_.size() ? clamp_int64(state_[instrument].open_buy_qty) : 0;
+}
+
+Qty RiskManager::open_sell_qty(InstrumentId instrument) const noexcept {
+  return instrument < state_.size() ? clamp_int64(state_[instrument].open_sell_qty) : 0;
+}
+
+std::int64_t RiskManager::open_notional(InstrumentId instrument) const noexcept {
+  return instrument < state_.size() ? clamp_int64(state_[instrument].open_notional) : 0;
+}
+
+std::int64_t RiskManager::open_notional() const noexcept { return clamp_int64(global_open_notional_); }
+
+std::uint64_t RiskManager::blocked_total() const noexcept {
+  std::uint64_t n = 0;
+  for (const core::Counter& c : blocked_) n += c.get();
+  return n;
+}
+
+}  // namespace nanotick::trading
