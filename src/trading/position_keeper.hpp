@@ -24,8 +24,9 @@
 // trip that ends flat realises exactly the cash it made. The one place a
 // fraction appears is a partial close: the closed share of open_cost,
 // open_cost x closed / |position|, is rounded to the nearest integer (half
-// away from zero) and the rounding stays in the remaining open_cost, so it
-// is realised when the rest closes and the sum over a round trip stays
+// away from zero) and the rounding stays in the remaining open_cost (the
+// average open price of the rest moves by at most 0.5 / remaining qty), so
+// it is realised when the rest closes and the sum over a round trip stays
 // exact. Unrealised PnL is a double because the mark (a microprice) is
 // fractional. Products are computed in 128 bits; a fill whose results would
 // not fit in int64 is refused (FillResult::kOverflow) and changes nothing.
