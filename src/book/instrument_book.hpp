@@ -149,6 +149,13 @@ class InstrumentBook {
     ladder_of(side).walk([&fn](const Level& l) { fn(engine::LevelView{l.price, l.qty, l.orders}); });
   }
 
+  // The same for the best `n` levels only: O(n), whatever the book's depth.
+  template <typename Fn>
+  void for_each_top_level(Side side, std::uint32_t n, Fn&& fn) const {
+    if (side != Side::kBuy && side != Side::kSell) return;
+    ladder_of(side).walk_top(n, [&fn](const Level& l) { fn(engine::LevelView{l.price, l.qty, l.orders}); });
+  }
+
   std::uint32_t order_count() const noexcept { return live_; }
   std::uint32_t level_count(Side side) const noexcept {
     return side == Side::kBuy || side == Side::kSell ? ladder_of(side).size() : 0;

@@ -113,6 +113,12 @@ class LevelLadder {
     for (std::uint32_t pos = size_; pos-- > 0;) fn(static_cast<const Level&>(levels_[ranks_[pos]]));
   }
 
+  // Calls fn(const Level&) for the best `n` levels (fewer if there are fewer), best first.
+  template <typename Fn>
+  void walk_top(std::uint32_t n, Fn&& fn) const {
+    for (std::uint32_t pos = size_; pos-- > 0 && n-- > 0;) fn(static_cast<const Level&>(levels_[ranks_[pos]]));
+  }
+
   // Forgets every level (their orders are the caller's business).
   void clear() noexcept {
     size_ = 0;

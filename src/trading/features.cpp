@@ -142,8 +142,7 @@ void FeatureEngine::sum_depth(const book::InstrumentBook& book, Side side) noexc
   Depth depth;
   std::uint32_t seen = 0;
   const std::uint32_t wanted = config_.imbalance_levels;
-  book.for_each_level(side, [&depth, &seen, wanted](const engine::LevelView& level) {
-    if (seen == wanted) return;
+  book.for_each_top_level(side, wanted, [&depth, &seen, wanted](const engine::LevelView& level) {
     depth.qty += static_cast<double>(level.qty);
     if (++seen == wanted) {
       depth.full = true;

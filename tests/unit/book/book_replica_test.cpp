@@ -69,6 +69,19 @@ TEST(BookReplica, ShouldIterateBidsBestFirstThenAsksBestFirstFifoWithinALevel) {
   EXPECT_EQ(r.applied(), 6u);
 }
 
+TEST(BookReplica, ShouldWalkOnlyTheBestLevelsWhenAskedForTheTop) {
+  nb::BookReplica r = make_replica(1, 16, 4);
+  for (ne::OrderId id = 1; id <= 4; ++id) ASSERT_EQ(r.add(0, id, kBuy, 100 + static_cast<ne::Price>(id), 1), kOk);
+  std::vector<ne::Price> seen;
+  r.instrument(0)->for_each_top_level(kBuy, 2, [&](const ne::LevelView& l) { seen.push_back(l.price); });
+  EXPECT_EQ(seen, (std::vector<ne::Price>{104, 103}));
+  seen.clear();
+  r.instrument(0)->for_each_top_level(kSell, 2, [&](const ne::LevelView& l) { seen.push_back(l.price); });
+  EXPECT_TRUE(seen.empty());
+  r.instrument(0)->for_each_top_level(kBuy, 10, [&](const ne::LevelView& l) { seen.push_back(l.price); });
+  EXPECT_EQ(seen.size(), 4u);  // fewer levels than asked: all of them
+}
+
 TEST(BookReplica, ShouldReduceInPlaceOnModifyKeepingPriority) {
   nb::BookReplica r = make_replica();
   ASSERT_EQ(r.add(0, 1, kBuy, 100, 5), kOk);
