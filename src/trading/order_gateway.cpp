@@ -1,0 +1,99 @@
+#include "trading/order_gateway.hpp"
+
+#include <bit>
+#include <stdexcept>
+
+namespace nanotick::trading {
+
+namespace {
+
+[[noreturn]] void fail(std::string_view field, const std::string& problem) {
+  throw std::invalid_argument("order gateway: " + std::string(field) + ": " + problem);
+}
+
+void require_range(std::string_view field, std::uint64_t value, std::uint64_t lo, std::uint64_t hi) {
+  if (value < lo || value > hi)
+    fail(field, "must be " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(value));
+}
+
+}  // namespace
+
+void validate(const OrderGatewayConfig& c) {
+  if (c.exchange.port == 0) fail("exchange", "port 0 cannot be connected to: give the exchange's order_entry address");
+  require_range("client_id", c.client_id, 1, engine::kMaxClientId);
+  // The exchange's rule for keys (exchange/credential.hpp): 16..32 printable ASCII, no spaces.
+  if (c.api_key.size() < 16 || c.api_key.size() > proto::kCredentialBytes)
+    fail("api_key", "must be 16.." + std::to_string(proto::kCredentialBytes) + " characters, got " +
+                        std::to_string(c.api_key.size()));
+  for (const char ch : c.api_key)
+    if (ch < 0x21 || ch > 0x7e)
+      fail("api_key", "must be printable ASCII without spaces (the exchange compares it byte for byte)");
+  // The exchange's own bounds apply too (it answers BadHeartbeat); these are the wire's.
+  require_range("heartbeat_ms", c.heartbeat_ms, 0, 3'600'000);
+  require_range("connect_timeout_ms", c.connect_timeout_ms, 1, 60'000);
+  require_range("logon_timeout_ms", c.logon_timeout_ms, 1, 600'000);
+  require_range("reconnect_initial_ms", c.reconnect_initial_ms, 1, 600'000);
+  require_range("reconnect_max_ms", c.reconnect_max_ms, c.reconnect_initial_ms, 3'600'000);
+  // Room for a few of the largest messages, so a partial one never blocks a whole one.
+  require_range("input_buffer_bytes", c.input_buffer_bytes, 4 * proto::kMaxMessageLength, 64u << 20);
+  require_range("output_buffer_bytes", c.output_buffer_bytes, 4 * proto::kMaxMessageLength, 64u << 20);
+  require_range("read_budget_bytes", c.read_budget_bytes, 1, 64u << 20);
+  require_range("socket_send_buffer_bytes", c.socket_send_buffer_bytes, 0, 64u << 20);
+}
+
+WriteStamps::WriteStamps(std::size_t capacity) {
+  const std::size_t n = std::bit_ceil(capacity < 2 ? std::size_t{2} : capacity);
+  slots_ = std::make_unique<Slot[]>(n);  // value-initialised: every page written now
+  mask_ = n - 1;
+}
+
+std::string_view to_string(SendStatus s) noexcept {
+  switch (s) {
+    case SendStatus::kSent: return "sent";
+    case SendStatus::kNotLoggedOn: return "not logged on";
+    case SendStatus::kOutputFull: return "output full";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(GatewayState s) noexcept {
+  switch (s) {
+    case GatewayState::kDisconnected: return "disconnected";
+    case GatewayState::kLoggingOn: return "logging on";
+    case GatewayState::kActive: return "active";
+    case GatewayState::kLoggingOut: return "logging out";
+    case GatewayState::kStopped: return "stopped";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(DisconnectReason r) noexcept {
+  switch (r) {
+    case DisconnectReason::kConnectFailed: return "connect failed";
+    case DisconnectReason::kPeerClosed: return "closed by the exchange";
+    case DisconnectReason::kIoError: return "socket error";
+    case DisconnectReason::kServerLogout: return "logged out by the exchange";
+    case DisconnectReason::kLogonRejected: return "logon rejected";
+    case DisconnectReason::kLogonTimeout: return "no answer to the logon";
+    case DisconnectReason::kHeartbeatTimeout: return "exchange silent for 3 heartbeat intervals";
+    case DisconnectReason::kProtocolError: return "protocol error";
+    case DisconnectReason::kClientLogout: return "logged out";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(ProtocolError e) noexcept {
+  switch (e) {
+    case ProtocolError::kNone: return "none";
+    case ProtocolError::kMalformed: return "malformed message";
+    case ProtocolError::kSeqGap: return "exchange sequence gap";
+    case ProtocolError::kSeqRepeat: return "exchange sequence repeat";
+    case ProtocolError::kUnexpectedMessage: return "unexpected message";
+    case ProtocolError::kBadLogonAck: return "bad logon ack";
+    case ProtocolError::kSeqRejected: return "our sequence number rejected";
+    case ProtocolError::kInputOverflow: return "input buffer overflow";
+  }
+  return "unknown";
+}
+
+}  // namespace nanotick::trading

@@ -1,0 +1,698 @@
+// The trading client's order-entry session (docs/TRADER.md "OrderGateway",
+// PROTOCOL.md §1): connects to the exchange, logs on with the client id and
+// API key, numbers every outgoing message, checks the exchange's numbers (a
+// gap or a repeat is a protocol error: log out and reconnect), sends a
+// Heartbeat when it has sent nothing for the interval in force, treats 3
+// intervals of silence as a dead session, reconnects with exponential
+// back-off (reconnect_initial_ms doubling up to reconnect_max_ms, reset by a
+// successful logon) and stops for good on a logon reject that retrying cannot
+// cure (BadCredentials, UnknownClient, BadHeartbeat: our configuration is
+// wrong). Every exchange message is decoded into a typed callback on the
+// Handler, a template parameter (static dispatch; see GatewayHandler).
+//
+// Non-blocking: poll() (also do_work(): the gateway is an agent) reads what
+// the socket has, runs the timers and flushes; send_* queue a message in a
+// fixed output buffer and write it at once, keeping the unwritten tail of a
+// partial write for the next flush. The TSC is taken when each order message
+// has been written completely and handed to Handler::on_order_written(seq,
+// tsc) on the next poll() (tick-to-trade). The one blocking call is the
+// connect itself (net::tcp_connect, bounded by connect_timeout_ms; refused or
+// accepted at once on loopback and LAN).
+//
+// Allocation: buffers are allocated in the constructor. The message path
+// (poll, send_*) never allocates; a reconnect may (tcp_connect builds its
+// error text), which is not the hot path.
+//
+// Not thread-safe: one thread calls everything, and the Handler's callbacks
+// run on it, inside poll(). A callback may call send_* and logout(); the
+// gateway defers closing the socket until the callback returns. counters()
+// may be read from any thread.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/counter.hpp"
+#include "core/tsc_clock.hpp"
+#include "engine/types.hpp"
+#include "net/socket_address.hpp"
+#include "net/socket_error.hpp"
+#include "net/tcp.hpp"
+#include "proto/order_entry.hpp"
+#include "proto/order_entry_codec.hpp"
+
+namespace nanotick::trading {
+
+struct OrderGatewayConfig {
+  net::SocketAddress exchange;              // the exchange's order-entry address
+  std::uint32_t client_id = 0;              // 1..65535, as configured at the exchange
+  std::string api_key;                      // 16..32 printable ASCII characters, no spaces
+  std::uint32_t heartbeat_ms = 1000;        // asked at logon; 0 = the exchange's default
+  std::uint32_t connect_timeout_ms = 1000;  // bound of the (blocking) TCP connect
+  std::uint32_t logon_timeout_ms = 5000;    // connected but no LogonAck: reconnect
+  std::uint32_t reconnect_initial_ms = 100;
+  std::uint32_t reconnect_max_ms = 5000;
+  std::uint32_t input_buffer_bytes = 64 * 1024;
+  std::uint32_t output_buffer_bytes = 64 * 1024;
+  std::uint32_t read_budget_bytes = 64 * 1024;  // per poll(): others on the thread get their turn
+  std::uint32_t socket_send_buffer_bytes = 0;   // SO_SNDBUF; 0 = the kernel's default
+};
+
+// Throws std::invalid_argument "order gateway: <field>: <problem>" for the
+// first bad field (start-up).
+void validate(const OrderGatewayConfig& config);
+
+// What a send_* call did. kNotLoggedOn: no session (connecting, logging on or
+// out, stopped). kOutputFull: the output buffer cannot take the message (the
+// exchange reads slower than we write) or more order messages are waiting to
+// be reported to on_order_written than the gateway keeps: poll() and retry.
+enum class SendStatus : std::uint8_t { kSent, kNotLoggedOn, kOutputFull };
+std::string_view to_string(SendStatus s) noexcept;
+
+struct SendResult {
+  std::uint32_t seq = 0;  // the message's session sequence number (kSent), else 0
+  SendStatus status = SendStatus::kNotLoggedOn;
+  bool sent() const noexcept { return status == SendStatus::kSent; }
+};
+
+enum class GatewayState : std::uint8_t {
+  kDisconnected,  // waiting for the next connect attempt (back-off)
+  kLoggingOn,     // connected, Logon sent, no answer yet
+  kActive,        // logged on: orders may be sent
+  kLoggingOut,    // logout() sent a Logout; waiting for the exchange's answer or close
+  kStopped,       // no more attempts: fatal logon reject or logout() done
+};
+std::string_view to_string(GatewayState s) noexcept;
+
+enum class DisconnectReason : std::uint8_t {
+  kConnectFailed,     // detail: errno (0 if unknown)
+  kPeerClosed,        // EOF or reset without a Logout; detail: errno (0 = orderly EOF)
+  kIoError,           // detail: errno
+  kServerLogout,      // detail: proto::LogoutReason
+  kLogonRejected,     // detail: proto::LogonRejectReason
+  kLogonTimeout,      // no answer to the Logon within logon_timeout_ms
+  kHeartbeatTimeout,  // nothing from the exchange for 3 heartbeat intervals
+  kProtocolError,     // detail: ProtocolError
+  kClientLogout,      // logout() finished
+};
+inline constexpr std::size_t kDisconnectReasons = 9;
+std::string_view to_string(DisconnectReason r) noexcept;
+
+// Why the gateway dropped a session that broke the protocol.
+enum class ProtocolError : std::uint16_t {
+  kNone = 0,
+  kMalformed = 1,          // a message that does not frame or check (bad length, version, type)
+  kSeqGap = 2,             // the exchange's seq jumped ahead
+  kSeqRepeat = 3,          // the exchange's seq went back
+  kUnexpectedMessage = 4,  // a valid message in a state where it cannot come (report before logon...)
+  kBadLogonAck = 5,        // LogonAck for another client id or with heartbeat 0
+  kSeqRejected = 6,        // the exchange rejected our seq (SessionReject SeqGap/SeqRepeat)
+  kInputOverflow = 7,      // the input buffer cannot hold one message (cannot happen with a valid config)
+};
+std::string_view to_string(ProtocolError e) noexcept;
+
+// The end of a connection (or of a connect attempt), as told to the Handler.
+struct Disconnect {
+  DisconnectReason reason = DisconnectReason::kPeerClosed;
+  std::uint16_t detail = 0;     // see DisconnectReason
+  bool fatal = false;           // the gateway stopped: no reconnect
+  bool was_logged_on = false;   // orders may have been live on this session
+  std::uint32_t retry_in_ms = 0;  // the next connect attempt (0 when fatal)
+};
+
+// Exponential back-off: initial, 2 x initial, ... capped at max; reset() after
+// a successful logon. Not thread-safe (the gateway's).
+class ReconnectBackoff {
+ public:
+  ReconnectBackoff(std::uint32_t initial_ms, std::uint32_t max_ms) noexcept
+      : initial_ms_(initial_ms), max_ms_(max_ms), next_ms_(initial_ms) {}
+  // The delay before the next attempt; doubles the one after.
+  std::uint32_t next_delay_ms() noexcept {
+    const std::uint32_t d = next_ms_;
+    next_ms_ = next_ms_ >= max_ms_ / 2 ? max_ms_ : next_ms_ * 2;
+    return d;
+  }
+  void reset() noexcept { next_ms_ = initial_ms_; }
+
+ private:
+  std::uint32_t initial_ms_;
+  std::uint32_t max_ms_;
+  std::uint32_t next_ms_;
+};
+
+struct OrderGatewayCounters {
+  core::Counter connect_attempts;
+  core::Counter connects;
+  core::Counter logons;
+  core::Counter messages_in;
+  core::Counter messages_out;
+  core::Counter bytes_in;
+  core::Counter bytes_out;
+  core::Counter orders_sent;  // NewOrder, CancelOrder, ModifyOrder
+  core::Counter heartbeats_sent;
+  core::Counter heartbeats_received;
+  core::Counter execution_reports;
+  core::Counter cancel_rejects;
+  core::Counter modify_rejects;
+  core::Counter output_full;  // send_* refused with kOutputFull
+  core::Counter partial_writes;  // the socket took part of what was offered: the rest waits in the buffer
+  // By wire reason code; the last slot counts codes the spec does not define.
+  std::array<core::Counter, 10> session_rejects;   // SessionRejectReason 0-8, other
+  std::array<core::Counter, 7> logon_rejects;      // LogonRejectReason 1-5 (0 unused), other
+  std::array<core::Counter, 8> logouts_received;   // LogoutReason 0-6, other
+  std::array<core::Counter, kDisconnectReasons> disconnects;
+  std::array<core::Counter, 8> protocol_errors;    // by ProtocolError
+};
+
+// What the gateway calls. Each exchange message type has its callback; the
+// message is passed decoded and checked (framing, version, length, session
+// seq). on_order_written gets the seq of an order message and the TSC taken
+// right after its last byte was written.
+template <typename H>
+concept GatewayHandler = requires(H& h, const proto::LogonAck& ack, const proto::ExecutionReport& er,
+                                  const proto::OrderReject& rj, const proto::SessionReject& sr,
+                                  const Disconnect& d, std::uint32_t seq, std::uint64_t tsc) {
+  h.on_logon(ack);
+  h.on_execution_report(er);
+  h.on_cancel_reject(rj);
+  h.on_modify_reject(rj);
+  h.on_session_reject(sr);  // every SessionReject; ref_seq names our message
+  h.on_disconnected(d);     // a session ended or a connect attempt failed
+  h.on_order_written(seq, tsc);
+};
+
+// A byte buffer filled at the back and consumed at the front, compacted when
+// the back runs out. Fixed capacity, allocated once. Not thread-safe.
+class GatewayBuffer {
+ public:
+  explicit GatewayBuffer(std::size_t capacity) : data_(std::make_unique<std::uint8_t[]>(capacity)), cap_(capacity) {}
+  std::span<const std::uint8_t> readable() const noexcept { return {data_.get() + head_, tail_ - head_}; }
+  bool empty() const noexcept { return head_ == tail_; }
+  std::size_t size() const noexcept { return tail_ - head_; }
+  void consume(std::size_t n) noexcept {
+    head_ += n;
+    if (head_ == tail_) head_ = tail_ = 0;
+  }
+  std::span<std::uint8_t> writable() noexcept {
+    if (tail_ == cap_) compact();
+    return {data_.get() + tail_, cap_ - tail_};
+  }
+  void commit(std::size_t n) noexcept { tail_ += n; }
+  bool append(const void* bytes, std::size_t n) noexcept {
+    if (cap_ - tail_ < n) {
+      compact();
+      if (cap_ - tail_ < n) return false;
+    }
+    std::memcpy(data_.get() + tail_, bytes, n);
+    tail_ += n;
+    return true;
+  }
+  void clear() noexcept { head_ = tail_ = 0; }
+
+ private:
+  void compact() noexcept {
+    if (head_ == 0) return;
+    std::memmove(data_.get(), data_.get() + head_, tail_ - head_);
+    tail_ -= head_;
+    head_ = 0;
+  }
+  std::unique_ptr<std::uint8_t[]> data_;
+  std::size_t cap_;
+  std::size_t head_ = 0;
+  std::size_t tail_ = 0;
+};
+
+// Order messages queued or written but not yet reported to on_order_written:
+// a ring of (seq, end offset in the output stream, TSC once written).
+// Capacity fixed at construction. Not thread-safe.
+class WriteStamps {
+ public:
+  explicit WriteStamps(std::size_t capacity);
+  bool full() const noexcept { return tail_ - head_ == mask_ + 1; }
+  void push(std::uint32_t seq, std::uint64_t end_offset) noexcept {
+    slots_[tail_++ & mask_] = Slot{end_offset, 0, seq};
+  }
+  // Stamps every queued message whose last byte is below `written` with `tsc`.
+  // Returns whether there was one (the caller reads the clock only then).
+  bool has_unstamped_below(std::uint64_t written) const noexcept {
+    return stamped_ != tail_ && slots_[stamped_ & mask_].end_offset <= written;
+  }
+  void stamp_below(std::uint64_t written, std::uint64_t tsc) noexcept {
+    while (stamped_ != tail_ && slots_[stamped_ & mask_].end_offset <= written) slots_[stamped_++ & mask_].tsc = tsc;
+  }
+  // Hands each stamped message to fn(seq, tsc), oldest first.
+  template <typename Fn>
+  std::size_t deliver(Fn&& fn) {
+    std::size_t n = 0;
+    while (head_ != stamped_) {
+      const Slot s = slots_[head_++ & mask_];
+      fn(s.seq, s.tsc);
+      ++n;
+    }
+    return n;
+  }
+  // Drops the messages never written (the connection is gone).
+  void drop_unstamped() noexcept { tail_ = stamped_; }
+
+ private:
+  struct Slot {
+    std::uint64_t end_offset;
+    std::uint64_t tsc;
+    std::uint32_t seq;
+  };
+  std::unique_ptr<Slot[]> slots_;
+  std::size_t mask_ = 0;
+  std::uint64_t head_ = 0;     // next to deliver
+  std::uint64_t stamped_ = 0;  // next to stamp
+  std::uint64_t tail_ = 0;     // next free
+};
+
+template <typename Handler>
+class OrderGateway {
+ public:
+  // Validates `config` (throws std::invalid_argument) and allocates the
+  // buffers. The first connect attempt is made by the first poll().
+  OrderGateway(OrderGatewayConfig config, Handler& handler, const core::TscClock& clock = core::TscClock::global())
+      : config_((validate(config), std::move(config))),
+        handler_(handler),
+        clock_(clock),
+        backoff_(config_.reconnect_initial_ms, config_.reconnect_max_ms),
+        in_(config_.input_buffer_bytes),
+        out_(config_.output_buffer_bytes),
+        stamps_(config_.output_buffer_bytes / sizeof(proto::CancelOrder) + 1) {}
+
+  OrderGateway(const OrderGateway&) = delete;
+  OrderGateway& operator=(const OrderGateway&) = delete;
+
+  std::string_view role_name() const noexcept { return "order-gateway"; }
+  int do_work() noexcept { return poll(); }
+
+  // One pass: connect when due; read and dispatch what arrived; timers
+  // (logon timeout, heartbeat, silence); flush; on_order_written for the
+  // order messages written since the last pass; close a broken session.
+  // Returns the work done (0 = nothing happened).
+  int poll() noexcept {
+    static_assert(GatewayHandler<Handler>, "OrderGateway<Handler>: Handler lacks a callback (see GatewayHandler)");
+    now_ns_ = now_ns();
+    if (state_ == GatewayState::kStopped) return 0;
+    if (state_ == GatewayState::kDisconnected) {
+      if (now_ns_ < next_attempt_ns_) return 0;
+      connect();
+      return 1;
+    }
+    int work = read_input();
+    if (!close_pending_) run_timers();
+    if (!close_pending_ && !out_.empty()) flush();
+    work += static_cast<int>(deliver_stamps());
+    if (close_pending_) {
+      teardown();
+      ++work;
+    }
+    return work;
+  }
+
+  // Order messages (PROTOCOL.md §1.2), sent as given (the order manager
+  // validates the values), only while logged on. The returned seq is what
+  // the exchange's answers quote as ref_seq.
+  [[nodiscard]] SendResult send_new_order(engine::ClientOrderId id, engine::InstrumentId instrument, engine::Side side,
+                                          engine::OrderType type, engine::StpMode stp, engine::Price price,
+                                          engine::Qty qty) noexcept {
+    auto m = proto::make_message<proto::NewOrder>(0);
+    m.client_order_id = id;
+    m.instrument = instrument;
+    m.side = static_cast<std::uint8_t>(side);
+    m.order_type = static_cast<std::uint8_t>(type);
+    m.stp = static_cast<std::uint8_t>(stp);
+    m.price = price;
+    m.qty = qty;
+    return send_order(m);
+  }
+  [[nodiscard]] SendResult send_cancel(engine::ClientOrderId id, engine::InstrumentId instrument) noexcept {
+    auto m = proto::make_message<proto::CancelOrder>(0);
+    m.client_order_id = id;
+    m.instrument = instrument;
+    return send_order(m);
+  }
+  [[nodiscard]] SendResult send_modify(engine::ClientOrderId id, engine::InstrumentId instrument, engine::Price price,
+                                       engine::Qty total_qty) noexcept {
+    auto m = proto::make_message<proto::ModifyOrder>(0);
+    m.client_order_id = id;
+    m.instrument = instrument;
+    m.price = price;
+    m.qty = total_qty;
+    return send_order(m);
+  }
+
+  // Ends for good: logged on, sends Logout and waits (at most 3 heartbeat
+  // intervals) for the exchange's Logout or close; logging on, closes at the
+  // next poll(); otherwise stops at once. Then kStopped, no reconnect.
+  void logout() noexcept {
+    switch (state_) {
+      case GatewayState::kActive:
+        if (enqueue(proto::make_message<proto::Logout>(0))) flush();
+        state_ = GatewayState::kLoggingOut;
+        logout_sent_ns_ = now_ns_;
+        break;
+      case GatewayState::kLoggingOn: close_later(DisconnectReason::kClientLogout, 0, true); break;
+      case GatewayState::kDisconnected: state_ = GatewayState::kStopped; break;
+      case GatewayState::kLoggingOut:
+      case GatewayState::kStopped: break;
+    }
+  }
+
+  GatewayState state() const noexcept { return state_; }
+  bool logged_on() const noexcept { return state_ == GatewayState::kActive && !close_pending_; }
+  bool stopped() const noexcept { return state_ == GatewayState::kStopped; }
+  // The interval in force (LogonAck), or the one asked for before that.
+  std::uint32_t heartbeat_ms() const noexcept { return static_cast<std::uint32_t>(heartbeat_ns_ / 1'000'000); }
+  std::uint64_t session_id() const noexcept { return session_id_; }
+  const Disconnect& last_disconnect() const noexcept { return last_disconnect_; }
+  std::uint64_t last_order_written_tsc() const noexcept { return last_written_tsc_; }
+  const OrderGatewayCounters& counters() const noexcept { return counters_; }
+  const OrderGatewayConfig& config() const noexcept { return config_; }
+
+ private:
+  bool connected() const noexcept {
+    return state_ == GatewayState::kLoggingOn || state_ == GatewayState::kActive || state_ == GatewayState::kLoggingOut;
+  }
+  std::uint64_t now_ns() const noexcept {
+    return static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())));
+  }
+
+  // ---- connection life ----------------------------------------------------------
+
+  void connect() noexcept {
+    counters_.connect_attempts.add();
+    int error = 0;
+    try {
+      stream_ = net::tcp_connect(config_.exchange, std::chrono::milliseconds(config_.connect_timeout_ms));
+      if (config_.socket_send_buffer_bytes != 0)
+        (void)stream_.set_send_buffer_bytes(static_cast<int>(config_.socket_send_buffer_bytes));
+    } catch (const net::SocketError& e) {
+      error = e.code().value();
+      if (error == 0) error = -1;
+    } catch (...) {
+      error = -1;  // std::bad_alloc: counted as a failed attempt, retried after the back-off
+    }
+    if (error != 0) {
+      stream_.close();
+      end_connection(DisconnectReason::kConnectFailed, static_cast<std::uint16_t>(error < 0 ? 0 : error), false);
+      return;
+    }
+    counters_.connects.add();
+    state_ = GatewayState::kLoggingOn;
+    next_out_seq_ = 1;
+    expected_in_seq_ = 1;
+    connected_ns_ = last_in_ns_ = last_out_ns_ = now_ns_;
+    heartbeat_ns_ = std::uint64_t{config_.heartbeat_ms} * 1'000'000;
+    auto logon = proto::make_message<proto::Logon>(0);
+    logon.client_id = config_.client_id;
+    logon.heartbeat_ms = config_.heartbeat_ms;
+    std::memcpy(logon.credential, config_.api_key.data(), config_.api_key.size());
+    (void)enqueue(logon);  // the buffer is empty and larger than a Logon
+    flush();
+  }
+
+  // Records why the session must end; poll() closes it at its next safe
+  // point (never inside a callback). The first reason wins.
+  void close_later(DisconnectReason reason, std::uint16_t detail, bool fatal) noexcept {
+    if (close_pending_) return;
+    close_pending_ = true;
+    close_reason_ = reason;
+    close_detail_ = detail;
+    close_fatal_ = fatal;
+  }
+
+  void teardown() noexcept {
+    DisconnectReason reason = close_reason_;
+    bool fatal = close_fatal_;
+    if (state_ == GatewayState::kLoggingOut) {  // our own logout ends in a stop, however it ends
+      reason = DisconnectReason::kClientLogout;
+      fatal = true;
+    }
+    was_logged_on_ = state_ == GatewayState::kActive || state_ == GatewayState::kLoggingOut;
+    deliver_stamps();  // messages fully written before the end still count
+    stamps_.drop_unstamped();
+    stream_.close();
+    in_.clear();
+    out_.clear();
+    queued_bytes_ = written_bytes_;  // the unwritten tail is gone
+    close_pending_ = false;
+    end_connection(reason, close_detail_, fatal);
+  }
+
+  void end_connection(DisconnectReason reason, std::uint16_t detail, bool fatal) noexcept {
+    Disconnect d;
+    d.reason = reason;
+    d.detail = detail;
+    d.fatal = fatal;
+    d.was_logged_on = was_logged_on_;
+    was_logged_on_ = false;
+    if (fatal) {
+      state_ = GatewayState::kStopped;
+    } else {
+      state_ = GatewayState::kDisconnected;
+      d.retry_in_ms = backoff_.next_delay_ms();
+      next_attempt_ns_ = now_ns_ + std::uint64_t{d.retry_in_ms} * 1'000'000;
+    }
+    counters_.disconnects[static_cast<std::size_t>(reason)].add();
+    last_disconnect_ = d;
+    handler_.on_disconnected(d);
+  }
+
+  void protocol_error(ProtocolError e) noexcept {
+    if (close_pending_) return;
+    counters_.protocol_errors[static_cast<std::size_t>(e)].add();
+    // Best effort: a Logout before the close (the exchange then knows it was on purpose).
+    if (state_ == GatewayState::kActive && enqueue(proto::make_message<proto::Logout>(0))) flush();
+    close_later(DisconnectReason::kProtocolError, static_cast<std::uint16_t>(e), false);
+  }
+
+  void run_timers() noexcept {
+    switch (state_) {
+      case GatewayState::kLoggingOn:
+        if (now_ns_ - connected_ns_ >= std::uint64_t{config_.logon_timeout_ms} * 1'000'000)
+          close_later(DisconnectReason::kLogonTimeout, 0, false);
+        break;
+      case GatewayState::kActive:
+        if (now_ns_ - last_in_ns_ > 3 * heartbeat_ns_) {
+          if (enqueue(proto::make_message<proto::Logout>(0))) flush();
+          close_later(DisconnectReason::kHeartbeatTimeout, 0, false);
+        } else if (now_ns_ - last_out_ns_ >= heartbeat_ns_) {
+          if (enqueue(proto::make_message<proto::Heartbeat>(0))) counters_.heartbeats_sent.add();
+        }
+        break;
+      case GatewayState::kLoggingOut:
+        if (now_ns_ - logout_sent_ns_ >= 3 * heartbeat_ns_) close_later(DisconnectReason::kClientLogout, 0, true);
+        break;
+      default: break;
+    }
+  }
+
+  // ---- output -----------------------------------------------------------------------
+
+  template <typename M>
+  bool enqueue(M m) noexcept {
+    m.header.seq = next_out_seq_;
+    if (!out_.append(&m, sizeof m)) {
+      flush();  // make room with what the socket takes now
+      if (!out_.append(&m, sizeof m)) return false;
+    }
+    ++next_out_seq_;
+    queued_bytes_ += sizeof m;
+    last_out_ns_ = now_ns_;
+    counters_.messages_out.add();
+    return true;
+  }
+
+  template <typename M>
+  SendResult send_order(const M& m) noexcept {
+    if (state_ != GatewayState::kActive || close_pending_) return {0, SendStatus::kNotLoggedOn};
+    const std::uint32_t seq = next_out_seq_;
+    if (stamps_.full() || !enqueue(m)) {
+      counters_.output_full.add();
+      return {0, SendStatus::kOutputFull};
+    }
+    stamps_.push(seq, queued_bytes_);
+    counters_.orders_sent.add();
+    flush();
+    return {seq, SendStatus::kSent};
+  }
+
+  void flush() noexcept {
+    while (!out_.empty() && !close_pending_) {
+      const std::span<const std::uint8_t> pending = out_.readable();
+      const net::IoResult r = stream_.write_some(pending);
+      if (r.status == net::IoStatus::kOk) {
+        if (r.bytes < pending.size()) counters_.partial_writes.add();
+        out_.consume(r.bytes);
+        written_bytes_ += r.bytes;
+        counters_.bytes_out.add(r.bytes);
+        continue;
+      }
+      if (r.status == net::IoStatus::kWouldBlock) break;
+      close_later(r.status == net::IoStatus::kClosed ? DisconnectReason::kPeerClosed : DisconnectReason::kIoError,
+                  static_cast<std::uint16_t>(r.error), false);
+    }
+    if (stamps_.has_unstamped_below(written_bytes_)) {
+      last_written_tsc_ = clock_.now();
+      stamps_.stamp_below(written_bytes_, last_written_tsc_);
+    }
+  }
+
+  std::size_t deliver_stamps() noexcept {
+    return stamps_.deliver([this](std::uint32_t seq, std::uint64_t tsc) { handler_.on_order_written(seq, tsc); });
+  }
+
+  // ---- input ------------------------------------------------------------------------
+
+  int read_input() noexcept {
+    int reads = 0;
+    std::size_t budget = config_.read_budget_bytes;
+    while (!close_pending_ && budget > 0) {
+      std::span<std::uint8_t> room = in_.writable();
+      if (room.empty()) {
+        protocol_error(ProtocolError::kInputOverflow);
+        break;
+      }
+      if (room.size() > budget) room = room.first(budget);
+      const net::IoResult r = stream_.read_some(room);
+      if (r.status == net::IoStatus::kWouldBlock) break;
+      if (r.status != net::IoStatus::kOk) {
+        close_later(r.status == net::IoStatus::kClosed ? DisconnectReason::kPeerClosed : DisconnectReason::kIoError,
+                    static_cast<std::uint16_t>(r.error), false);
+        break;
+      }
+      ++reads;
+      budget -= r.bytes;
+      in_.commit(r.bytes);
+      counters_.bytes_in.add(r.bytes);
+      process_input();
+    }
+    return reads;
+  }
+
+  void process_input() noexcept {
+    while (!close_pending_) {
+      const std::span<const std::uint8_t> bytes = in_.readable();
+      const proto::Frame f = proto::next_frame(bytes, proto::Direction::kFromExchange);
+      if (f.status == proto::FrameStatus::kNeedMore) return;
+      if (f.status != proto::FrameStatus::kMessage) return protocol_error(ProtocolError::kMalformed);
+      counters_.messages_in.add();
+      if (f.header.seq != expected_in_seq_)
+        return protocol_error(f.header.seq > expected_in_seq_ ? ProtocolError::kSeqGap : ProtocolError::kSeqRepeat);
+      ++expected_in_seq_;
+      last_in_ns_ = now_ns_;
+      dispatch(f.header.type, bytes.data());
+      in_.consume(f.length);
+    }
+  }
+
+  static std::size_t slot(std::uint16_t code, std::size_t first, std::size_t last) noexcept {
+    return code >= first && code <= last ? code : last + 1;  // last + 1: a code the spec does not define
+  }
+
+  void dispatch(proto::MsgType type, const std::uint8_t* bytes) noexcept {
+    using proto::MsgType;
+    const bool logged_on = state_ == GatewayState::kActive || state_ == GatewayState::kLoggingOut;
+    switch (type) {
+      case MsgType::kLogonAck: {
+        if (state_ != GatewayState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
+        const auto m = proto::read_message<proto::LogonAck>(bytes);
+        if (m.client_id != config_.client_id || m.heartbeat_ms == 0) return protocol_error(ProtocolError::kBadLogonAck);
+        heartbeat_ns_ = std::uint64_t{m.heartbeat_ms} * 1'000'000;
+        session_id_ = m.session_id;
+        state_ = GatewayState::kActive;
+        backoff_.reset();
+        counters_.logons.add();
+        handler_.on_logon(m);
+        return;
+      }
+      case MsgType::kLogonReject: {
+        if (state_ != GatewayState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
+        const auto m = proto::read_message<proto::LogonReject>(bytes);
+        counters_.logon_rejects[slot(m.reason, 1, 5)].add();
+        // Retrying with the same configuration cannot succeed: stop and report.
+        const auto why = static_cast<proto::LogonRejectReason>(m.reason);
+        const bool fatal = why == proto::LogonRejectReason::kBadCredentials ||
+                           why == proto::LogonRejectReason::kUnknownClient ||
+                           why == proto::LogonRejectReason::kBadHeartbeat;
+        return close_later(DisconnectReason::kLogonRejected, m.reason, fatal);
+      }
+      case MsgType::kServerLogout: {
+        const auto m = proto::read_message<proto::ServerLogout>(bytes);
+        counters_.logouts_received[slot(m.reason, 0, 6)].add();
+        return close_later(DisconnectReason::kServerLogout, m.reason, false);
+      }
+      case MsgType::kServerHeartbeat: counters_.heartbeats_received.add(); return;
+      case MsgType::kExecutionReport:
+        if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
+        counters_.execution_reports.add();
+        handler_.on_execution_report(proto::read_message<proto::ExecutionReport>(bytes));
+        return;
+      case MsgType::kCancelReject:
+        if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
+        counters_.cancel_rejects.add();
+        handler_.on_cancel_reject(proto::read_message<proto::OrderReject>(bytes));
+        return;
+      case MsgType::kModifyReject:
+        if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
+        counters_.modify_rejects.add();
+        handler_.on_modify_reject(proto::read_message<proto::OrderReject>(bytes));
+        return;
+      case MsgType::kSessionReject: {
+        const auto m = proto::read_message<proto::SessionReject>(bytes);
+        counters_.session_rejects[slot(m.reason, 0, 8)].add();
+        handler_.on_session_reject(m);
+        // Our numbering and the exchange's disagree: only a new session fixes that.
+        const auto why = static_cast<proto::SessionRejectReason>(m.reason);
+        if (why == proto::SessionRejectReason::kSeqGap || why == proto::SessionRejectReason::kSeqRepeat)
+          protocol_error(ProtocolError::kSeqRejected);
+        return;
+      }
+      default: return protocol_error(ProtocolError::kUnexpectedMessage);  // next_frame passes exchange types only
+    }
+  }
+
+  const OrderGatewayConfig config_;
+  Handler& handler_;
+  const core::TscClock& clock_;
+  ReconnectBackoff backoff_;
+  net::TcpStream stream_;
+  GatewayState state_ = GatewayState::kDisconnected;
+  std::uint64_t now_ns_ = 0;           // read once per poll()
+  std::uint64_t next_attempt_ns_ = 0;  // kDisconnected: connect at or after this time (0: at once)
+  std::uint64_t connected_ns_ = 0;
+  std::uint64_t last_in_ns_ = 0;
+  std::uint64_t last_out_ns_ = 0;
+  std::uint64_t logout_sent_ns_ = 0;
+  std::uint64_t heartbeat_ns_ = 0;
+  std::uint64_t session_id_ = 0;
+  std::uint32_t next_out_seq_ = 1;
+  std::uint32_t expected_in_seq_ = 1;
+  bool was_logged_on_ = false;
+  // A session that must end (failure found while reading, writing or inside
+  // a callback): poll() closes it at its next safe point.
+  bool close_pending_ = false;
+  bool close_fatal_ = false;
+  DisconnectReason close_reason_ = DisconnectReason::kPeerClosed;
+  std::uint16_t close_detail_ = 0;
+  GatewayBuffer in_;
+  GatewayBuffer out_;
+  std::uint64_t queued_bytes_ = 0;   // bytes ever appended to out_ and not dropped
+  std::uint64_t written_bytes_ = 0;  // bytes ever written to a socket
+  WriteStamps stamps_;
+  std::uint64_t last_written_tsc_ = 0;
+  Disconnect last_disconnect_{};
+  OrderGatewayCounters counters_;
+};
+
+}  // namespace nanotick::trading

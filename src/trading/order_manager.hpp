@@ -1,0 +1,653 @@
+// The trade engine's orders (docs/TRADER.md "order_manager"): assigns client
+// order ids, sends new / cancel / modify through the Sender (the
+// OrderGateway, or a test double: a template parameter, static dispatch),
+// and moves each order through its state machine as the exchange's answers
+// arrive. Any number of orders per instrument, side and price level.
+//
+// States (OrderState) follow from what is known and what is in flight:
+//   pending new --accepted--> live --modify()--> pending modify --modified--> live
+//   any open state --cancel()--> pending cancel --cancelled--> done
+//   filled (leaves 0), cancelled for any reason, rejected --> done
+// A cancel may follow a pending new or a pending modify; a modify needs a
+// live limit order with nothing in flight (the protocol's ModifyOrder keeps
+// the order id; reprice() is the "price moved" call, cheaper than cancel +
+// new and, for a smaller quantity at the same price, keeping priority).
+//
+// Races, all expected (PROTOCOL.md §1.3, MATCHING.md): a fill in pending
+// cancel or pending modify counts (and may finish the order); the cancel or
+// modify then gets CancelReject / ModifyReject 202 "too late", which finds
+// the order done and is counted in expected_too_late, not as an error. A
+// done order is kept until every request in flight for it has its answer,
+// then its slot and id are freed. A SessionReject (e.g. RateLimited) names
+// our message's seq: a rejected NewOrder fails its order (never reached the
+// engine), a rejected cancel or modify leaves the order as it was.
+//
+// The disconnect rule: when the session ends, every open order becomes
+// kUnknown -- it may be resting, filled or cancelled (by the exchange's
+// cancel-on-disconnect, or not) and the answers to what was in flight are
+// lost. An unknown order still counts in open_qty (risk sees the worst case)
+// and cannot be modified. Reports that arrive later still apply (a fill
+// counts; a cancel or a fill to zero makes it done). Once logged on again,
+// reconcile() sends one CancelOrder per unknown order; its answer settles
+// it: cancelled, or CancelReject 202 (already finished: filled or cancelled
+// by cancel-on-disconnect) or 201 (never reached the exchange) -> done. One
+// rule for both cancel_on_disconnect settings. Fills that happened while no
+// session existed are not reported again (the protocol has no replay):
+// finished_unseen counts the orders that ended without their last report.
+//
+// Client order ids grow from first_client_order_id (never reused while the
+// process runs unless 2^48 wrap, and then never one still in use), so a late
+// report can never be mistaken for a newer order's.
+//
+// Hot path (submit, cancel, modify, on_*): no allocation, no exceptions; all
+// tables sized in the constructor. Not thread-safe: the trade engine's thread
+// calls everything; counters() may be read from any thread.
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/counter.hpp"
+#include "core/int_hash_map.hpp"
+#include "core/object_pool.hpp"
+#include "engine/reject_reason.hpp"
+#include "engine/types.hpp"
+#include "proto/order_entry.hpp"
+#include "trading/order_gateway.hpp"
+#include "trading/trading_types.hpp"
+
+namespace nanotick::trading {
+
+enum class OrderState : std::uint8_t { kPendingNew, kLive, kPendingModify, kPendingCancel, kUnknown, kDone };
+inline constexpr std::size_t kOrderStates = 6;
+std::string_view to_string(OrderState s) noexcept;
+
+enum class DoneReason : std::uint8_t {
+  kNone,
+  kFilled,
+  kCancelled,          // by the exchange: our cancel, IOC residual, FOK, self-trade, modify below filled
+  kRejected,           // ExecutionReport rejected (the engine's reason)
+  kSessionRejected,    // the NewOrder got a SessionReject (never reached the engine)
+  kFinishedUnseen,     // cancel/modify answered 202 "too late" but its last report never came (session loss)
+  kUnknownAtExchange,  // cancel/modify answered 201: the exchange never had it (or forgot it)
+};
+std::string_view to_string(DoneReason r) noexcept;
+
+// Why submit/cancel/modify did (not) send. Nothing changes unless kSent.
+enum class SubmitStatus : std::uint8_t {
+  kSent,
+  kNotLoggedOn,        // the sender has no session
+  kOutputFull,         // the sender cannot take the message now: retry after its poll()
+  kPoolExhausted,      // max_orders orders are open or awaiting answers
+  kClientOrderIdSet,   // submit: OrderRequest.client_order_id must be 0 (the manager assigns ids)
+  kInvalidInstrument,  // >= the configured instrument count
+  kInvalidSide,
+  kInvalidOrderType,
+  kInvalidStp,
+  kInvalidQty,         // <= 0
+  kUnknownOrder,       // no order with this id (never, or released)
+  kOrderDone,          // the order is finished
+  kRequestInFlight,    // cancel: already pending cancel; modify: something in flight
+  kStateUnknown,       // modify of an order whose state a session loss made unknown
+  kNotModifiable,      // modify of an IOC / FOK / market order (only limit orders rest)
+  kNoChange,           // modify to the price and total quantity in force
+};
+inline constexpr std::size_t kSubmitStatuses = 16;
+std::string_view to_string(SubmitStatus s) noexcept;
+
+struct Submitted {
+  SubmitStatus status = SubmitStatus::kNotLoggedOn;
+  ClientOrderId id = 0;   // the order's id (submit: the new one)
+  std::uint32_t seq = 0;  // the message's session seq (kSent): the gateway's on_order_written names it
+  bool ok() const noexcept { return status == SubmitStatus::kSent; }
+};
+
+struct Order {
+  ClientOrderId id = 0;
+  OrderId exchange_id = 0;  // from the ExecutionReport accepted
+  InstrumentId instrument = 0;
+  Side side = Side::kBuy;
+  OrderType type = OrderType::kLimit;
+  engine::StpMode stp = engine::StpMode::kNone;
+  OrderState state = OrderState::kPendingNew;
+  DoneReason done_reason = DoneReason::kNone;
+  std::uint16_t reject_reason = 0;  // the last reject's code (engine or session)
+  Price price = 0;                  // in force: sent (pending new) or acknowledged
+  Qty qty = 0;                      // total quantity in force, filled part included
+  Qty cum_qty = 0;
+  Qty leaves_qty = 0;               // open at the exchange as far as we know
+  Price pending_price = 0;          // modify in flight: what was asked
+  Qty pending_qty = 0;
+  std::uint64_t tag = 0;            // the owner's (e.g. a quote level)
+  // Session seq of the request in flight of each kind, 0 = none.
+  std::uint32_t new_seq = 0;
+  std::uint32_t modify_seq = 0;
+  std::uint32_t cancel_seq = 0;
+  bool done = false;
+  bool unknown = false;      // a session loss happened while it was open
+  bool reconciling = false;  // unknown, and reconcile()'s cancel is in flight
+  Qty exposure = 0;          // what this order adds to open_qty
+  Order* prev = nullptr;     // the (instrument, side) list, best price first
+  Order* next = nullptr;
+};
+
+// What one exchange message did to an order, for the trade engine (positions,
+// strategy). kNone: nothing to act on (an expected "too late", a late report
+// for a finished order). kUnmatched: no order of ours (counted).
+enum class OrderEventType : std::uint8_t {
+  kNone,
+  kAccepted,
+  kRejected,
+  kFill,
+  kCancelled,
+  kModified,
+  kCancelRejected,
+  kModifyRejected,
+  kSessionRejected,
+  kUnmatched,
+};
+
+struct OrderEvent {
+  OrderEventType type = OrderEventType::kNone;
+  ClientOrderId id = 0;
+  InstrumentId instrument = 0;
+  Side side = Side::kBuy;
+  OrderState state = OrderState::kDone;  // after the message
+  DoneReason done_reason = DoneReason::kNone;
+  Price last_price = 0;  // kFill
+  Qty last_qty = 0;      // kFill
+  Qty cum_qty = 0;
+  Qty leaves_qty = 0;
+  bool is_maker = false;  // kFill
+  std::uint16_t reason = 0;  // reject code (kRejected / k*Rejected) or cancel reason (kCancelled)
+  std::uint64_t tag = 0;
+  FillEvent fill() const noexcept { return FillEvent{instrument, id, side, last_price, last_qty, is_maker}; }
+};
+
+struct OrderManagerConfig {
+  std::size_t max_orders = 4096;  // open orders plus finished ones awaiting answers
+  std::uint32_t instruments = 1;  // ids 0..instruments-1
+  ClientOrderId first_client_order_id = 1;
+};
+// Throws std::invalid_argument "order manager: <field>: <problem>".
+void validate(const OrderManagerConfig& config);
+
+struct OrderManagerCounters {
+  std::array<core::Counter, kOrderStates> in_state;  // orders in each state now
+  core::Counter submitted;
+  core::Counter fills;
+  std::array<core::Counter, 7> done;                 // by DoneReason
+  core::Counter expected_too_late;   // 201/202 answering a cancel/modify of an order already done
+  core::Counter unexpected_rejects;  // 201/202 for an order believed open, outside a session loss
+  core::Counter unmatched;           // messages for no order of ours
+  core::Counter late_reports;        // non-fill reports for an order already done (ignored)
+  core::Counter disconnects;
+  core::Counter reconcile_cancels;
+  std::array<core::Counter, kSubmitStatuses> refused;  // submit/cancel/modify not sent, by SubmitStatus
+};
+
+template <typename S>
+concept OrderSender = requires(S& s, ClientOrderId id, InstrumentId in, Side side, OrderType type,
+                               engine::StpMode stp, Price price, Qty qty) {
+  { s.send_new_order(id, in, side, type, stp, price, qty) } -> std::same_as<SendResult>;
+  { s.send_cancel(id, in) } -> std::same_as<SendResult>;
+  { s.send_modify(id, in, price, qty) } -> std::same_as<SendResult>;
+};
+
+template <typename Sender>
+class OrderManager {
+ public:
+  // Validates `config` (throws std::invalid_argument) and sizes every table.
+  OrderManager(const OrderManagerConfig& config, Sender& sender)
+      : config_((validate(config), config)),
+        sender_(sender),
+        pool_(config.max_orders),
+        by_id_(config.max_orders),
+        by_seq_(2 * config.max_orders),  // at most two requests in flight per order
+        sides_(2 * std::size_t{config.instruments}),
+        next_id_(config.first_client_order_id) {}
+
+  OrderManager(const OrderManager&) = delete;
+  OrderManager& operator=(const OrderManager&) = delete;
+
+  // ---- commands -----------------------------------------------------------------------
+
+  // A new order (rq.client_order_id must be 0: the id is assigned and
+  // returned). `tag` is kept for the owner.
+  Submitted submit(const OrderRequest& rq, engine::StpMode stp = engine::StpMode::kNone, std::uint64_t tag = 0) noexcept {
+    static_assert(OrderSender<Sender>, "OrderManager<Sender>: Sender lacks send_new_order/send_cancel/send_modify");
+    SubmitStatus bad = SubmitStatus::kSent;
+    if (rq.client_order_id != 0) bad = SubmitStatus::kClientOrderIdSet;
+    else if (rq.instrument >= config_.instruments) bad = SubmitStatus::kInvalidInstrument;
+    else if (!is_valid(rq.side)) bad = SubmitStatus::kInvalidSide;
+    else if (rq.type < OrderType::kLimit || rq.type > OrderType::kMarket) bad = SubmitStatus::kInvalidOrderType;
+    else if (stp > engine::StpMode::kCancelBoth) bad = SubmitStatus::kInvalidStp;
+    else if (rq.qty <= 0) bad = SubmitStatus::kInvalidQty;
+    else if (pool_.available() == 0) bad = SubmitStatus::kPoolExhausted;
+    if (bad != SubmitStatus::kSent) return refuse(bad, 0);
+    const ClientOrderId id = take_id();
+    const SendResult r = sender_.send_new_order(id, rq.instrument, rq.side, rq.type, stp, rq.price, rq.qty);
+    if (!r.sent()) return refuse(status_of(r), id);
+    Order* o = pool_.allocate();  // available() was checked
+    o->id = id;
+    o->instrument = rq.instrument;
+    o->side = rq.side;
+    o->type = rq.type;
+    o->stp = stp;
+    o->price = rq.price;
+    o->qty = o->leaves_qty = rq.qty;
+    o->tag = tag;
+    o->new_seq = r.seq;
+    (void)by_id_.insert(id, o);   // capacity = pool capacity: cannot be full
+    (void)by_seq_.insert(r.seq, o);
+    link(o);
+    counts_[static_cast<std::size_t>(OrderState::kPendingNew)] += 1;
+    publish_count(OrderState::kPendingNew);
+    account(*o);
+    counters_.submitted.add();
+    return {SubmitStatus::kSent, id, r.seq};
+  }
+
+  // Cancels an open order (pending new, live, pending modify) or settles an
+  // unknown one (see reconcile()).
+  Submitted cancel(ClientOrderId id) noexcept {
+    Order* o = find_mut(id);
+    if (o == nullptr) return refuse(SubmitStatus::kUnknownOrder, id);
+    if (o->done) return refuse(SubmitStatus::kOrderDone, id);
+    if (o->cancel_seq != 0) return refuse(SubmitStatus::kRequestInFlight, id);
+    const SendResult r = sender_.send_cancel(id, o->instrument);
+    if (!r.sent()) return refuse(status_of(r), id);
+    o->cancel_seq = r.seq;
+    (void)by_seq_.insert(r.seq, o);
+    if (o->unknown) set_reconciling(*o, true);
+    settle(*o);
+    return {SubmitStatus::kSent, id, r.seq};
+  }
+
+  // Modifies a live limit order: new price and new *total* quantity (filled
+  // part included; at or below the filled quantity the exchange cancels it).
+  Submitted modify(ClientOrderId id, Price price, Qty total_qty) noexcept {
+    Order* o = find_mut(id);
+    if (o == nullptr) return refuse(SubmitStatus::kUnknownOrder, id);
+    if (o->done) return refuse(SubmitStatus::kOrderDone, id);
+    if (o->unknown) return refuse(SubmitStatus::kStateUnknown, id);
+    if (o->new_seq != 0 || o->modify_seq != 0 || o->cancel_seq != 0) return refuse(SubmitStatus::kRequestInFlight, id);
+    if (o->type != OrderType::kLimit) return refuse(SubmitStatus::kNotModifiable, id);
+    if (total_qty <= 0) return refuse(SubmitStatus::kInvalidQty, id);
+    if (price == o->price && total_qty == o->qty) return refuse(SubmitStatus::kNoChange, id);
+    const SendResult r = sender_.send_modify(id, o->instrument, price, total_qty);
+    if (!r.sent()) return refuse(status_of(r), id);
+    o->modify_seq = r.seq;
+    o->pending_price = price;
+    o->pending_qty = total_qty;
+    (void)by_seq_.insert(r.seq, o);
+    settle(*o);
+    return {SubmitStatus::kSent, id, r.seq};
+  }
+
+  // The price moved: modify to `price`, same total quantity.
+  Submitted reprice(ClientOrderId id, Price price) noexcept {
+    const Order* o = find(id);
+    return modify(id, price, o != nullptr ? o->qty : 0);
+  }
+
+  // After a logon: sends a CancelOrder for up to `max_messages` unknown
+  // orders without one in flight; returns how many were sent. Call again
+  // while needs_reconcile() (e.g. when a RateLimited reject sent some back).
+  std::size_t reconcile(std::size_t max_messages) noexcept {
+    std::size_t sent = 0;
+    for (SideList& side : sides_) {
+      for (Order* o = side.head; o != nullptr && sent < max_messages; o = o->next) {
+        if (o->state != OrderState::kUnknown || o->reconciling) continue;
+        if (!cancel(o->id).ok()) return sent;  // not logged on or output full: later
+        counters_.reconcile_cancels.add();
+        ++sent;
+      }
+    }
+    return sent;
+  }
+  bool needs_reconcile() const noexcept { return count(OrderState::kUnknown) > reconciling_; }
+
+  // ---- events from the gateway ------------------------------------------------------------
+
+  OrderEvent on_execution_report(const proto::ExecutionReport& r) noexcept {
+    Order* o = lookup(r.client_order_id, r.instrument);
+    if (o == nullptr) return unmatched(r.client_order_id, r.instrument);
+    answer(*o, r.ref_seq);
+    OrderEvent ev{};
+    if (o->done && r.exec_type != proto::ExecType::kFill) {
+      counters_.late_reports.add();  // e.g. settled by a 202 before its own report arrived
+    } else {
+      switch (r.exec_type) {
+        case proto::ExecType::kAccepted:
+          ev.type = OrderEventType::kAccepted;
+          o->exchange_id = r.order_id;
+          o->cum_qty = r.cum_qty;
+          o->leaves_qty = r.leaves_qty;
+          break;
+        case proto::ExecType::kRejected:
+          ev.type = OrderEventType::kRejected;
+          ev.reason = o->reject_reason = r.reject_reason;
+          finish(*o, DoneReason::kRejected);
+          break;
+        case proto::ExecType::kFill:
+          // Counts in every state, done included: the position must see it.
+          ev.type = OrderEventType::kFill;
+          ev.last_price = r.last_price;
+          ev.last_qty = r.last_qty;
+          ev.is_maker = r.is_maker != 0;
+          counters_.fills.add();
+          o->cum_qty = r.cum_qty;
+          o->leaves_qty = r.leaves_qty;
+          if (r.leaves_qty == 0 && !o->done) finish(*o, DoneReason::kFilled);
+          break;
+        case proto::ExecType::kCancelled:
+          ev.type = OrderEventType::kCancelled;
+          ev.reason = r.cancel_reason;
+          o->cum_qty = r.cum_qty;
+          o->leaves_qty = 0;
+          finish(*o, DoneReason::kCancelled);
+          break;
+        case proto::ExecType::kModified:
+          ev.type = OrderEventType::kModified;
+          o->qty = r.order_qty;
+          o->cum_qty = r.cum_qty;
+          o->leaves_qty = r.leaves_qty;
+          if (r.price != o->price) {
+            unlink(o);
+            o->price = r.price;
+            link(o);
+          }
+          break;
+        default:
+          counters_.unmatched.add();  // an exec type the spec does not define
+          ev.type = OrderEventType::kUnmatched;
+          break;
+      }
+    }
+    return conclude(*o, ev);
+  }
+
+  OrderEvent on_cancel_reject(const proto::OrderReject& m) noexcept { return on_order_reject(m, true); }
+  OrderEvent on_modify_reject(const proto::OrderReject& m) noexcept { return on_order_reject(m, false); }
+
+  OrderEvent on_session_reject(const proto::SessionReject& m) noexcept {
+    Order** found = m.ref_seq != 0 ? by_seq_.find(m.ref_seq) : nullptr;
+    if (found == nullptr) {
+      // Not an order message of ours in flight (a Heartbeat, the Logon...): the gateway's business.
+      const auto t = static_cast<proto::MsgType>(m.ref_type);
+      if (t == proto::MsgType::kNewOrder || t == proto::MsgType::kCancelOrder || t == proto::MsgType::kModifyOrder)
+        counters_.unmatched.add();
+      OrderEvent ev{};
+      ev.type = OrderEventType::kUnmatched;
+      ev.reason = m.reason;
+      return ev;
+    }
+    Order& o = **found;
+    (void)by_seq_.erase(m.ref_seq);
+    OrderEvent ev{};
+    ev.type = OrderEventType::kSessionRejected;
+    ev.reason = o.reject_reason = m.reason;
+    if (o.new_seq == m.ref_seq) {
+      o.new_seq = 0;
+      finish(o, DoneReason::kSessionRejected);  // the engine never saw it
+    } else if (o.cancel_seq == m.ref_seq) {
+      o.cancel_seq = 0;
+      if (o.reconciling) set_reconciling(o, false);  // reconcile() tries again
+    } else if (o.modify_seq == m.ref_seq) {
+      o.modify_seq = 0;
+      o.pending_price = 0;
+      o.pending_qty = 0;
+    }
+    return conclude(o, ev);
+  }
+
+  // The session ended: see the disconnect rule at the top. Call it when the
+  // gateway reports a Disconnect with was_logged_on (orders go out only on a
+  // logged-on session; a second call changes nothing).
+  void on_disconnected() noexcept {
+    counters_.disconnects.add();
+    by_seq_.clear();
+    for (SideList& side : sides_) {
+      for (Order* o = side.head; o != nullptr;) {
+        Order* next = o->next;
+        o->new_seq = o->modify_seq = o->cancel_seq = 0;
+        o->pending_price = 0;
+        o->pending_qty = 0;
+        if (o->reconciling) set_reconciling(*o, false);
+        if (!o->done) o->unknown = true;
+        settle(*o);
+        release_if_settled(o);
+        o = next;
+      }
+    }
+  }
+
+  // ---- queries --------------------------------------------------------------------------------
+
+  const Order* find(ClientOrderId id) const noexcept {
+    Order* const* p = by_id_.find(id);
+    return p != nullptr ? *p : nullptr;
+  }
+  std::size_t count(OrderState s) const noexcept { return counts_[static_cast<std::size_t>(s)]; }
+  // Orders not done (pending, live, unknown).
+  std::size_t open_orders() const noexcept { return pool_.in_use() - count(OrderState::kDone); }
+  // Quantity that may still trade on a side: leaves of every open order, the
+  // larger of old and new for a modify in flight, unknown orders included.
+  Qty open_qty(InstrumentId instrument, Side side) const noexcept {
+    return instrument < config_.instruments ? sides_[side_index(instrument, side)].open_qty : 0;
+  }
+  // Calls fn(const Order&) for every order kept on a side (done ones awaiting
+  // answers too: check state), best price first, in sending order within a price.
+  template <typename Fn>
+  void for_each_order(InstrumentId instrument, Side side, Fn&& fn) const {
+    if (instrument >= config_.instruments || !is_valid(side)) return;
+    for (const Order* o = sides_[side_index(instrument, side)].head; o != nullptr; o = o->next) fn(*o);
+  }
+  std::size_t capacity() const noexcept { return pool_.capacity(); }
+  const OrderManagerCounters& counters() const noexcept { return counters_; }
+
+ private:
+  struct SideList {
+    Order* head = nullptr;
+    Qty open_qty = 0;
+  };
+
+  static std::size_t side_index(InstrumentId instrument, Side side) noexcept {
+    return 2 * std::size_t{instrument} + (side == Side::kBuy ? 0 : 1);
+  }
+  Order* find_mut(ClientOrderId id) noexcept {
+    Order** p = by_id_.find(id);
+    return p != nullptr ? *p : nullptr;
+  }
+  Order* lookup(ClientOrderId id, InstrumentId instrument) noexcept {
+    Order* o = find_mut(id);
+    return o != nullptr && o->instrument == instrument ? o : nullptr;
+  }
+
+  Submitted refuse(SubmitStatus s, ClientOrderId id) noexcept {
+    counters_.refused[static_cast<std::size_t>(s)].add();
+    return {s, id, 0};
+  }
+  static SubmitStatus status_of(SendResult r) noexcept {
+    return r.status == SendStatus::kOutputFull ? SubmitStatus::kOutputFull : SubmitStatus::kNotLoggedOn;
+  }
+
+  // The next id not held by a kept order (the loop ends: at most max_orders are held).
+  ClientOrderId take_id() noexcept {
+    for (;;) {
+      const ClientOrderId id = next_id_;
+      next_id_ = next_id_ >= engine::kMaxClientOrderId ? 1 : next_id_ + 1;
+      if (!by_id_.contains(id)) return id;
+    }
+  }
+
+  // The request this message answers (ref_seq names it), if any, is no longer in flight.
+  void answer(Order& o, std::uint32_t ref_seq) noexcept {
+    if (ref_seq == 0) return;
+    if (o.new_seq == ref_seq) {
+      o.new_seq = 0;
+    } else if (o.cancel_seq == ref_seq) {
+      o.cancel_seq = 0;
+      if (o.reconciling) set_reconciling(o, false);
+    } else if (o.modify_seq == ref_seq) {
+      o.modify_seq = 0;
+      o.pending_price = 0;
+      o.pending_qty = 0;
+    } else {
+      return;  // e.g. a maker fill caused by another of our orders' message
+    }
+    (void)by_seq_.erase(ref_seq);
+  }
+
+  OrderEvent on_order_reject(const proto::OrderReject& m, bool is_cancel) noexcept {
+    Order* o = lookup(m.client_order_id, m.instrument);
+    if (o == nullptr) return unmatched(m.client_order_id, m.instrument);
+    const bool was_reconciling = o->reconciling;
+    answer(*o, m.ref_seq);
+    OrderEvent ev{};
+    ev.reason = m.reason;
+    const auto why = static_cast<engine::RejectReason>(m.reason);
+    const bool gone = why == engine::RejectReason::kTooLateToCancel || why == engine::RejectReason::kUnknownOrder;
+    if (o->done) {
+      // A fill or cancel finished it while the request was on its way: the race, expected.
+      if (gone) counters_.expected_too_late.add();
+      else counters_.late_reports.add();
+    } else {
+      o->reject_reason = m.reason;
+      ev.type = is_cancel ? OrderEventType::kCancelRejected : OrderEventType::kModifyRejected;
+      if (gone) {
+        // The exchange has no live order: finished (202) or never there (201).
+        // Expected only when a session loss hid what happened.
+        if (!was_reconciling && !o->unknown) counters_.unexpected_rejects.add();
+        finish(*o, why == engine::RejectReason::kTooLateToCancel ? DoneReason::kFinishedUnseen
+                                                                  : DoneReason::kUnknownAtExchange);
+      }
+      // Any other reason (no change, price, capacity...): the request was refused, the order is as it was.
+    }
+    return conclude(*o, ev);
+  }
+
+  OrderEvent unmatched(ClientOrderId id, InstrumentId instrument) noexcept {
+    counters_.unmatched.add();
+    OrderEvent ev{};
+    ev.type = OrderEventType::kUnmatched;
+    ev.id = id;
+    ev.instrument = instrument;
+    return ev;
+  }
+
+  // Fills the event from the order's settled state, then frees the order if it is finished.
+  OrderEvent conclude(Order& o, OrderEvent ev) noexcept {
+    settle(o);
+    ev.id = o.id;
+    ev.instrument = o.instrument;
+    ev.side = o.side;
+    ev.state = o.state;
+    ev.done_reason = o.done_reason;
+    ev.cum_qty = o.cum_qty;
+    ev.leaves_qty = o.leaves_qty;
+    ev.tag = o.tag;
+    release_if_settled(&o);
+    return ev;
+  }
+
+  void finish(Order& o, DoneReason why) noexcept {
+    o.done = true;
+    o.done_reason = why;
+    o.leaves_qty = 0;
+    o.unknown = false;
+    if (o.reconciling) set_reconciling(o, false);
+    counters_.done[static_cast<std::size_t>(why)].add();
+  }
+
+  void set_reconciling(Order& o, bool on) noexcept {
+    o.reconciling = on;
+    reconciling_ = on ? reconciling_ + 1 : reconciling_ - 1;
+  }
+
+  // The state follows from the facts: done, unknown, then what is in flight.
+  void settle(Order& o) noexcept {
+    OrderState s = OrderState::kLive;
+    if (o.done) s = OrderState::kDone;
+    else if (o.unknown) s = OrderState::kUnknown;
+    else if (o.cancel_seq != 0) s = OrderState::kPendingCancel;
+    else if (o.modify_seq != 0) s = OrderState::kPendingModify;
+    else if (o.new_seq != 0) s = OrderState::kPendingNew;
+    if (s != o.state) {
+      counts_[static_cast<std::size_t>(o.state)] -= 1;
+      publish_count(o.state);
+      counts_[static_cast<std::size_t>(s)] += 1;
+      publish_count(s);
+      o.state = s;
+    }
+    account(o);
+  }
+
+  void publish_count(OrderState s) noexcept {
+    counters_.in_state[static_cast<std::size_t>(s)].set(counts_[static_cast<std::size_t>(s)]);
+  }
+
+  void account(Order& o) noexcept {
+    Qty e = 0;
+    if (!o.done) {
+      e = o.leaves_qty;
+      if (o.modify_seq != 0 && o.pending_qty - o.cum_qty > e) e = o.pending_qty - o.cum_qty;
+    }
+    sides_[side_index(o.instrument, o.side)].open_qty += e - o.exposure;
+    o.exposure = e;
+  }
+
+  void release_if_settled(Order* o) noexcept {
+    if (!o->done || o->new_seq != 0 || o->modify_seq != 0 || o->cancel_seq != 0) return;
+    account(*o);  // exposure back to 0
+    unlink(o);
+    (void)by_id_.erase(o->id);
+    counts_[static_cast<std::size_t>(OrderState::kDone)] -= 1;
+    publish_count(OrderState::kDone);
+    pool_.release(o);
+  }
+
+  // Keeps each side sorted best price first (bids high to low, asks low to
+  // high), FIFO within a price. Walks from the best: a side holds a strategy's
+  // few orders, not a book.
+  void link(Order* o) noexcept {
+    SideList& side = sides_[side_index(o->instrument, o->side)];
+    const bool buy = o->side == Side::kBuy;
+    Order* prev = nullptr;
+    Order* cur = side.head;
+    while (cur != nullptr && (buy ? cur->price >= o->price : cur->price <= o->price)) {
+      prev = cur;
+      cur = cur->next;
+    }
+    o->prev = prev;
+    o->next = cur;
+    if (cur != nullptr) cur->prev = o;
+    if (prev != nullptr) prev->next = o;
+    else side.head = o;
+  }
+  void unlink(Order* o) noexcept {
+    SideList& side = sides_[side_index(o->instrument, o->side)];
+    if (o->prev != nullptr) o->prev->next = o->next;
+    else side.head = o->next;
+    if (o->next != nullptr) o->next->prev = o->prev;
+    o->prev = o->next = nullptr;
+  }
+
+  const OrderManagerConfig config_;
+  Sender& sender_;
+  core::ObjectPool<Order> pool_;
+  core::IntHashMap<ClientOrderId, Order*> by_id_;   // every kept order
+  core::IntHashMap<std::uint32_t, Order*> by_seq_;  // requests in flight on this session
+  std::vector<SideList> sides_;                     // per (instrument, side)
+  std::array<std::size_t, kOrderStates> counts_{};
+  std::size_t reconciling_ = 0;
+  ClientOrderId next_id_;
+  OrderManagerCounters counters_;
+};
+
+}  // namespace nanotick::trading
