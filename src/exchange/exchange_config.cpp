@@ -23,14 +23,15 @@ std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, 
 ServerConfig read_server(TableReader t) {
   ServerConfig s;
   s.order_entry = t.string("order_entry", s.order_entry);
-  s.max_sessions = u32(t, "max_sessions", s.max_sessions, 1, 65535);
+  s.max_sessions = u32(t, "max_sessions", s.max_sessions, 1, 4096);
   s.logon_timeout_ms = u32(t, "logon_timeout_ms", s.logon_timeout_ms, 1, 3'600'000);
   s.min_heartbeat_ms = u32(t, "min_heartbeat_ms", s.min_heartbeat_ms, 1, 3'600'000);
   s.max_heartbeat_ms = u32(t, "max_heartbeat_ms", s.max_heartbeat_ms, 1, 3'600'000);
   if (s.min_heartbeat_ms > s.max_heartbeat_ms)
     t.fail("min_heartbeat_ms", "must be <= max_heartbeat_ms (" + std::to_string(s.max_heartbeat_ms) + ")");
   s.heartbeat_ms = u32(t, "heartbeat_ms", s.heartbeat_ms, s.min_heartbeat_ms, s.max_heartbeat_ms);
-  s.output_buffer_bytes = u32(t, "output_buffer_bytes", s.output_buffer_bytes, 4096, 1 << 30);
+  // Allocated for every session slot at start-up: max_sessions x this.
+  s.output_buffer_bytes = u32(t, "output_buffer_bytes", s.output_buffer_bytes, 4096, 64 << 20);
   s.read_budget_bytes = u32(t, "read_budget_bytes", s.read_budget_bytes, 256, 1 << 30);
   t.finish();
   return s;

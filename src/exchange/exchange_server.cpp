@@ -53,6 +53,42 @@ core::IdleConfig idle_config(const ExchangeConfig& c) {
   return i;
 }
 
+template <typename Runner>
+std::string describe(Runner& r) {
+  try {
+    if (const std::exception_ptr e = r.error()) std::rethrow_exception(e);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+  return "no error recorded";
+}
+
+// Tells the gateway every resting order of a recovered engine.
+template <typename Engine>
+void seed_resting(const Engine& e, OrderGateway& gateway) {
+  for (engine::InstrumentId i = 0; i < e.instrument_count(); ++i)
+    for (const engine::Side side : {engine::Side::kBuy, engine::Side::kSell})
+      e.for_each_order(i, side, [&](const engine::OrderView& o) {
+        gateway.seed_resting_order(o.client, o.client_order_id, i);
+      });
+}
+
+// Stops a runner if it was made; a failure it rethrows is logged, not propagated,
+// so shutdown always goes on to sync the journal.
+template <typename Runner>
+void stop_runner(std::optional<Runner>& r, const char* name, const ExchangeServer::Log& log) noexcept {
+  if (!r) return;
+  try {
+    r->stop();
+  } catch (const std::exception& e) {
+    log(std::string("shutdown: the ") + name + " thread had failed: " + e.what());
+  } catch (...) {
+    log(std::string("shutdown: the ") + name + " thread had failed");
+  }
+}
+
 }  // namespace
 
 // The part of the server whose types depend on the thread layout: the engine
@@ -66,9 +102,10 @@ struct Layout {
   virtual std::uint64_t state_hash() const = 0;
   virtual void unmute() = 0;
   virtual void seed_snapshots(SnapshotPublisher& snapshots) = 0;
+  virtual void seed_gateway(OrderGateway& gateway) const = 0;  // recovered resting orders
   virtual std::uint64_t last_md_seq() const = 0;
   virtual void start() = 0;
-  virtual void stop() = 0;
+  virtual void stop(const ExchangeServer::Log& log) = 0;  // never throws: failures are logged
   virtual std::string failure() const = 0;
 };
 
@@ -90,15 +127,23 @@ struct ExchangeServer::Impl {
   std::unique_ptr<JournalSyncer> syncer;
   std::unique_ptr<Snapshotter> snapshotter;
   std::unique_ptr<Layout> layout;
+  // Off the critical path, both layouts: snapshot feed + journal syncing on
+  // one thread, the snapshotter (milliseconds per snapshot) on another.
+  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&>;
+  std::unique_ptr<Aux> aux;
+  std::optional<core::ConfiguredAgentRunner<Aux>> aux_runner;
+  std::optional<core::ConfiguredAgentRunner<Snapshotter>> snapshot_runner;
   bool started = false;
   bool stopped = false;
   // status_line() rate sample (controlling thread only).
   Clock::time_point last_status_time = Clock::now();
   std::uint64_t last_status_sequenced = 0;
 
+  // Nothing in a ring, nothing the gateway still has to push (disconnect
+  // cancels) and no sequencer batch between its pop and its push.
   bool pipeline_empty() const {
     return gateway_to_sequencer.empty() && sequencer_to_engine.empty() && reports.empty() && md_to_publisher.empty() &&
-           md_to_snapshots.empty();
+           md_to_snapshots.empty() && gateway->pending_cancels() == 0 && !sequencer->busy();
   }
   std::vector<book::InstrumentCapacity> capacities() const {
     std::vector<book::InstrumentCapacity> out;
@@ -115,7 +160,6 @@ class CompactLayout final : public Layout {
  public:
   using Sink = DirectSink<OrderGateway, MdPublisher>;
   using Critical = core::CompositeAgent<OrderGateway&, Sequencer&, EngineAgent<Sink>&, MdPublisher&>;
-  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, Snapshotter&>;
 
   explicit CompactLayout(ExchangeServer::Impl& s)
       : s_(s), sink_{nullptr, nullptr, true}, engine_(s.config.engine, s.sequencer_to_engine, sink_) {}
@@ -130,25 +174,18 @@ class CompactLayout final : public Layout {
     sink_.muted = false;
   }
   void seed_snapshots(SnapshotPublisher& snapshots) override { snapshots.seed_from(engine_.engine()); }
+  void seed_gateway(OrderGateway& gateway) const override { seed_resting(engine_.engine(), gateway); }
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
 
   void start() override {
     critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, *s_.publisher);
-    aux_ = std::make_unique<Aux>(*s_.snapshots, *s_.syncer, *s_.snapshotter);
     critical_runner_.emplace(core::make_agent_runner(*critical_, runner_options(s_.config, 0, "nt-critical"),
                                                      idle_config(s_.config)));
-    aux_runner_.emplace(core::make_agent_runner(*aux_, runner_options(s_.config, 1, "nt-aux"),
-                                                core::IdleConfig{core::IdleKind::backoff, {}, {}}));
     critical_runner_->start();
-    aux_runner_->start();
   }
-  void stop() override {
-    if (critical_runner_) critical_runner_->stop();
-    if (aux_runner_) aux_runner_->stop();
-  }
+  void stop(const ExchangeServer::Log& log) override { stop_runner(critical_runner_, "critical", log); }
   std::string failure() const override {
-    if (critical_runner_ && critical_runner_->has_failed()) return "critical thread failed";
-    if (aux_runner_ && aux_runner_->has_failed()) return "auxiliary thread failed";
+    if (critical_runner_ && critical_runner_->has_failed()) return "critical thread failed: " + describe(*critical_runner_);
     return "";
   }
 
@@ -157,9 +194,7 @@ class CompactLayout final : public Layout {
   Sink sink_;
   EngineAgent<Sink> engine_;
   std::unique_ptr<Critical> critical_;
-  std::unique_ptr<Aux> aux_;
   std::optional<core::ConfiguredAgentRunner<Critical>> critical_runner_;
-  std::optional<core::ConfiguredAgentRunner<Aux>> aux_runner_;
 };
 
 // Dedicated: one thread per critical agent, rings between them.
@@ -167,7 +202,6 @@ class DedicatedLayout final : public Layout {
  public:
   using Engine = EngineAgent<RingSink>;
   using GatewayThread = core::CompositeAgent<OrderGateway&, ReportDrainer<OrderGateway>>;
-  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, Snapshotter&>;
 
   explicit DedicatedLayout(ExchangeServer::Impl& s)
       : s_(s), sink_{&s.reports, &s.md_to_publisher, true, {}}, engine_(s.config.engine, s.sequencer_to_engine, sink_) {}
@@ -178,39 +212,37 @@ class DedicatedLayout final : public Layout {
   std::uint64_t state_hash() const override { return engine::state_hash(engine_.engine()); }
   void unmute() override { sink_.muted = false; }
   void seed_snapshots(SnapshotPublisher& snapshots) override { snapshots.seed_from(engine_.engine()); }
+  void seed_gateway(OrderGateway& gateway) const override { seed_resting(engine_.engine(), gateway); }
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
 
   void start() override {
     gateway_ = std::make_unique<GatewayThread>(*s_.gateway, ReportDrainer<OrderGateway>(s_.reports, *s_.gateway));
     md_ = std::make_unique<MdDrainer<MdPublisher>>(s_.md_to_publisher, *s_.publisher);
-    aux_ = std::make_unique<Aux>(*s_.snapshots, *s_.syncer, *s_.snapshotter);
     const auto idle = idle_config(s_.config);
     gateway_runner_.emplace(core::make_agent_runner(*gateway_, runner_options(s_.config, 0, "nt-gateway"), idle));
     sequencer_runner_.emplace(
         core::make_agent_runner(*s_.sequencer, runner_options(s_.config, 1, "nt-sequencer"), idle));
     engine_runner_.emplace(core::make_agent_runner(engine_, runner_options(s_.config, 2, "nt-engine"), idle));
     md_runner_.emplace(core::make_agent_runner(*md_, runner_options(s_.config, 3, "nt-md"), idle));
-    aux_runner_.emplace(core::make_agent_runner(*aux_, runner_options(s_.config, 4, "nt-aux"),
-                                                core::IdleConfig{core::IdleKind::backoff, {}, {}}));
     gateway_runner_->start();
     sequencer_runner_->start();
     engine_runner_->start();
     md_runner_->start();
-    aux_runner_->start();
   }
-  void stop() override {
-    if (gateway_runner_) gateway_runner_->stop();
-    if (sequencer_runner_) sequencer_runner_->stop();
-    if (engine_runner_) engine_runner_->stop();
-    if (md_runner_) md_runner_->stop();
-    if (aux_runner_) aux_runner_->stop();
+  // Upstream first: no new input, then the engine while its consumers still
+  // drain the report and market data rings (a full ring would otherwise hold
+  // the engine forever), then the consumers.
+  void stop(const ExchangeServer::Log& log) override {
+    stop_runner(sequencer_runner_, "sequencer", log);
+    stop_runner(engine_runner_, "engine", log);
+    stop_runner(md_runner_, "market data", log);
+    stop_runner(gateway_runner_, "gateway", log);
   }
   std::string failure() const override {
-    if (gateway_runner_ && gateway_runner_->has_failed()) return "gateway thread failed";
-    if (sequencer_runner_ && sequencer_runner_->has_failed()) return "sequencer thread failed";
-    if (engine_runner_ && engine_runner_->has_failed()) return "engine thread failed";
-    if (md_runner_ && md_runner_->has_failed()) return "market data thread failed";
-    if (aux_runner_ && aux_runner_->has_failed()) return "auxiliary thread failed";
+    if (gateway_runner_ && gateway_runner_->has_failed()) return "gateway thread failed: " + describe(*gateway_runner_);
+    if (sequencer_runner_ && sequencer_runner_->has_failed()) return "sequencer thread failed: " + describe(*sequencer_runner_);
+    if (engine_runner_ && engine_runner_->has_failed()) return "engine thread failed: " + describe(*engine_runner_);
+    if (md_runner_ && md_runner_->has_failed()) return "market data thread failed: " + describe(*md_runner_);
     return "";
   }
 
@@ -220,12 +252,10 @@ class DedicatedLayout final : public Layout {
   Engine engine_;
   std::unique_ptr<GatewayThread> gateway_;
   std::unique_ptr<MdDrainer<MdPublisher>> md_;
-  std::unique_ptr<Aux> aux_;
   std::optional<core::ConfiguredAgentRunner<GatewayThread>> gateway_runner_;
   std::optional<core::ConfiguredAgentRunner<Sequencer>> sequencer_runner_;
   std::optional<core::ConfiguredAgentRunner<Engine>> engine_runner_;
   std::optional<core::ConfiguredAgentRunner<MdDrainer<MdPublisher>>> md_runner_;
-  std::optional<core::ConfiguredAgentRunner<Aux>> aux_runner_;
 };
 
 }  // namespace
@@ -268,9 +298,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log)
                                               config.engine_fingerprint(), rec.tail);
   s.sequencer = std::make_unique<Sequencer>(s.gateway_to_sequencer, s.sequencer_to_engine, *s.journal,
                                             config.journal.fsync);
-  s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync == FsyncPolicy::kBatch
-                                                              ? config.journal.batch_window_us
-                                                              : 0);
+  s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync, config.journal.batch_window_us);
   s.snapshotter = std::make_unique<Snapshotter>(config, *s.journal, s.layout->export_state(), rec.tail.next_seq - 1);
   s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots, s.layout->last_md_seq() + 1);
   const auto caps = s.capacities();
@@ -282,20 +310,39 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log)
           std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
               .count())
           << 20);
+  // Recovered resting orders of cancel-on-disconnect clients have no session
+  // any more: they are cancelled first thing (sequenced and journaled).
+  s.layout->seed_gateway(*s.gateway);
+  s.gateway->cancel_orphaned_orders();
+  if (const std::size_t n = s.gateway->counters().disconnect_cancels.get() + s.gateway->pending_cancels(); n != 0)
+    s.log("cancel on disconnect: " + std::to_string(n) + " recovered resting order(s) of disconnected clients");
   s.layout->unmute();
 }
 
 ExchangeServer::~ExchangeServer() { shutdown(); }
 
 void ExchangeServer::start() {
-  impl_->layout->start();
-  impl_->started = true;
+  Impl& s = *impl_;
+  s.started = true;  // first: whatever starts below is stopped by shutdown(), even if a later start throws
+  const std::size_t aux_cpu = s.config.threads.mode == ThreadMode::kDedicated ? 4 : 1;
+  s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer);
+  const core::IdleConfig background{core::IdleKind::backoff, {}, {}};
+  s.aux_runner.emplace(core::make_agent_runner(*s.aux, runner_options(s.config, aux_cpu, "nt-aux"), background));
+  s.snapshot_runner.emplace(
+      core::make_agent_runner(*s.snapshotter, runner_options(s.config, aux_cpu + 1, "nt-snapshot"), background));
+  s.aux_runner->start();
+  s.snapshot_runner->start();
+  s.layout->start();
 }
 
 std::string ExchangeServer::failure() const {
   const Impl& s = *impl_;
-  if (s.sequencer->halted()) return "journal: " + s.journal->error() + " (order entry stopped: nothing unjournaled was acknowledged)";
-  if (s.syncer->failed()) return "journal: fdatasync failed in " + s.config.journal.dir;
+  if (s.sequencer->halted()) {
+    const std::string why = s.journal->error().empty() ? s.journal->sync_error() : s.journal->error();
+    return "journal: " + why + " (order entry stopped: nothing unjournaled was acknowledged)";
+  }
+  if (s.syncer->failed()) return "journal: " + s.journal->sync_error();
+  if (s.aux_runner && s.aux_runner->has_failed()) return "auxiliary thread failed: " + describe(*s.aux_runner);
   // A snapshotter failure is logged (shutdown), not fatal: the journal alone recovers everything.
   return s.layout->failure();
 }
@@ -307,16 +354,23 @@ void ExchangeServer::shutdown() {
   if (s.started) {
     s.gateway->request_shutdown();
     if (!wait_for([&] { return s.gateway->open_connections() == 0; }, std::chrono::milliseconds(3000)))
-      s.log("shutdown: some sessions did not close in 3 s; closing them");
+      s.log("shutdown: some sessions did not close within 3 s (they are dropped with the threads)");
     if (!wait_for([&] { return s.pipeline_empty() || s.sequencer->halted(); }, std::chrono::milliseconds(3000)))
-      s.log("shutdown: the pipeline did not drain in 3 s");
-    s.layout->stop();
+      s.log("shutdown: the pipeline did not drain within 3 s");
+    s.layout->stop(s.log);
+    // Last: the snapshot feed's ring may still be drained by the publisher above.
+    stop_runner(s.aux_runner, "auxiliary", s.log);
+    stop_runner(s.snapshot_runner, "snapshotter", s.log);
   }
-  if (s.journal && s.config.journal.fsync != FsyncPolicy::kNone && !s.journal->sync())
-    s.log("shutdown: final journal fdatasync failed");
-  if (s.snapshotter) {
-    s.snapshotter->finish();
-    if (const std::string e = s.snapshotter->error(); !e.empty()) s.log(e);
+  try {
+    if (s.journal && s.config.journal.fsync != FsyncPolicy::kNone && !s.journal->sync())
+      s.log("shutdown: final journal fdatasync failed: " + s.journal->sync_error());
+    if (s.snapshotter) {
+      s.snapshotter->finish();
+      if (const std::string e = s.snapshotter->error(); !e.empty()) s.log(e);
+    }
+  } catch (const std::exception& e) {
+    s.log(std::string("shutdown: ") + e.what());
   }
 }
 

@@ -101,17 +101,20 @@ bool JournalWriter::open_segment(std::uint64_t first_seq) noexcept {
   std::memcpy(p, &h, sizeof h);
   fsync_dir(dir_);  // the new name itself must survive a crash
 
-  const int old_fd = current_fd_.load(std::memory_order_relaxed);
   unmap_current();
   map_ = static_cast<unsigned char*>(p);
   offset_ = sizeof(SegmentHeader);
-  current_fd_.store(fd, std::memory_order_release);
-  ++segments_created_;
-  if (old_fd >= 0) {
-    // Its dirty pages stay in the page cache after munmap; the next sync() flushes and closes it.
+  {
+    // The old descriptor and the new current one change together under the
+    // lock, so sync() sees every record it claims in one of them. The old
+    // segment's dirty pages stay in the page cache after munmap; the next
+    // sync() flushes and closes it (or release_replaced() closes it).
     std::lock_guard lock(fds_mutex_);
-    unsynced_fds_.push_back(old_fd);
+    const int old_fd = current_fd_.load(std::memory_order_relaxed);
+    if (old_fd >= 0) unsynced_fds_.push_back(old_fd);
+    current_fd_.store(fd, std::memory_order_release);
   }
+  segments_created_.add();
   return true;
 }
 
@@ -145,27 +148,55 @@ bool JournalWriter::append(const engine::Request& rq) noexcept {
 
 bool JournalWriter::sync() {
   std::lock_guard one_at_a_time(sync_mutex_);
-  const std::uint64_t target = appended_seq_.load(std::memory_order_acquire);
+  std::uint64_t target;
+  std::vector<int> old;
+  int fd;
+  {
+    // Every record up to `target` is in a replaced segment or the current one.
+    std::lock_guard lock(fds_mutex_);
+    target = appended_seq_.load(std::memory_order_acquire);
+    old.swap(unsynced_fds_);
+    fd = current_fd_.load(std::memory_order_acquire);
+  }
+  bool ok = true;
+  int err = 0;
+  for (const int o : old) {
+    if (::fdatasync(o) != 0 && ok) {
+      ok = false;
+      err = errno;
+    }
+    ::close(o);
+  }
+  // Only sync() and release_replaced() close descriptors, one at a time
+  // (sync_mutex_), and the writer hands replaced ones over instead of
+  // closing them: `fd` stays open while it is synced here.
+  if (fd >= 0 && ::fdatasync(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok) {
+    durable_seq_.store(target, std::memory_order_release);
+    syncs_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    std::lock_guard lock(fds_mutex_);
+    sync_error_ = sys_error("fdatasync in " + dir_, err);
+  }
+  return ok;
+}
+
+void JournalWriter::release_replaced() noexcept {
+  std::lock_guard one_at_a_time(sync_mutex_);
   std::vector<int> old;
   {
     std::lock_guard lock(fds_mutex_);
     old.swap(unsynced_fds_);
   }
-  bool ok = true;
-  for (const int fd : old) {
-    ok = ::fdatasync(fd) == 0 && ok;
-    ::close(fd);
-  }
-  // The current segment. Safe without a lock: only the appending thread
-  // replaces current_fd_, and it hands the old descriptor to unsynced_fds_
-  // instead of closing it (only sync() closes, one sync at a time).
-  const int fd = current_fd_.load(std::memory_order_acquire);
-  if (fd >= 0) ok = ::fdatasync(fd) == 0 && ok;
-  if (ok) {
-    durable_seq_.store(target, std::memory_order_release);
-    syncs_.fetch_add(1, std::memory_order_relaxed);
-  }
-  return ok;
+  for (const int o : old) ::close(o);
+}
+
+std::string JournalWriter::sync_error() const {
+  std::lock_guard lock(fds_mutex_);
+  return sync_error_;
 }
 
 }  // namespace nanotick::exchange

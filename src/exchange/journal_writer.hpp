@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/counter.hpp"
 #include "engine/request.hpp"
 #include "exchange/journal_format.hpp"
 
@@ -54,6 +55,12 @@ class JournalWriter {
   // Makes every record appended before the call durable (fdatasync). Returns
   // false (and records the error) if the kernel reports a write-back failure.
   bool sync();
+  // The fsync = none policy: closes the descriptors of replaced segments
+  // without syncing them (nobody else would, and they would pile up).
+  void release_replaced() noexcept;
+  // Why the last sync() failed ("" if none did); any thread.
+  std::string sync_error() const;
+
   // Highest seq appended; readable from any thread.
   std::uint64_t appended_seq() const noexcept { return appended_seq_.load(std::memory_order_acquire); }
   // Highest seq known durable (by a completed sync()).
@@ -61,7 +68,7 @@ class JournalWriter {
 
   std::uint64_t records() const noexcept { return records_; }
   std::uint64_t syncs() const noexcept { return syncs_.load(std::memory_order_relaxed); }
-  std::uint64_t segments_created() const noexcept { return segments_created_; }
+  std::uint64_t segments_created() const noexcept { return segments_created_.get(); }  // any thread
 
  private:
   bool open_segment(std::uint64_t first_seq) noexcept;  // new segment, becomes current
@@ -76,7 +83,7 @@ class JournalWriter {
   std::uint64_t offset_ = 0;
   std::uint64_t next_seq_ = 1;
   std::uint64_t records_ = 0;
-  std::uint64_t segments_created_ = 0;
+  core::Counter segments_created_;
   bool failed_ = false;
   std::string error_;
   // Shared with sync().
@@ -84,8 +91,9 @@ class JournalWriter {
   std::atomic<std::uint64_t> appended_seq_{0};
   std::atomic<std::uint64_t> durable_seq_{0};
   std::atomic<std::uint64_t> syncs_{0};
-  std::mutex fds_mutex_;        // guards unsynced_fds_ (taken by append only at a segment switch)
+  mutable std::mutex fds_mutex_;  // guards unsynced_fds_, current_fd_ changes, sync_error_ (append takes it only at a segment switch)
   std::vector<int> unsynced_fds_;  // segments replaced since the last sync (sync() closes them)
+  std::string sync_error_;
   std::mutex sync_mutex_;       // one sync() at a time
 };
 

@@ -66,7 +66,10 @@ int OrderGateway::do_work() noexcept {
     if (ev.readable() || ev.hangup() || ev.error()) read_session(s, now);
     if (ev.writable()) flush(s);
   }
-  if (pending_cancel_head_ != pending_cancels_.size()) push_pending_cancels();
+  if (pending_cancel_head_ != pending_cancels_.size()) {
+    push_pending_cancels();
+    ++work;  // not idle while cancels wait (shutdown waits for them)
+  }
   // Sessions that stopped because the sequencer ring was full retry.
   for (const auto& sp : sessions_) {
     if (sp->input_blocked && sp->state == SessionState::kActive) {
@@ -104,7 +107,7 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     }
     s.stream = std::move(*stream);
     s.state = SessionState::kAwaitingLogon;
-    ++s.generation;
+    s.generation = ++connection_serial_;  // wraps after 65536 connections
     s.client_id = 0;
     s.client = nullptr;
     s.expected_seq = 1;
@@ -113,6 +116,7 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     s.connected_ns = s.last_in_ns = s.last_out_ns = now;
     s.write_interest = false;
     s.write_shut = false;
+    s.output_stalled_ns = 0;
     s.input_blocked = false;
     s.in.clear();
     s.out.clear();
@@ -275,6 +279,11 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
 
 void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq) noexcept {
   const std::uint64_t tsc = clock_.now();
+  // A limit order may rest: tracked from now on, so a disconnect before its
+  // acknowledgement still cancels it (the cancel is queued behind it).
+  if (rq.type == engine::RequestType::kNew && rq.order_type == engine::OrderType::kLimit &&
+      rq.client_order_id <= engine::kMaxClientOrderId && rq.instrument < config_.engine.instruments.size())
+    (void)resting_.insert(engine::order_key(rq.client, rq.client_order_id), rq.instrument);
   // Room was checked before the message was consumed; this thread is the only producer.
   (void)requests_.try_push(InboundRequest{rq, tsc});
   counters_.requests_forwarded.add();
@@ -330,7 +339,8 @@ void OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
     queued = s.out.append(&m, sizeof m);
   }
   if (!queued) {
-    // The client does not read: it is closed without its remaining output.
+    // The client does not read: its unread output is dropped, a Logout is
+    // queued in the room that leaves, and the session closes.
     s.out.clear();
     logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
     return;
@@ -356,7 +366,7 @@ void OrderGateway::logout_and_close(Session& s, proto::LogoutReason reason, std:
   auto m = proto::make_message<proto::ServerLogout>(0);
   m.reason = static_cast<std::uint16_t>(reason);
   counters_.logouts[static_cast<std::size_t>(reason)].add();
-  if (reason != proto::LogoutReason::kSlowConsumer) send(s, m, now);
+  send(s, m, now);
   start_closing(s, now);
 }
 
@@ -398,12 +408,16 @@ void OrderGateway::flush(Session& s) noexcept {
   if (s.state == SessionState::kFree) return;
   while (!s.out.empty()) {
     const net::IoResult r = s.stream.write_some(s.out.readable());
-    if (r.status == net::IoStatus::kWouldBlock) break;
+    if (r.status == net::IoStatus::kWouldBlock) {
+      if (s.output_stalled_ns == 0) s.output_stalled_ns = now_ns();
+      break;
+    }
     if (r.status != net::IoStatus::kOk) {
       release(s);
       return;
     }
     s.out.consume(r.bytes);
+    s.output_stalled_ns = 0;
     counters_.bytes_out.add(r.bytes);
   }
   if (s.out.empty() && s.unwritten_acks != 0) {
@@ -438,7 +452,14 @@ void OrderGateway::run_timers(std::uint64_t now) noexcept {
         break;
       case SessionState::kActive: {
         const std::uint64_t hb = std::uint64_t{s.heartbeat_ms} * 1'000'000;
-        if (now - s.last_in_ns >= 3 * hb) {
+        // A session whose input we are holding back (backpressure) is not
+        // silent; but one that has not taken any of its output for 3
+        // intervals does not read: a slow consumer.
+        if (s.input_blocked) s.last_in_ns = now;
+        if (s.output_stalled_ns != 0 && now - s.output_stalled_ns >= 3 * hb) {
+          s.out.clear();
+          logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
+        } else if (now - s.last_in_ns >= 3 * hb) {
           logout_and_close(s, proto::LogoutReason::kHeartbeatTimeout, now);
         } else if (now - s.last_out_ns >= hb) {
           send(s, proto::make_message<proto::ServerHeartbeat>(0), now);

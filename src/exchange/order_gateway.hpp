@@ -47,6 +47,8 @@ struct GatewayCounters {
   core::Counter requests_forwarded;
   core::Counter reports_dropped;  // the client has no live session
   core::Counter disconnect_cancels;
+  core::Counter disconnect_cancels_dropped;  // no room left to queue one (more resting orders than capacity)
+  core::Counter pending_cancels;             // queued, not yet in the sequencer's ring
   std::array<core::Counter, 9> session_rejects;  // by SessionRejectReason (index = code)
   std::array<core::Counter, 6> logon_rejects;    // by LogonRejectReason
   std::array<core::Counter, 7> logouts;          // by LogoutReason we sent
@@ -74,6 +76,14 @@ class OrderGateway {
   void request_shutdown() noexcept { shutdown_requested_.store(true, std::memory_order_release); }
   // Any thread.
   std::size_t open_connections() const noexcept { return static_cast<std::size_t>(counters_.connections_open.get()); }
+  std::size_t pending_cancels() const noexcept { return static_cast<std::size_t>(counters_.pending_cancels.get()); }
+
+  // Start-up, before the gateway runs: a resting order recovered from the
+  // journal (for cancel-on-disconnect), and then cancels for every resting
+  // order of a cancel-on-disconnect client (after a restart none of them has
+  // a session).
+  void seed_resting_order(std::uint32_t client, std::uint64_t client_order_id, std::uint32_t instrument) noexcept;
+  void cancel_orphaned_orders() noexcept;
 
   const net::SocketAddress& listen_address() const noexcept { return listener_.local_address(); }
   const GatewayCounters& counters() const noexcept { return counters_; }
@@ -126,6 +136,7 @@ class OrderGateway {
   std::uint64_t last_timer_ns_ = 0;
   bool accepting_ = true;
   std::uint64_t next_session_serial_ = 0;
+  std::uint16_t connection_serial_ = 0;  // gateway-wide: event ids tell connections apart across slots
   // Resting orders per client for cancel-on-disconnect: order_key -> instrument + 1.
   core::IntHashMap<std::uint64_t, std::uint32_t> resting_;
   // Cancels queued at a disconnect, pushed into the request ring as it has room

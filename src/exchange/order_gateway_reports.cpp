@@ -72,6 +72,10 @@ void OrderGateway::track_order(const engine::ExecReport& r) noexcept {
     case engine::ReportType::kAccepted:
       if (r.order_type == engine::OrderType::kLimit) (void)resting_.insert(key, r.instrument);
       break;
+    case engine::ReportType::kRejected:
+      // Tracked when forwarded; a duplicate-id reject leaves the live order it names alone.
+      if (r.reason != engine::RejectReason::kDuplicateClientOrderId) (void)resting_.erase(key);
+      break;
     case engine::ReportType::kFill:
       if (r.leaves_qty == 0) (void)resting_.erase(key);
       break;
@@ -84,24 +88,45 @@ void OrderGateway::track_order(const engine::ExecReport& r) noexcept {
 
 void OrderGateway::queue_disconnect_cancels(std::uint32_t client) noexcept {
   // At a disconnect, not per message: a scan of the table is acceptable here.
-  // pending_cancels_ has room for every order the engine can hold.
+  if (pending_cancel_head_ != 0) {  // reclaim the room of cancels already pushed
+    pending_cancels_.erase(pending_cancels_.begin(), pending_cancels_.begin() + static_cast<std::ptrdiff_t>(pending_cancel_head_));
+    pending_cancel_head_ = 0;
+  }
   resting_.for_each([&](std::uint64_t key, std::uint32_t instrument) {
-    if ((key >> 48) != client || pending_cancels_.size() == pending_cancels_.capacity()) return;
+    if ((key >> 48) != client) return;
+    if (pending_cancels_.size() == pending_cancels_.capacity()) {
+      counters_.disconnect_cancels_dropped.add();
+      return;
+    }
     engine::Request rq = engine::make_cancel(instrument, client, key & engine::kMaxClientOrderId);
     rq.event_id = make_event_id(client, 0, 0);
     pending_cancels_.push_back(rq);
   });
+  counters_.pending_cancels.set(pending_cancels_.size() - pending_cancel_head_);
   push_pending_cancels();
+}
+
+void OrderGateway::seed_resting_order(std::uint32_t client, std::uint64_t client_order_id,
+                                      std::uint32_t instrument) noexcept {
+  (void)resting_.insert(engine::order_key(client & engine::kMaxClientId, client_order_id), instrument);
+}
+
+void OrderGateway::cancel_orphaned_orders() noexcept {
+  for (const ClientConfig& c : config_.clients)
+    if (c.cancel_on_disconnect) queue_disconnect_cancels(c.id);
 }
 
 void OrderGateway::push_pending_cancels() noexcept {
   while (pending_cancel_head_ != pending_cancels_.size()) {
-    if (!requests_.try_push(InboundRequest{pending_cancels_[pending_cancel_head_], clock_.now()})) return;
+    if (!requests_.try_push(InboundRequest{pending_cancels_[pending_cancel_head_], clock_.now()})) break;
     ++pending_cancel_head_;
     counters_.disconnect_cancels.add();
   }
-  pending_cancels_.clear();  // keeps its capacity
-  pending_cancel_head_ = 0;
+  if (pending_cancel_head_ == pending_cancels_.size()) {
+    pending_cancels_.clear();  // keeps its capacity
+    pending_cancel_head_ = 0;
+  }
+  counters_.pending_cancels.set(pending_cancels_.size() - pending_cancel_head_);
 }
 
 }  // namespace nanotick::exchange

@@ -5,7 +5,13 @@
 namespace nanotick::exchange {
 
 int JournalSyncer::do_work() noexcept {
-  if (window_ns_ == 0) return 0;
+  if (policy_ == FsyncPolicy::kNone) {
+    if (journal_.segments_created() == last_segments_) return 0;  // relaxed read: a hint only
+    last_segments_ = journal_.segments_created();
+    journal_.release_replaced();
+    return 1;
+  }
+  if (policy_ != FsyncPolicy::kBatch) return 0;
   const auto now = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());

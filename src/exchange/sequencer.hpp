@@ -34,6 +34,22 @@ class Sequencer {
 
   int do_work() noexcept {
     if (halted_.load(std::memory_order_relaxed)) return 0;
+    if (in_.empty()) return 0;
+    busy_.store(true, std::memory_order_release);  // a batch is between its pop and its push
+    const int n = sequence_batch();
+    busy_.store(false, std::memory_order_release);
+    return n;
+  }
+
+  // The journal failed: see journal().error(). Readable from any thread.
+  bool halted() const noexcept { return halted_.load(std::memory_order_acquire); }
+  // A batch taken from the input is not yet forwarded (shutdown's drain check). Any thread.
+  bool busy() const noexcept { return busy_.load(std::memory_order_acquire); }
+  std::uint64_t sequenced() const noexcept { return sequenced_.get(); }
+  std::uint64_t batches() const noexcept { return batches_.get(); }
+
+ private:
+  int sequence_batch() noexcept {
     const std::size_t room = RequestRing::capacity() - out_.size();
     std::size_t n = 0;
     while (n < std::min(kBatch, room)) {
@@ -58,29 +74,25 @@ class Sequencer {
     return static_cast<int>(n);
   }
 
-  // The journal failed: see journal().error(). Readable from any thread.
-  bool halted() const noexcept { return halted_.load(std::memory_order_acquire); }
-  std::uint64_t sequenced() const noexcept { return sequenced_.get(); }
-  std::uint64_t batches() const noexcept { return batches_.get(); }
-
- private:
   RequestRing& in_;
   RequestRing& out_;
   JournalWriter& journal_;
   FsyncPolicy policy_;
   std::array<InboundRequest, kBatch> batch_{};
   std::atomic<bool> halted_{false};
+  std::atomic<bool> busy_{false};
   core::Counter sequenced_;
   core::Counter batches_;
 };
 
-// The batch policy's background fdatasync, on the auxiliary thread: at most
-// one sync per batch window, only when something was appended since. A
-// window of 0 disables it (policies every and none).
+// The journal's background work on the auxiliary thread. Policy batch: at
+// most one fdatasync per batch window, only when something was appended
+// since. Policy none: closes replaced segments' descriptors (no sync). Policy
+// every: nothing (the sequencer syncs).
 class JournalSyncer {
  public:
-  JournalSyncer(JournalWriter& journal, std::uint32_t window_us) noexcept
-      : journal_(journal), window_ns_(std::uint64_t{window_us} * 1000) {}
+  JournalSyncer(JournalWriter& journal, FsyncPolicy policy, std::uint32_t window_us) noexcept
+      : journal_(journal), policy_(policy), window_ns_(std::uint64_t{window_us} * 1000) {}
 
   std::string_view role_name() const noexcept { return "journal-sync"; }
 
@@ -90,8 +102,10 @@ class JournalSyncer {
 
  private:
   JournalWriter& journal_;
+  FsyncPolicy policy_;
   std::uint64_t window_ns_;
   std::uint64_t last_sync_ns_ = 0;
+  std::uint64_t last_segments_ = 0;
   std::atomic<bool> failed_{false};
 };
 

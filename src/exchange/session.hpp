@@ -85,6 +85,7 @@ struct Session {
   std::uint64_t last_in_ns = 0;
   std::uint64_t last_out_ns = 0;
   std::uint64_t close_deadline_ns = 0;  // kClosing: give up waiting for the peer's EOF
+  std::uint64_t output_stalled_ns = 0;  // when the socket last took nothing while output waited (0 = draining)
   bool write_interest = false;          // EPOLLOUT registered (output pending)
   bool write_shut = false;              // kClosing: our side of the stream is shut
   bool input_blocked = false;           // input waits: sequencer ring full, or our output backed up

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <stdexcept>
 
 #include "exchange/engine_snapshot.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 constexpr std::size_t kRecordsPerPass = 4096;
 }
 
-Snapshotter::Snapshotter(const ExchangeConfig& config, const JournalWriter& journal,
+Snapshotter::Snapshotter(const ExchangeConfig& config, JournalWriter& journal,
                          const engine::EngineState& state, std::uint64_t state_seq)
     : config_(config),
       journal_(journal),
@@ -97,6 +98,8 @@ int Snapshotter::do_work() noexcept {
 }
 
 void Snapshotter::snapshot_now() {
+  // Everything the snapshot holds must be on disk in the journal first.
+  if (!journal_.sync()) throw std::runtime_error("journal fdatasync failed before a snapshot: " + journal_.sync_error());
   write_engine_snapshot(config_.journal.dir, applied_seq_, fingerprint_, shadow_.export_state());
   last_snapshot_seq_.set(applied_seq_);
   written_.add();

@@ -4,7 +4,12 @@
 // sequencer appends to, up to JournalWriter::appended_seq()) and every
 // `snapshot_every` records writes its state as an engine snapshot file. The
 // shadow is the journal replayed continuously, so a snapshot is exactly the
-// state recovery would rebuild at that seq. An agent; not thread-safe.
+// state recovery would rebuild at that seq. Before writing a snapshot it
+// fdatasyncs the journal, so a snapshot is never ahead of what the journal
+// holds on disk (a machine crash could otherwise leave a snapshot the journal
+// cannot continue). Runs on a thread of its own: a snapshot takes
+// milliseconds and must not hold up the snapshot feed's ring. An agent; not
+// thread-safe.
 #pragma once
 
 #include <atomic>
@@ -25,7 +30,7 @@ namespace nanotick::exchange {
 class Snapshotter {
  public:
   // Starts from `state`, the engine after journal record `state_seq`.
-  Snapshotter(const ExchangeConfig& config, const JournalWriter& journal, const engine::EngineState& state,
+  Snapshotter(const ExchangeConfig& config, JournalWriter& journal, const engine::EngineState& state,
               std::uint64_t state_seq);
   ~Snapshotter();
   Snapshotter(const Snapshotter&) = delete;
@@ -56,7 +61,7 @@ class Snapshotter {
   void snapshot_now();
 
   const ExchangeConfig& config_;
-  const JournalWriter& journal_;
+  JournalWriter& journal_;  // read (appended_seq) and synced before each snapshot
   std::uint64_t fingerprint_;
   NullSink sink_;
   engine::MatchingEngine<NullSink> shadow_;

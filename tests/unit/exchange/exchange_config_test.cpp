@@ -100,7 +100,7 @@ cpus = [0, 1]
 }
 
 TEST(ExchangeConfig, ErrorsNameTheKeyAndTheProblem) {
-  expect_error(minimal("[server]\nmax_sessions = 0\n"), "server.max_sessions", "must be in [1, 65535], got 0");
+  expect_error(minimal("[server]\nmax_sessions = 0\n"), "server.max_sessions", "must be in [1, 4096], got 0");
   expect_error(minimal("[server]\nmax_sessions = \"many\"\n"), "server.max_sessions", "must be an integer, got a string");
   expect_error(minimal("[server]\nmax_sesions = 3\n"), "server.max_sesions", "unknown key");
   expect_error(minimal("[server]\nheartbeat_ms = 50\n"), "server.heartbeat_ms", "must be in [100, 60000]");

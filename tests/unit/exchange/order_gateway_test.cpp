@@ -353,8 +353,13 @@ TEST_F(Fixture, DisconnectMidMessageLosesOnlyThatMessage) {
   c.stream.close();
   pump_for(std::chrono::milliseconds(50));
   const auto got = drain_ring();
-  ASSERT_EQ(got.size(), 1u);
+  // The whole order went through; client 1 cancels on disconnect, so the
+  // order (not yet acknowledged) is cancelled right behind it.
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].request.type, ne::RequestType::kNew);
   EXPECT_EQ(got[0].request.client_order_id, 1u);
+  EXPECT_EQ(got[1].request.type, ne::RequestType::kCancel);
+  EXPECT_EQ(got[1].request.client_order_id, 1u);
   EXPECT_EQ(gateway->open_connections(), 0u);
 }
 
