@@ -5,10 +5,11 @@
 // Subject: build/<preset>/bin/nanotick-exchange (found from this binary's
 // directory), one fresh process per measurement with a generated config
 // (bench/exchange/exchange_process.hpp): compact thread mode, idle spin, the
-// critical thread pinned on cpu_b, the auxiliary thread on cpu_a (with the
-// client: the critical core stays the critical thread's alone), journal in a
-// temp dir under $TMPDIR, its own multicast groups 239.255.91.x, one
-// instrument, rate limits out of the way. Stopped with SIGTERM; its printed
+// critical thread pinned on cpu_b, the background threads (auxiliary and
+// snapshotter) on cpu_a with the client (the critical core stays the critical
+// thread's alone), journal in a temp dir under $TMPDIR, its own multicast
+// groups 239.255.91.x, one instrument, rate limits out of the way. Stopped
+// with SIGTERM; its printed
 // counters give the exchange-internal ack latency (gateway: order message
 // read -> its first answer written) and are checked (every order message
 // sequenced, no rejects). The client runs on a thread pinned on cpu_a; the
@@ -37,7 +38,7 @@
 //     fsync policy; beside the raw echo peer with one session.
 // Both sections report the involuntary context switches of the client and
 // of the exchange's critical thread (a busy-polling thread losing its CPU),
-// and (2) the CPU the exchange's auxiliary thread used: on two cores these
+// and (2) the CPU the exchange's background threads used: on two cores these
 // explain the tails.
 //
 // Each measurement is repeated (3 by default), peers interleaved within a
@@ -92,7 +93,9 @@ using nb::spread_of;
 const char* const kRawBusy = "raw TCP ping-pong, busy-poll echo thread";
 const char* const kRawEpoll = "raw TCP ping-pong, epoll_wait(0) echo thread";
 const char* const kCriticalThread = "nt-critical";  // the exchange's compact critical thread
-const char* const kAuxThread = "nt-aux";            // its auxiliary thread
+// Its background threads: snapshot publisher and journal syncs; the
+// snapshotter's shadow engine following the journal.
+const char* const kBackgroundThreads[] = {"nt-aux", "nt-snapshot"};
 
 struct Plan {
   int repeats;
@@ -556,7 +559,7 @@ struct LoadCase {
   std::vector<double> records_per_sync;
   std::uint64_t segments_max = 0;
   Preemptions preemptions;
-  std::vector<double> aux_cpu_share;  // the exchange's auxiliary thread: CPU seconds per second
+  std::vector<double> aux_cpu_share;  // the exchange's background threads: CPU seconds per second
 };
 
 void measure_load_echo(const Context& ctx, LoadCase& lc) {
@@ -569,6 +572,12 @@ void measure_load_echo(const Context& ctx, LoadCase& lc) {
   lc.rates.push_back(run.per_second);
   lc.ack_ns.merge(run.ack_ns);
   lc.preemptions.client.push_back(static_cast<double>(run.client_switches) / run.seconds);
+}
+
+double background_cpu_seconds(const nb::ExchangeProcess& exchange) {
+  double seconds = 0;
+  for (const char* name : kBackgroundThreads) seconds += exchange.thread_sched(name).cpu_seconds;
+  return seconds;
 }
 
 void measure_load_exchange(const Context& ctx, LoadCase& lc) {
@@ -588,10 +597,10 @@ void measure_load_exchange(const Context& ctx, LoadCase& lc) {
       raw.push_back(owned.back().get());
     }
     critical = exchange.thread_sched(kCriticalThread).involuntary_switches;
-    aux_cpu = exchange.thread_sched(kAuxThread).cpu_seconds;
+    aux_cpu = background_cpu_seconds(exchange);
     run = run_load(raw, ctx.plan);
     critical = exchange.thread_sched(kCriticalThread).involuntary_switches - critical;
-    aux_cpu = exchange.thread_sched(kAuxThread).cpu_seconds - aux_cpu;
+    aux_cpu = background_cpu_seconds(exchange) - aux_cpu;
   });
   const auto counters = exchange.stop();
   lc.preemptions.client.push_back(static_cast<double>(run.client_switches) / run.seconds);
@@ -630,7 +639,7 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
               ctx.plan.window, ctx.plan.load_s, ctx.plan.load_warmup_s, ctx.plan.repeats);
   std::printf("| subject | sessions | median M msgs/s | min | max | vs raw echo | client-seen ack p50 / p99 (us) | "
               "exchange-internal ack p50 / p99 (us, medians) | journal records per fdatasync | involuntary "
-              "switches/s, client / exchange critical (medians) | exchange aux thread CPU |\n"
+              "switches/s, client / exchange critical (medians) | exchange background threads' CPU |\n"
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const LoadCase& lc : cases) {
     const Spread s = spread_of(lc.rates);
@@ -731,9 +740,10 @@ int main(int argc, char** argv) {
   try {
     Context ctx{args, plan, nb::find_exchange_binary(), nb::ExchangeSetup{}};
     ctx.base.critical_cpu = args.cpu_b;
-    // The auxiliary thread (a shadow engine following the journal at the full
-    // order rate, the batch fdatasyncs, snapshots) shares the client's core:
-    // the critical core stays the critical thread's alone.
+    // The background threads (snapshot publisher and batch fdatasyncs; the
+    // snapshotter's shadow engine following the journal at the full order
+    // rate) share the client's core: the critical core stays the critical
+    // thread's alone.
     ctx.base.aux_cpu = args.cpu_a;
     ctx.base.segment_bytes = plan.segment_bytes;
     // Multicast groups and ports of our own (outside the ephemeral range), so
