@@ -9,10 +9,9 @@
 // snapshotter) on cpu_a with the client (the critical core stays the critical
 // thread's alone), journal in a temp dir under $TMPDIR, its own multicast
 // groups 239.255.91.x, one instrument, rate limits out of the way. Stopped
-// with SIGTERM; its printed
-// counters give the exchange-internal ack latency (gateway: order message
-// read -> its first answer written) and are checked (every order message
-// sequenced, no rejects). The client runs on a thread pinned on cpu_a; the
+// with SIGTERM; its printed counters give the exchange-internal ack latency
+// (gateway: order message read -> its first answer written) and are checked
+// (every order message sequenced, no rejects). The client runs on a thread pinned on cpu_a; the
 // main thread stays unpinned (a spawned process inherits its affinity).
 //
 // (1) Order round trip: NewOrder (40 bytes) -> its ExecutionReport Accepted
