@@ -10,56 +10,12 @@
 #include <memory>
 #include <span>
 
+#include "core/byte_buffer.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/token_bucket.hpp"
 #include "net/tcp.hpp"
 
 namespace nanotick::exchange {
-
-// A byte buffer filled at the back and consumed at the front; compacted by
-// moving the unconsumed bytes to the start when the back runs out.
-class ByteBuffer {
- public:
-  explicit ByteBuffer(std::size_t capacity) : data_(std::make_unique<std::uint8_t[]>(capacity)), cap_(capacity) {}
-
-  std::span<const std::uint8_t> readable() const noexcept { return {data_.get() + head_, tail_ - head_}; }
-  std::size_t size() const noexcept { return tail_ - head_; }
-  std::size_t capacity() const noexcept { return cap_; }
-  bool empty() const noexcept { return head_ == tail_; }
-  void consume(std::size_t n) noexcept {
-    head_ += n;
-    if (head_ == tail_) head_ = tail_ = 0;
-  }
-  // Free space at the back, after compacting if that makes more.
-  std::span<std::uint8_t> writable() noexcept {
-    if (head_ != 0 && tail_ == cap_) compact();
-    return {data_.get() + tail_, cap_ - tail_};
-  }
-  void commit(std::size_t n) noexcept { tail_ += n; }
-  // Appends `n` bytes; false (nothing written) when they do not fit.
-  bool append(const void* bytes, std::size_t n) noexcept {
-    if (cap_ - tail_ < n) {
-      compact();
-      if (cap_ - tail_ < n) return false;
-    }
-    std::memcpy(data_.get() + tail_, bytes, n);
-    tail_ += n;
-    return true;
-  }
-  void clear() noexcept { head_ = tail_ = 0; }
-
- private:
-  void compact() noexcept {
-    if (head_ == 0) return;
-    std::memmove(data_.get(), data_.get() + head_, tail_ - head_);
-    tail_ -= head_;
-    head_ = 0;
-  }
-  std::unique_ptr<std::uint8_t[]> data_;
-  std::size_t cap_;
-  std::size_t head_ = 0;
-  std::size_t tail_ = 0;
-};
 
 enum class SessionState : std::uint8_t {
   kFree,           // slot unused
@@ -90,8 +46,8 @@ struct Session {
   bool write_shut = false;              // kClosing: our side of the stream is shut
   bool input_blocked = false;           // input waits: sequencer ring full, or our output backed up
   TokenBucket rate;
-  ByteBuffer in;
-  ByteBuffer out;
+  core::ByteBuffer in;
+  core::ByteBuffer out;
   // Acknowledgement latency (TCP read -> response written): receive TSC of
   // the last kAckSlots order messages by seq, and the answers waiting in
   // `out` to be written.

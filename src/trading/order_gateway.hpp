@@ -40,6 +40,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/byte_buffer.hpp"
 #include "core/counter.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/types.hpp"
@@ -187,47 +188,6 @@ concept GatewayHandler = requires(H& h, const proto::LogonAck& ack, const proto:
   h.on_session_reject(sr);  // every SessionReject; ref_seq names our message
   h.on_disconnected(d);     // a session ended or a connect attempt failed
   h.on_order_written(seq, tsc);
-};
-
-// A byte buffer filled at the back and consumed at the front, compacted when
-// the back runs out. Fixed capacity, allocated once. Not thread-safe.
-class GatewayBuffer {
- public:
-  explicit GatewayBuffer(std::size_t capacity) : data_(std::make_unique<std::uint8_t[]>(capacity)), cap_(capacity) {}
-  std::span<const std::uint8_t> readable() const noexcept { return {data_.get() + head_, tail_ - head_}; }
-  bool empty() const noexcept { return head_ == tail_; }
-  std::size_t size() const noexcept { return tail_ - head_; }
-  void consume(std::size_t n) noexcept {
-    head_ += n;
-    if (head_ == tail_) head_ = tail_ = 0;
-  }
-  std::span<std::uint8_t> writable() noexcept {
-    if (tail_ == cap_) compact();
-    return {data_.get() + tail_, cap_ - tail_};
-  }
-  void commit(std::size_t n) noexcept { tail_ += n; }
-  bool append(const void* bytes, std::size_t n) noexcept {
-    if (cap_ - tail_ < n) {
-      compact();
-      if (cap_ - tail_ < n) return false;
-    }
-    std::memcpy(data_.get() + tail_, bytes, n);
-    tail_ += n;
-    return true;
-  }
-  void clear() noexcept { head_ = tail_ = 0; }
-
- private:
-  void compact() noexcept {
-    if (head_ == 0) return;
-    std::memmove(data_.get(), data_.get() + head_, tail_ - head_);
-    tail_ -= head_;
-    head_ = 0;
-  }
-  std::unique_ptr<std::uint8_t[]> data_;
-  std::size_t cap_;
-  std::size_t head_ = 0;
-  std::size_t tail_ = 0;
 };
 
 // Order messages queued or written but not yet reported to on_order_written:
@@ -685,8 +645,8 @@ class OrderGateway {
   bool close_fatal_ = false;
   DisconnectReason close_reason_ = DisconnectReason::kPeerClosed;
   std::uint16_t close_detail_ = 0;
-  GatewayBuffer in_;
-  GatewayBuffer out_;
+  core::ByteBuffer in_;
+  core::ByteBuffer out_;
   std::uint64_t queued_bytes_ = 0;   // bytes ever appended to out_ and not dropped
   std::uint64_t written_bytes_ = 0;  // bytes ever written to a socket
   WriteStamps stamps_;
