@@ -24,7 +24,7 @@ TEST(JournalSync, SyncOnAnotherThreadWhileAppending) {
   {
     nx::JournalWriter w(dir, 64 * 1024, 7, nx::JournalTail{});
     std::atomic<bool> done{false};
-    std::atomic<std::uint64_t> appended{0};
+    std::atomic<std::uint64_t> appended{0};  // highest seq handed to append() so far
     std::thread syncer([&] {
       std::uint64_t last = 0;
       while (!done.load(std::memory_order_acquire)) {
@@ -37,8 +37,10 @@ TEST(JournalSync, SyncOnAnotherThreadWhileAppending) {
     });
     for (std::uint64_t s = 1; s <= kRecords; ++s) {
       nanotick::engine::Request r = nanotick::engine::make_cancel(0, 1, s);
-      ASSERT_TRUE(w.append(r));
+      // Announced before the append: a sync may see the record as soon as
+      // append() publishes it, before append() returns.
       appended.store(s, std::memory_order_release);
+      ASSERT_TRUE(w.append(r));
     }
     done.store(true, std::memory_order_release);
     syncer.join();
