@@ -41,6 +41,11 @@ class ByteBuffer {
     return true;
   }
   void clear() noexcept { head_ = tail_ = 0; }
+  // Keeps only the first `n` unconsumed bytes.
+  void truncate(std::size_t n) noexcept {
+    if (n < tail_ - head_) tail_ = head_ + n;
+    if (head_ == tail_) head_ = tail_ = 0;
+  }
 
  private:
   void compact() noexcept {

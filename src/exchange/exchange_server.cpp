@@ -398,6 +398,7 @@ std::string ExchangeServer::counters_report() const {
   line("bytes_out", g.bytes_out.get());
   line("requests_sequenced", s.sequencer->sequenced());
   line("reports_dropped_client_gone", g.reports_dropped.get());
+  line("answers_dropped_slow_consumer", g.answers_dropped.get());
   line("disconnect_cancels", g.disconnect_cancels.get());
   for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
     line("session_reject." + std::string(proto::to_string(static_cast<proto::SessionRejectReason>(i))),

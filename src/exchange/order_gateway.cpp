@@ -112,6 +112,7 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     s.client = nullptr;
     s.expected_seq = 1;
     s.next_out_seq = 1;
+    s.out_head_rest = 0;
     s.heartbeat_ms = config_.server.heartbeat_ms;
     s.connected_ns = s.last_in_ns = s.last_out_ns = now;
     s.write_interest = false;
@@ -339,9 +340,9 @@ void OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
     queued = s.out.append(&m, sizeof m);
   }
   if (!queued) {
-    // The client does not read: its unread output is dropped, a Logout is
-    // queued in the room that leaves, and the session closes.
-    s.out.clear();
+    // The client does not read: its unwritten answers are dropped, a Logout
+    // is queued in the room that leaves, and the session closes.
+    drop_unwritten_output(s);
     logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
     return;
   }
@@ -404,6 +405,46 @@ void OrderGateway::release(Session& s) noexcept {
   counters_.sessions_closed.add();
 }
 
+// Keeps `out_head_rest` right after `n` bytes of `out` were written: the
+// stream must never be cut inside a message (drop_unwritten_output).
+void OrderGateway::note_written(Session& s, std::size_t n) noexcept {
+  const std::span<const std::uint8_t> bytes = s.out.readable();
+  if (n == bytes.size()) {  // the usual case: everything went
+    s.out_head_rest = 0;
+    return;
+  }
+  if (n < s.out_head_rest) {
+    s.out_head_rest -= static_cast<std::uint32_t>(n);
+    return;
+  }
+  std::size_t at = s.out_head_rest;  // a message boundary; `out` holds only whole messages after it
+  while (at < n) {
+    std::uint16_t length;
+    std::memcpy(&length, bytes.data() + at, sizeof length);
+    at += length;
+  }
+  s.out_head_rest = static_cast<std::uint32_t>(at - n);
+}
+
+// Drops the answers not yet written, finishing a partly written one first so
+// the client still reads whole messages; the seqs of the dropped answers are
+// given back, so a Logout queued next follows the last answer the client can
+// read (PROTOCOL.md §1.5).
+void OrderGateway::drop_unwritten_output(Session& s) noexcept {
+  const std::span<const std::uint8_t> bytes = s.out.readable();
+  std::uint32_t dropped = 0;
+  for (std::size_t at = s.out_head_rest; at < bytes.size();) {
+    std::uint16_t length;
+    std::memcpy(&length, bytes.data() + at, sizeof length);
+    at += length;
+    ++dropped;
+  }
+  s.out.truncate(s.out_head_rest);
+  s.next_out_seq -= dropped;
+  s.unwritten_acks = 0;  // never written: no acknowledgement latency to record
+  counters_.answers_dropped.add(dropped);
+}
+
 void OrderGateway::flush(Session& s) noexcept {
   if (s.state == SessionState::kFree) return;
   while (!s.out.empty()) {
@@ -416,6 +457,7 @@ void OrderGateway::flush(Session& s) noexcept {
       release(s);
       return;
     }
+    note_written(s, r.bytes);
     s.out.consume(r.bytes);
     s.output_stalled_ns = 0;
     counters_.bytes_out.add(r.bytes);
@@ -457,7 +499,7 @@ void OrderGateway::run_timers(std::uint64_t now) noexcept {
         // intervals does not read: a slow consumer.
         if (s.input_blocked) s.last_in_ns = now;
         if (s.output_stalled_ns != 0 && now - s.output_stalled_ns >= 3 * hb) {
-          s.out.clear();
+          drop_unwritten_output(s);
           logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
         } else if (now - s.last_in_ns >= 3 * hb) {
           logout_and_close(s, proto::LogoutReason::kHeartbeatTimeout, now);

@@ -46,6 +46,7 @@ struct GatewayCounters {
   core::Counter bytes_out;
   core::Counter requests_forwarded;
   core::Counter reports_dropped;  // the client has no live session
+  core::Counter answers_dropped;  // queued for a slow consumer, never written (its session closed)
   core::Counter disconnect_cancels;
   core::Counter disconnect_cancels_dropped;  // no room left to queue one (more resting orders than capacity)
   core::Counter pending_cancels;             // queued, not yet in the sequencer's ring
@@ -107,6 +108,8 @@ class OrderGateway {
   void begin_shutdown() noexcept;
   void run_timers(std::uint64_t now) noexcept;
   void flush(Session& s) noexcept;
+  void note_written(Session& s, std::size_t n) noexcept;
+  void drop_unwritten_output(Session& s) noexcept;
 
   template <typename M>
   void send(Session& s, M m, std::uint64_t now) noexcept;

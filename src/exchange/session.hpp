@@ -36,6 +36,7 @@ struct Session {
   const ClientConfig* client = nullptr;
   std::uint32_t expected_seq = 1;  // next seq the client must send
   std::uint32_t next_out_seq = 1;  // seq of our next message
+  std::uint32_t out_head_rest = 0; // unwritten bytes of `out`'s first message when a write stopped inside it
   std::uint32_t heartbeat_ms = 0;
   std::uint64_t connected_ns = 0;
   std::uint64_t last_in_ns = 0;

@@ -46,4 +46,17 @@ TEST(ByteBuffer, WritableAndCommitLikeASocketRead) {
   EXPECT_EQ(b.writable().size(), 4u);
 }
 
+TEST(ByteBuffer, TruncateKeepsTheFirstUnconsumedBytes) {
+  nc::ByteBuffer b(8);
+  EXPECT_TRUE(b.append("abcdefg", 7));
+  b.consume(2);
+  b.truncate(3);
+  EXPECT_EQ(text(b), "cde");
+  b.truncate(10);  // longer than what is there: nothing changes
+  EXPECT_EQ(text(b), "cde");
+  b.truncate(0);
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.writable().size(), 8u);  // emptied: the whole capacity is room again
+}
+
 }  // namespace
