@@ -54,25 +54,32 @@ struct MdOrder {
   std::uint64_t order_id;
   std::int64_t price;
   std::int64_t qty;
+  std::uint64_t instrument_seq;  // AddOrder: see MdDeleteOrder; SnapshotOrder: its snapshot's instrument_seq
 };
-static_assert(sizeof(MdOrder) == 32 && offsetof(MdOrder, instrument) == 4 && offsetof(MdOrder, order_id) == 8 &&
-              offsetof(MdOrder, price) == 16 && offsetof(MdOrder, qty) == 24);
+static_assert(sizeof(MdOrder) == 40 && offsetof(MdOrder, instrument) == 4 && offsetof(MdOrder, order_id) == 8 &&
+              offsetof(MdOrder, price) == 16 && offsetof(MdOrder, qty) == 24 && offsetof(MdOrder, instrument_seq) == 32);
 
 struct MdModifyOrder {
   MdMsgHeader header;
   std::uint32_t instrument;
   std::uint64_t order_id;
   std::int64_t qty;  // new open quantity
+  std::uint64_t instrument_seq;
 };
-static_assert(sizeof(MdModifyOrder) == 24 && offsetof(MdModifyOrder, order_id) == 8 &&
-              offsetof(MdModifyOrder, qty) == 16);
+static_assert(sizeof(MdModifyOrder) == 32 && offsetof(MdModifyOrder, order_id) == 8 &&
+              offsetof(MdModifyOrder, qty) == 16 && offsetof(MdModifyOrder, instrument_seq) == 24);
 
 struct MdDeleteOrder {
   MdMsgHeader header;
   std::uint32_t instrument;
   std::uint64_t order_id;
+  // Every incremental message ends with its instrument's own sequence number:
+  // 1, 2, 3... per instrument, no gaps, continuing across restarts, so a
+  // consumer that lost packets knows which instruments they touched.
+  std::uint64_t instrument_seq;
 };
-static_assert(sizeof(MdDeleteOrder) == 16 && offsetof(MdDeleteOrder, order_id) == 8);
+static_assert(sizeof(MdDeleteOrder) == 24 && offsetof(MdDeleteOrder, order_id) == 8 &&
+              offsetof(MdDeleteOrder, instrument_seq) == 16);
 
 struct MdTrade {
   MdMsgHeader header;  // side = aggressor
@@ -81,10 +88,11 @@ struct MdTrade {
   std::uint64_t taker_order_id;
   std::int64_t price;
   std::int64_t qty;
+  std::uint64_t instrument_seq;
 };
-static_assert(sizeof(MdTrade) == 40 && offsetof(MdTrade, maker_order_id) == 8 &&
+static_assert(sizeof(MdTrade) == 48 && offsetof(MdTrade, maker_order_id) == 8 &&
               offsetof(MdTrade, taker_order_id) == 16 && offsetof(MdTrade, price) == 24 &&
-              offsetof(MdTrade, qty) == 32);
+              offsetof(MdTrade, qty) == 32 && offsetof(MdTrade, instrument_seq) == 40);
 
 struct MdTopOfBook {
   MdMsgHeader header;
@@ -93,10 +101,11 @@ struct MdTopOfBook {
   std::int64_t bid_qty;
   std::int64_t ask_price;
   std::int64_t ask_qty;
+  std::uint64_t instrument_seq;
 };
-static_assert(sizeof(MdTopOfBook) == 40 && offsetof(MdTopOfBook, bid_price) == 8 &&
+static_assert(sizeof(MdTopOfBook) == 48 && offsetof(MdTopOfBook, bid_price) == 8 &&
               offsetof(MdTopOfBook, bid_qty) == 16 && offsetof(MdTopOfBook, ask_price) == 24 &&
-              offsetof(MdTopOfBook, ask_qty) == 32);
+              offsetof(MdTopOfBook, ask_qty) == 32 && offsetof(MdTopOfBook, instrument_seq) == 40);
 
 // SnapshotStart and SnapshotEnd.
 struct MdSnapshotBound {
@@ -105,9 +114,10 @@ struct MdSnapshotBound {
   std::uint64_t last_seq;  // reflects every incremental message with seq <= last_seq
   std::uint32_t orders;
   std::uint32_t reserved;
+  std::uint64_t instrument_seq;  // the instrument's last incremental message the snapshot reflects (0: none yet)
 };
-static_assert(sizeof(MdSnapshotBound) == 24 && offsetof(MdSnapshotBound, last_seq) == 8 &&
-              offsetof(MdSnapshotBound, orders) == 16);
+static_assert(sizeof(MdSnapshotBound) == 32 && offsetof(MdSnapshotBound, last_seq) == 8 &&
+              offsetof(MdSnapshotBound, orders) == 16 && offsetof(MdSnapshotBound, instrument_seq) == 24);
 
 // The fixed length of a message type, 0 for an unknown type.
 constexpr std::size_t md_message_length(MdMsgType t) noexcept {

@@ -1,0 +1,1 @@
+// Anchor of the precompiled header the tests share (tests/CMakeLists.txt).
