@@ -164,6 +164,7 @@ struct OrderEvent {
   Qty leaves_qty = 0;
   bool is_maker = false;  // kFill
   std::uint16_t reason = 0;  // reject code (kRejected / k*Rejected) or cancel reason (kCancelled)
+  proto::MsgType rejected_request = proto::MsgType::kNewOrder;  // kSessionRejected: which of our requests
   std::uint64_t tag = 0;
   FillEvent fill() const noexcept { return FillEvent{instrument, id, side, last_price, last_qty, is_maker}; }
 };
@@ -391,6 +392,7 @@ class OrderManager {
     (void)by_seq_.erase(m.ref_seq);
     OrderEvent ev{};
     ev.type = OrderEventType::kSessionRejected;
+    ev.rejected_request = static_cast<proto::MsgType>(m.ref_type);
     ev.reason = o.reject_reason = m.reason;
     if (o.new_seq == m.ref_seq) {
       o.new_seq = 0;

@@ -1,0 +1,363 @@
+// The trade engine (docs/TRADER.md "TradeEngine"): the single writer of the
+// trading client's features, positions, risk state and orders. It takes
+// book events from the market data consumer (MdHandler) and session events
+// from the order gateway (GatewayHandler), keeps every part up to date, and
+// calls the strategy -- a template parameter, so every call is static
+// dispatch -- which acts through the engine's order API (place, cancel,
+// modify). Every new order and modify passes the risk manager first, in the
+// order the risk manager's contract asks: check, send, then tell it.
+//
+// Tick-to-trade: while the engine handles a market data packet it knows the
+// packet's receive TSC; an order sent during that handling is remembered by
+// its session seq, and when the gateway reports the TSC at which the order's
+// last byte was written (on_order_written) the difference goes into the
+// tick_to_trade histogram. Orders sent from timers or execution reports are
+// not ticks: they are counted, not timed.
+//
+// Not thread-safe: one thread (the trader's engine thread) calls everything.
+// Nothing allocates after construction.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "book/book_replica.hpp"
+#include "core/counter.hpp"
+#include "core/histogram.hpp"
+#include "core/tsc_clock.hpp"
+#include "engine/engine_config.hpp"
+#include "proto/order_entry.hpp"
+#include "trading/features.hpp"
+#include "trading/order_gateway.hpp"
+#include "trading/order_manager.hpp"
+#include "trading/position_keeper.hpp"
+#include "trading/risk_manager.hpp"
+#include "trading/trading_types.hpp"
+
+namespace nanotick::trading {
+
+// What the engine did with a strategy's request.
+enum class ActionStatus : std::uint8_t {
+  kSent,
+  kBlockedByRisk,     // see last_risk_result()
+  kRefused,           // the order manager refused (not logged on, output full, ...): see last_submit_status()
+  kInstrumentStale,   // the instrument's book is being recovered: no new orders or modifies on it
+};
+
+struct TradeEngineCounters {
+  core::Counter book_updates;
+  core::Counter trades_seen;
+  core::Counter order_events;
+  core::Counter orders_placed;
+  core::Counter modifies_sent;
+  core::Counter cancels_sent;
+  core::Counter risk_blocks;
+  core::Counter refused;
+  core::Counter stale_blocks;
+  core::Counter fills;
+  core::Counter position_refusals;  // a fill the position keeper could not book (counted by it too)
+  core::Counter ticks_untimed;      // orders written whose cause was not a market data packet
+  core::Counter logons;
+  core::Counter disconnects;
+};
+
+// Order requests the strategy makes while handling something, remembered by
+// session seq until the gateway says when the message was written.
+class TickStamps {
+ public:
+  static constexpr std::size_t kSlots = 4096;  // power of two; far more than orders in flight to the socket
+  void remember(std::uint32_t seq, std::uint64_t rx_tsc) noexcept { slots_[seq & (kSlots - 1)] = {seq, rx_tsc}; }
+  // The receive TSC of the packet that caused `seq`, 0 if none (or overwritten).
+  std::uint64_t take(std::uint32_t seq) noexcept {
+    Slot& s = slots_[seq & (kSlots - 1)];
+    if (s.seq != seq) return 0;
+    const std::uint64_t rx = s.rx_tsc;
+    s = Slot{};
+    return rx;
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t seq = 0;
+    std::uint64_t rx_tsc = 0;
+  };
+  std::array<Slot, kSlots> slots_{};
+};
+
+// Strategy: the calls the engine makes. `Engine` is the engine itself (the
+// strategy's context: features, positions, orders, and the order API).
+template <typename S, typename Engine>
+concept StrategyFor = requires(S& s, Engine& e, InstrumentId i, const TradeEvent& t, const OrderEvent& ev, TimeNs now,
+                               bool live) {
+  s.on_book(e, i);                  // the instrument's book changed (one call per packet); features are updated
+  s.on_trade(e, t);                 // a trade on the feed, before the book change it caused
+  s.on_order_event(e, ev);          // one of our orders changed
+  s.on_instrument_state(e, i, live);  // stale (recovering: no orders accepted) or live again
+  s.on_timer(e, now);               // every pass of the trader's loop: keep it cheap
+  s.on_session(e, live);            // logged on (true) or the session ended (false)
+};
+
+template <typename Strategy, typename Sender>
+class TradeEngine {
+ public:
+  struct Config {
+    engine::EngineConfig instruments;                  // the venue's table (from the exchange config)
+    std::vector<FeatureConfig> features;               // per instrument
+    std::vector<InstrumentRiskLimits> risk;            // per instrument
+    GlobalRiskLimits global_risk;
+    OrderManagerConfig orders;                         // instruments is set from the table
+    engine::StpMode stp = engine::StpMode::kCancelResting;  // our own quotes must not trade with each other
+  };
+
+  // Start-up: validates and allocates. Throws std::invalid_argument.
+  TradeEngine(const Config& config, Strategy& strategy, Sender& sender, const book::BookReplica& books,
+              const core::TscClock& clock = core::TscClock::global())
+      : instruments_(config.instruments),
+        strategy_(strategy),
+        books_(books),
+        clock_(clock),
+        positions_(static_cast<std::uint32_t>(config.instruments.instruments.size())),
+        risk_(config.risk, config.global_risk, now_ns()),
+        orders_(orders_config(config), sender),
+        live_(config.instruments.instruments.size(), 0),
+        stp_(config.stp) {
+    const std::size_t n = config.instruments.instruments.size();
+    if (config.features.size() != n || config.risk.size() != n)
+      throw std::invalid_argument("trade engine: features and risk need one entry per instrument");
+    if (books.instrument_count() != n) throw std::invalid_argument("trade engine: the book has another instrument count");
+    features_.reserve(n);
+    for (const FeatureConfig& f : config.features) features_.push_back(std::make_unique<FeatureEngine>(f));
+  }
+  TradeEngine(const TradeEngine&) = delete;
+  TradeEngine& operator=(const TradeEngine&) = delete;
+
+  // ---- the strategy's context ---------------------------------------------------------------
+
+  std::uint32_t instrument_count() const noexcept { return static_cast<std::uint32_t>(live_.size()); }
+  const engine::InstrumentConfig& instrument(InstrumentId i) const noexcept { return instruments_.instruments[i]; }
+  const FeatureValues& features(InstrumentId i) const noexcept { return features_[i]->values(); }
+  const PositionKeeper& positions() const noexcept { return positions_; }
+  const RiskManager& risk() const noexcept { return risk_; }
+  const OrderManager<Sender>& orders() const noexcept { return orders_; }
+  const book::BookReplica& books() const noexcept { return books_; }
+  bool is_live(InstrumentId i) const noexcept { return i < live_.size() && live_[i] != 0; }
+  bool logged_on() const noexcept { return logged_on_; }
+  TimeNs now_ns() const noexcept { return static_cast<TimeNs>(clock_.to_ns(static_cast<std::int64_t>(clock_.now()))); }
+  RiskResult last_risk_result() const noexcept { return last_risk_; }
+  SubmitStatus last_submit_status() const noexcept { return last_submit_; }
+
+  // A new order (client_order_id 0: the order manager assigns it); `tag` is
+  // the strategy's own (e.g. a quote level) and comes back in OrderEvents.
+  ActionStatus place(OrderRequest rq, std::uint64_t tag = 0) noexcept {
+    if (!is_live(rq.instrument)) return stale_block();
+    const TimeNs now = now_ns();
+    last_risk_ = risk_.check_new(rq, positions_, features_[rq.instrument]->values().fair_price, now);
+    if (last_risk_ != RiskResult::kAllowed) return risk_block();
+    const Submitted s = orders_.submit(rq, stp_, tag);
+    last_submit_ = s.status;
+    if (!s.ok()) return refused();
+    rq.client_order_id = s.id;
+    (void)risk_.on_new_sent(rq, now);
+    remember(s.seq);
+    counters_.orders_placed.add();
+    return ActionStatus::kSent;
+  }
+
+  // New price and/or total quantity for a live limit order (ModifyOrder).
+  ActionStatus modify(ClientOrderId id, Price price, Qty qty) noexcept {
+    const Order* o = orders_.find(id);
+    if (o != nullptr && !is_live(o->instrument)) return stale_block();
+    const TimeNs now = now_ns();
+    const double fair = o != nullptr ? features_[o->instrument]->values().fair_price : FeatureValues::kNaN;
+    last_risk_ = risk_.check_modify(id, price, qty, positions_, fair, now);
+    if (last_risk_ != RiskResult::kAllowed) return risk_block();
+    const Submitted s = orders_.modify(id, price, qty);
+    last_submit_ = s.status;
+    if (!s.ok()) return refused();
+    (void)risk_.on_modify_sent(id, price, qty, now);
+    remember(s.seq);
+    counters_.modifies_sent.add();
+    return ActionStatus::kSent;
+  }
+
+  // Cancels are never risk-checked (they only reduce risk) and are allowed on stale instruments.
+  ActionStatus cancel(ClientOrderId id) noexcept {
+    const Submitted s = orders_.cancel(id);
+    last_submit_ = s.status;
+    if (!s.ok()) return refused();
+    remember(s.seq);
+    counters_.cancels_sent.add();
+    return ActionStatus::kSent;
+  }
+
+  // Cancels every open order of the instrument (all instruments for kAll).
+  static constexpr InstrumentId kAll = ~InstrumentId{0};
+  void cancel_all(InstrumentId which = kAll) noexcept {
+    for (InstrumentId i = 0; i < instrument_count(); ++i) {
+      if (which != kAll && which != i) continue;
+      for (const Side side : {Side::kBuy, Side::kSell}) {
+        // Collect first: cancel() changes the order's state, not the list, but stay safe.
+        std::array<ClientOrderId, 64> ids{};
+        std::size_t n = 0;
+        orders_.for_each_order(i, side, [&](const Order& o) {
+          if (!o.done && o.cancel_seq == 0 && o.state != OrderState::kUnknown && n < ids.size()) ids[n++] = o.id;
+        });
+        for (std::size_t k = 0; k < n; ++k) (void)cancel(ids[k]);
+      }
+    }
+  }
+
+  // ---- market data consumer (MdHandler) --------------------------------------------------------
+
+  void on_trade(const TradeEvent& t, std::uint64_t rx_tsc) noexcept {
+    if (t.instrument >= live_.size()) return;
+    counters_.trades_seen.add();
+    current_rx_tsc_ = rx_tsc;
+    (void)features_[t.instrument]->on_trade(t);
+    strategy_.on_trade(*this, t);
+    current_rx_tsc_ = 0;
+  }
+
+  void on_book_update(InstrumentId i, std::uint64_t rx_tsc) noexcept {
+    if (i >= live_.size()) return;
+    counters_.book_updates.add();
+    const book::InstrumentBook* b = books_.instrument(i);
+    features_[i]->on_book_update(*b);
+    const double fair = features_[i]->values().fair_price;
+    if (std::isfinite(fair)) (void)positions_.mark(i, fair);
+    if (!is_live(i)) return;
+    current_rx_tsc_ = rx_tsc;
+    strategy_.on_book(*this, i);
+    current_rx_tsc_ = 0;
+  }
+
+  void on_instrument_stale(InstrumentId i) noexcept {
+    if (i >= live_.size()) return;
+    live_[i] = 0;
+    features_[i]->reset();
+    strategy_.on_instrument_state(*this, i, false);
+  }
+
+  void on_instrument_live(InstrumentId i, TimeNs /*recovery_ns*/) noexcept {
+    if (i >= live_.size()) return;
+    live_[i] = 1;
+    features_[i]->on_book_update(*books_.instrument(i));
+    strategy_.on_instrument_state(*this, i, true);
+  }
+
+  // ---- order gateway (GatewayHandler) ---------------------------------------------------------
+
+  void on_logon(const proto::LogonAck&) noexcept {
+    logged_on_ = true;
+    counters_.logons.add();
+    (void)orders_.reconcile(256);  // settle what a lost session left unknown
+    strategy_.on_session(*this, true);
+  }
+  void on_execution_report(const proto::ExecutionReport& r) noexcept { handle(orders_.on_execution_report(r)); }
+  void on_cancel_reject(const proto::OrderReject& r) noexcept { handle(orders_.on_cancel_reject(r)); }
+  void on_modify_reject(const proto::OrderReject& r) noexcept { handle(orders_.on_modify_reject(r)); }
+  void on_session_reject(const proto::SessionReject& r) noexcept { handle(orders_.on_session_reject(r)); }
+  void on_disconnected(const Disconnect& d) noexcept {
+    if (!d.was_logged_on && !logged_on_) return;  // a failed connect attempt: nothing was open
+    logged_on_ = false;
+    counters_.disconnects.add();
+    orders_.on_disconnected();
+    strategy_.on_session(*this, false);
+  }
+  void on_order_written(std::uint32_t seq, std::uint64_t tsc) noexcept {
+    const std::uint64_t rx = ticks_.take(seq);
+    if (rx == 0 || tsc < rx) {
+      counters_.ticks_untimed.add();
+      return;
+    }
+    tick_to_trade_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(tsc - rx))));
+  }
+
+  // ---- the loop -----------------------------------------------------------------------------
+
+  // Timers: the strategy's, and reconcile retries. Returns work done (agent style).
+  int on_timer(TimeNs now) noexcept {
+    if (logged_on_ && orders_.needs_reconcile()) (void)orders_.reconcile(64);
+    strategy_.on_timer(*this, now);
+    return 0;
+  }
+
+  const TradeEngineCounters& counters() const noexcept { return counters_; }
+  const core::LatencyHistogram& tick_to_trade() const noexcept { return tick_to_trade_; }
+
+ private:
+  static OrderManagerConfig orders_config(const Config& c) {
+    OrderManagerConfig o = c.orders;
+    o.instruments = static_cast<std::uint32_t>(c.instruments.instruments.size());
+    return o;
+  }
+  ActionStatus stale_block() noexcept {
+    counters_.stale_blocks.add();
+    return ActionStatus::kInstrumentStale;
+  }
+  ActionStatus risk_block() noexcept {
+    counters_.risk_blocks.add();
+    return ActionStatus::kBlockedByRisk;
+  }
+  ActionStatus refused() noexcept {
+    counters_.refused.add();
+    return ActionStatus::kRefused;
+  }
+  void remember(std::uint32_t seq) noexcept {
+    if (current_rx_tsc_ != 0) ticks_.remember(seq, current_rx_tsc_);
+  }
+
+  // One order event: positions and risk first, then the strategy.
+  void handle(const OrderEvent& ev) noexcept {
+    if (ev.type == OrderEventType::kNone || ev.type == OrderEventType::kUnmatched) return;
+    counters_.order_events.add();
+    switch (ev.type) {
+      case OrderEventType::kFill:
+        counters_.fills.add();
+        if (positions_.on_fill(ev.fill()) != FillResult::kOk) counters_.position_refusals.add();
+        (void)risk_.on_fill(ev.id, ev.last_qty);
+        break;
+      case OrderEventType::kModified:
+        (void)risk_.on_modified(ev.id);
+        break;
+      case OrderEventType::kModifyRejected:
+        (void)risk_.on_modify_rejected(ev.id);
+        break;
+      case OrderEventType::kSessionRejected:
+        if (ev.rejected_request == proto::MsgType::kModifyOrder) (void)risk_.on_modify_rejected(ev.id);
+        break;
+      default:
+        break;
+    }
+    // Any end but a fill (which the risk manager closes itself when the
+    // order's quantity is filled) stops the order working.
+    if (ev.state == OrderState::kDone && ev.type != OrderEventType::kFill) {
+      if (ev.type == OrderEventType::kRejected) (void)risk_.on_rejected(ev.id);
+      else (void)risk_.on_cancelled(ev.id);
+    }
+    strategy_.on_order_event(*this, ev);
+  }
+
+  const engine::EngineConfig instruments_;
+  Strategy& strategy_;
+  const book::BookReplica& books_;
+  const core::TscClock& clock_;
+  std::vector<std::unique_ptr<FeatureEngine>> features_;
+  PositionKeeper positions_;
+  RiskManager risk_;
+  OrderManager<Sender> orders_;
+  std::vector<std::uint8_t> live_;
+  engine::StpMode stp_;
+  bool logged_on_ = false;
+  std::uint64_t current_rx_tsc_ = 0;
+  RiskResult last_risk_ = RiskResult::kAllowed;
+  SubmitStatus last_submit_ = SubmitStatus::kSent;
+  TickStamps ticks_;
+  core::LatencyHistogram tick_to_trade_;
+  TradeEngineCounters counters_;
+};
+
+}  // namespace nanotick::trading
