@@ -110,6 +110,9 @@ class TradeEngine {
     GlobalRiskLimits global_risk;
     OrderManagerConfig orders;                         // instruments is set from the table
     engine::StpMode stp = engine::StpMode::kCancelResting;  // our own quotes must not trade with each other
+    // Per instrument (or empty): the price the risk manager's band centres on
+    // while the book has no fair price and nothing traded yet; 0 = none.
+    std::vector<Price> reference_prices;
   };
 
   // Start-up: validates and allocates. Throws std::invalid_argument.
@@ -123,10 +126,13 @@ class TradeEngine {
         risk_(config.risk, config.global_risk, now_ns()),
         orders_(orders_config(config), sender),
         live_(config.instruments.instruments.size(), 0),
+        reference_prices_(config.reference_prices),
         stp_(config.stp) {
     const std::size_t n = config.instruments.instruments.size();
     if (config.features.size() != n || config.risk.size() != n)
       throw std::invalid_argument("trade engine: features and risk need one entry per instrument");
+    if (!reference_prices_.empty() && reference_prices_.size() != n)
+      throw std::invalid_argument("trade engine: reference_prices needs one entry per instrument (or none)");
     if (books.instrument_count() != n) throw std::invalid_argument("trade engine: the book has another instrument count");
     features_.reserve(n);
     for (const FeatureConfig& f : config.features) features_.push_back(std::make_unique<FeatureEngine>(f));
@@ -148,18 +154,30 @@ class TradeEngine {
   TimeNs now_ns() const noexcept { return static_cast<TimeNs>(clock_.to_ns(static_cast<std::int64_t>(clock_.now()))); }
   RiskResult last_risk_result() const noexcept { return last_risk_; }
   SubmitStatus last_submit_status() const noexcept { return last_submit_; }
+  ClientOrderId last_placed_id() const noexcept { return last_placed_; }
+
+  // The price the risk band centres on: the fair price; with none (a side of
+  // the book empty), the last trade's price, then the reference price; NaN
+  // when all are missing (the risk manager then blocks).
+  double risk_fair_price(InstrumentId i) const noexcept {
+    const FeatureValues& f = features_[i]->values();
+    if (std::isfinite(f.fair_price)) return f.fair_price;
+    if (f.trades > 0) return static_cast<double>(f.last_trade_price);
+    if (!reference_prices_.empty() && reference_prices_[i] > 0) return static_cast<double>(reference_prices_[i]);
+    return FeatureValues::kNaN;
+  }
 
   // A new order (client_order_id 0: the order manager assigns it); `tag` is
   // the strategy's own (e.g. a quote level) and comes back in OrderEvents.
   ActionStatus place(OrderRequest rq, std::uint64_t tag = 0) noexcept {
     if (!is_live(rq.instrument)) return stale_block();
     const TimeNs now = now_ns();
-    last_risk_ = risk_.check_new(rq, positions_, features_[rq.instrument]->values().fair_price, now);
+    last_risk_ = risk_.check_new(rq, positions_, risk_fair_price(rq.instrument), now);
     if (last_risk_ != RiskResult::kAllowed) return risk_block();
     const Submitted s = orders_.submit(rq, stp_, tag);
     last_submit_ = s.status;
     if (!s.ok()) return refused();
-    rq.client_order_id = s.id;
+    rq.client_order_id = last_placed_ = s.id;
     (void)risk_.on_new_sent(rq, now);
     remember(s.seq);
     counters_.orders_placed.add();
@@ -171,7 +189,7 @@ class TradeEngine {
     const Order* o = orders_.find(id);
     if (o != nullptr && !is_live(o->instrument)) return stale_block();
     const TimeNs now = now_ns();
-    const double fair = o != nullptr ? features_[o->instrument]->values().fair_price : FeatureValues::kNaN;
+    const double fair = o != nullptr ? risk_fair_price(o->instrument) : FeatureValues::kNaN;
     last_risk_ = risk_.check_modify(id, price, qty, positions_, fair, now);
     if (last_risk_ != RiskResult::kAllowed) return risk_block();
     const Submitted s = orders_.modify(id, price, qty);
@@ -350,7 +368,9 @@ class TradeEngine {
   RiskManager risk_;
   OrderManager<Sender> orders_;
   std::vector<std::uint8_t> live_;
+  std::vector<Price> reference_prices_;
   engine::StpMode stp_;
+  ClientOrderId last_placed_ = 0;
   bool logged_on_ = false;
   std::uint64_t current_rx_tsc_ = 0;
   RiskResult last_risk_ = RiskResult::kAllowed;

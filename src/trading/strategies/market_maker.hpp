@@ -1,0 +1,126 @@
+// Market maker (docs/TRADER.md "Strategies"): per enabled instrument one bid
+// and one ask of quote_qty around the fair price, half_spread_ticks away,
+// both shifted down by skew_ticks_per_unit ticks per unit of long position
+// (up when short) so fills lean the position back to flat. When the wanted
+// price moves requote_ticks or more from the quote's, the quote is repriced
+// with a ModifyOrder (one message, the order id kept) rather than cancel +
+// new; a quote that ends (filled, cancelled, rejected) is replaced on the
+// next book update or at once. A stale instrument's quotes are cancelled.
+//
+// The fair price is the engine's risk_fair_price: the feature engine's
+// (microprice or mid); with one side of the book empty, the last trade, then
+// the configured reference price, so an empty venue gets its first quotes.
+//
+// Not thread-safe: the trade engine's thread calls it. No allocation after
+// construction.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "trading/strategies/strategy_params.hpp"
+#include "trading/strategies/strategy_support.hpp"
+#include "trading/trade_engine.hpp"
+
+namespace nanotick::trading {
+
+class MarketMaker {
+ public:
+  explicit MarketMaker(std::vector<StrategyParams> params) : params_(std::move(params)), quotes_(params_.size()) {}
+
+  template <typename Engine>
+  void on_book(Engine& e, InstrumentId i) noexcept {
+    requote(e, i);
+  }
+  template <typename Engine>
+  void on_trade(Engine&, const TradeEvent&) noexcept {}
+  template <typename Engine>
+  void on_order_event(Engine& e, const OrderEvent& ev) noexcept {
+    if (ev.instrument >= quotes_.size()) return;
+    ClientOrderId& q = quotes_[ev.instrument][side_slot(ev.side)];
+    if (q == ev.id && ev.state == OrderState::kDone) {
+      q = 0;
+      if (e.is_live(ev.instrument)) requote(e, ev.instrument);
+    }
+  }
+  template <typename Engine>
+  void on_instrument_state(Engine& e, InstrumentId i, bool live) noexcept {
+    if (live) {
+      requote(e, i);
+    } else {
+      e.cancel_all(i);
+    }
+  }
+  template <typename Engine>
+  void on_timer(Engine& e, TimeNs) noexcept {
+    // Quotes that could not go out (output full, throttle) are retried here,
+    // not only on the next book change, which may be a long time coming on an
+    // empty instrument.
+    if (!e.logged_on()) return;
+    for (InstrumentId i = 0; i < quotes_.size(); ++i) {
+      if (!params_[i].market_maker.enabled || !e.is_live(i)) continue;
+      if (quotes_[i][0] == 0 || quotes_[i][1] == 0) requote(e, i);
+    }
+  }
+  template <typename Engine>
+  void on_session(Engine& e, bool logged_on) noexcept {
+    // After a session loss the order manager settles the old quotes
+    // (reconcile); new ones are placed as if none existed.
+    for (auto& q : quotes_) q = {0, 0};
+    if (logged_on)
+      for (InstrumentId i = 0; i < quotes_.size(); ++i) requote(e, i);
+  }
+
+ private:
+  static std::size_t side_slot(Side s) noexcept { return s == Side::kBuy ? 0 : 1; }
+
+  template <typename Engine>
+  void requote(Engine& e, InstrumentId i) noexcept {
+    if (i >= params_.size() || !e.logged_on() || !e.is_live(i)) return;
+    const StrategyParams& p = params_[i];
+    const MarketMakerParams& m = p.market_maker;
+    if (!m.enabled) return;
+    const double fair = e.risk_fair_price(i);
+    if (!std::isfinite(fair)) return;
+    const engine::InstrumentConfig& ic = e.instrument(i);
+    const double tick = static_cast<double>(ic.tick_size);
+    const auto* pos = e.positions().position(i);
+    const double skew = m.skew_ticks_per_unit * static_cast<double>(pos != nullptr ? pos->position : 0) * tick;
+    const double half = static_cast<double>(m.half_spread_ticks) * tick;
+    const Price bid = clamp_to_band(ic, floor_to_tick(fair - half - skew, ic.tick_size));
+    const Price ask = clamp_to_band(ic, ceil_to_tick(fair + half - skew, ic.tick_size));
+    if (bid >= ask) return;  // a band too narrow to quote both sides apart
+    quote(e, i, Side::kBuy, bid, m);
+    quote(e, i, Side::kSell, ask, m);
+  }
+
+  template <typename Engine>
+  void quote(Engine& e, InstrumentId i, Side side, Price price, const MarketMakerParams& m) noexcept {
+    ClientOrderId& id = quotes_[i][side_slot(side)];
+    const Order* o = id != 0 ? e.orders().find(id) : nullptr;
+    if (o == nullptr || o->done) {
+      id = 0;
+      OrderRequest rq;
+      rq.instrument = i;
+      rq.side = side;
+      rq.type = OrderType::kLimit;
+      rq.price = price;
+      rq.qty = m.quote_qty;
+      if (e.place(rq, side_slot(side)) == ActionStatus::kSent) id = e.last_placed_id();
+      return;
+    }
+    if (o->state != OrderState::kLive) return;  // something in flight: wait for its answer
+    const Price tick = e.instrument(i).tick_size;
+    const Price distance = o->price > price ? o->price - price : price - o->price;
+    if (distance < m.requote_ticks * tick) return;
+    // Keep the quote's size: the part already filled stays filled.
+    (void)e.modify(id, price, o->cum_qty + m.quote_qty);
+  }
+
+  std::vector<StrategyParams> params_;
+  std::vector<std::array<ClientOrderId, 2>> quotes_;  // per instrument: bid, ask (0 = none)
+};
+
+}  // namespace nanotick::trading
