@@ -388,6 +388,12 @@ std::string ExchangeServer::counters_report() const {
     out += std::to_string(v);
     out += '\n';
   };
+  auto signed_line = [&out](std::string_view name, std::int64_t v) {
+    out += name;
+    out += ' ';
+    out += std::to_string(v);
+    out += '\n';
+  };
   line("connections_accepted", g.connections_accepted.get());
   line("connections_refused", g.connections_refused.get());
   line("sessions_logged_on", g.sessions_logged_on.get());
@@ -411,6 +417,17 @@ std::string ExchangeServer::counters_report() const {
     if (g.engine_rejects[code].get() != 0) line("engine_reject." + std::to_string(code), g.engine_rejects[code].get());
   for (std::size_t i = 0; i < g.logouts.size(); ++i)
     line("logout." + std::string(proto::to_string(static_cast<proto::LogoutReason>(i))), g.logouts[i].get());
+  // Each client's fills (what its own positions must agree with).
+  for (const ClientConfig& c : s.config.clients) {
+    const ClientFillTotals* f = s.gateway->client_fills(c.id);
+    if (f == nullptr || f->fills.get() == 0) continue;
+    const std::string k = "client." + std::to_string(c.id) + ".";
+    line(k + "fills", f->fills.get());
+    line(k + "bought_qty", f->bought_qty.get());
+    line(k + "sold_qty", f->sold_qty.get());
+    signed_line(k + "bought_notional", static_cast<std::int64_t>(f->bought_notional.get()));
+    signed_line(k + "sold_notional", static_cast<std::int64_t>(f->sold_notional.get()));
+  }
   line("journal_records", s.journal->records());
   line("journal_bytes", s.journal->records() * sizeof(JournalRecord));
   line("journal_fdatasyncs", s.journal->syncs());

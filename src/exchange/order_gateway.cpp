@@ -33,12 +33,16 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
       listener_(net::parse_socket_address(config.server.order_entry, net::PortZero::kAllowed)),
       poller_(config.server.max_sessions + kOverflowSlots + 1),
       session_of_client_(engine::kMaxClientId + 1, -1),
+      client_index_(engine::kMaxClientId + 1, -1),
+      client_fills_(std::make_unique<ClientFillTotals[]>(config.clients.size())),
       resting_(total_orders(config)) {
   const std::size_t slots = config.server.max_sessions + kOverflowSlots;
   sessions_.reserve(slots);
   for (std::size_t i = 0; i < slots; ++i)
     sessions_.push_back(std::make_unique<Session>(i, kInputBufferBytes, config.server.output_buffer_bytes));
   pending_cancels_.reserve(total_orders(config));
+  for (std::size_t i = 0; i < config.clients.size(); ++i)
+    client_index_[config.clients[i].id & engine::kMaxClientId] = static_cast<std::int32_t>(i);
   if (const auto ec = poller_.add(listener_.fd(), net::Interest::kRead, kListenerToken); ec)
     throw std::runtime_error("gateway: cannot poll the listening socket: " + ec.message());
   last_timer_ns_ = now_ns();

@@ -58,6 +58,18 @@ struct GatewayCounters {
   std::array<core::Counter, kRejectCodes> engine_rejects;
 };
 
+// Each configured client's fills as the engine reported them, whether or not
+// its session was live to receive them: what a client's own position and
+// cash must agree with. Notionals are price x qty summed as int64 (stored in
+// the counters' two's complement).
+struct ClientFillTotals {
+  core::Counter fills;
+  core::Counter bought_qty;
+  core::Counter sold_qty;
+  core::Counter bought_notional;
+  core::Counter sold_notional;
+};
+
 class OrderGateway {
  public:
   // Binds the order-entry address (throws net::SocketError if it cannot).
@@ -88,6 +100,12 @@ class OrderGateway {
 
   const net::SocketAddress& listen_address() const noexcept { return listener_.local_address(); }
   const GatewayCounters& counters() const noexcept { return counters_; }
+  // Fill totals of a configured client (nullptr for another id).
+  const ClientFillTotals* client_fills(std::uint32_t client_id) const noexcept {
+    return client_id < client_index_.size() && client_index_[client_id] >= 0
+               ? &client_fills_[static_cast<std::size_t>(client_index_[client_id])]
+               : nullptr;
+  }
   // TCP read of an order message -> its first answer written to the socket,
   // ns. Written by the gateway's thread: read it after that thread stopped.
   const core::LatencyHistogram& ack_latency() const noexcept { return ack_latency_; }
@@ -133,6 +151,8 @@ class OrderGateway {
   net::EpollPoller poller_;
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::int32_t> session_of_client_;  // client id -> logged-on session index, -1 none
+  std::vector<std::int32_t> client_index_;       // client id -> position in the config's clients, -1 none
+  std::unique_ptr<ClientFillTotals[]> client_fills_;
   std::size_t logged_on_ = 0;
   std::size_t open_connections_ = 0;
   std::atomic<bool> shutdown_requested_{false};

@@ -11,6 +11,18 @@ namespace nanotick::exchange {
 
 void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   track_order(r);
+  if (r.type == engine::ReportType::kFill && r.client <= engine::kMaxClientId && client_index_[r.client] >= 0) {
+    ClientFillTotals& t = client_fills_[static_cast<std::size_t>(client_index_[r.client])];
+    const auto notional = static_cast<std::uint64_t>(r.last_price * r.last_qty);  // engine bounds keep it in int64
+    t.fills.add();
+    if (r.side == engine::Side::kBuy) {
+      t.bought_qty.add(static_cast<std::uint64_t>(r.last_qty));
+      t.bought_notional.add(notional);
+    } else {
+      t.sold_qty.add(static_cast<std::uint64_t>(r.last_qty));
+      t.sold_notional.add(notional);
+    }
+  }
   if (r.reason != engine::RejectReason::kNone) {
     const auto code = static_cast<std::size_t>(r.reason);
     if (code < GatewayCounters::kRejectCodes) counters_.engine_rejects[code].add();
