@@ -159,6 +159,8 @@ class RiskManager {
   Qty open_sell_qty(InstrumentId instrument) const noexcept;
   std::int64_t open_notional(InstrumentId instrument) const noexcept;
   std::uint32_t open_orders() const noexcept { return global_open_orders_; }
+  // Whether the order is in the table of working orders.
+  bool is_working(ClientOrderId id) const noexcept { return orders_.contains(id); }
   std::int64_t open_notional() const noexcept;
 
   std::uint64_t allowed() const noexcept { return allowed_.get(); }

@@ -350,9 +350,12 @@ class TradeEngine {
       default:
         break;
     }
-    // Any end but a fill (which the risk manager closes itself when the
-    // order's quantity is filled) stops the order working.
-    if (ev.state == OrderState::kDone && ev.type != OrderEventType::kFill) {
+    // An order the order manager considers done stops working for risk too,
+    // however it ended: a fill that completes an order with a modify pending
+    // leaves it in the risk table (the modify might have enlarged it) until
+    // the modify's answer, which for a finished order is an expected "too
+    // late" the order manager does not pass on.
+    if (ev.state == OrderState::kDone && risk_.is_working(ev.id)) {
       if (ev.type == OrderEventType::kRejected) (void)risk_.on_rejected(ev.id);
       else (void)risk_.on_cancelled(ev.id);
     }

@@ -54,11 +54,14 @@ class MarketMaker {
     }
   }
   template <typename Engine>
-  void on_timer(Engine& e, TimeNs) noexcept {
+  void on_timer(Engine& e, TimeNs now) noexcept {
     // Quotes that could not go out (output full, throttle) are retried here,
     // not only on the next book change, which may be a long time coming on an
     // empty instrument.
-    if (!e.logged_on()) return;
+    // At most every kRetryNs: a quote blocked by risk stays blocked until
+    // something changes, and asking again every pass only counts blocks.
+    if (!e.logged_on() || now - last_retry_ns_ < kRetryNs) return;
+    last_retry_ns_ = now;
     for (InstrumentId i = 0; i < quotes_.size(); ++i) {
       if (!params_[i].market_maker.enabled || !e.is_live(i)) continue;
       if (quotes_[i][0] == 0 || quotes_[i][1] == 0) requote(e, i);
@@ -119,8 +122,10 @@ class MarketMaker {
     (void)e.modify(id, price, o->cum_qty + m.quote_qty);
   }
 
+  static constexpr TimeNs kRetryNs = 10'000'000;
   std::vector<StrategyParams> params_;
-  std::vector<std::array<ClientOrderId, 2>> quotes_;  // per instrument: bid, ask (0 = none)
+  std::vector<std::array<ClientOrderId, 2>> quotes_;
+  TimeNs last_retry_ns_ = 0;  // per instrument: bid, ask (0 = none)
 };
 
 }  // namespace nanotick::trading

@@ -1,0 +1,131 @@
+// nanotick-trader: one trading client (docs/TRADER.md). Loads its config
+// (and the exchange config it names), joins the market data groups, logs on,
+// trades its strategy until SIGINT/SIGTERM or --duration, then cancels its
+// orders, logs out and prints its summary (positions, PnL, orders, risk,
+// market data recovery, tick-to-trade) as "key value" lines on stdout.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "config/toml_reader.hpp"
+#include "core/idle_strategy.hpp"
+#include "core/thread.hpp"
+#include "trading/strategies/liquidity_taker.hpp"
+#include "trading/strategies/market_maker.hpp"
+#include "trading/strategies/random_strategy.hpp"
+#include "trading/trader.hpp"
+#include "trading/trader_config.hpp"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+// Only sets a flag: the loop checks it every pass (nothing unsafe in a handler).
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+std::string g_name = "nanotick-trader";
+
+void log_line(std::string_view text) {
+  std::fprintf(stderr, "%s: %.*s\n", g_name.c_str(), static_cast<int>(text.size()), text.data());
+  std::fflush(stderr);
+}
+
+template <typename Strategy>
+int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, double duration_s,
+          const std::string& book_dump_path) {
+  using namespace nanotick;
+  trading::Trader<Strategy> trader(config, strategy);
+  if (!config.cpus.empty()) {
+    if (const std::error_code ec = core::pin_current_thread(config.cpus[0]); ec)
+      log_line("warning: cannot pin to cpu " + std::to_string(config.cpus[0]) + ": " + ec.message());
+  }
+  log_line(std::string("trading ") + std::string(trading::to_string(config.strategy)) + " on " +
+           std::to_string(config.traded_instruments()) + " of " + std::to_string(config.instruments.instruments.size()) +
+           " instruments as client " + std::to_string(config.session.client_id) + ", exchange " +
+           config.session.exchange.to_string() + ", market data " + config.market_data.incremental + " + " +
+           config.market_data.snapshot);
+  log_line("ready");
+  const auto start = std::chrono::steady_clock::now();
+  const auto limit = std::chrono::duration<double>(duration_s);
+  std::uint32_t passes = 0;
+  auto stop = [&] {
+    if (g_stop_signal != 0) return true;
+    // The clock is read every 256 passes only: the check stays off the hot path.
+    if (duration_s > 0 && (++passes & 255u) == 0) return std::chrono::steady_clock::now() - start >= limit;
+    return false;
+  };
+  auto status = [](const std::string& s) { log_line(s); };
+  core::visit_idle_kind(config.idle, [&](auto idle_type) {
+    using Idle = typename decltype(idle_type)::type;
+    if constexpr (std::is_same_v<Idle, core::BlockingIdle>) {
+      // Sockets are not idle wakers: the config loader refuses "block"; be safe anyway.
+      core::BackoffIdle idle;
+      trader.run(idle, stop, status);
+    } else {
+      Idle idle;
+      trader.run(idle, stop, status);
+    }
+  });
+  if (g_stop_signal != 0) log_line(std::string("received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + ", stopped");
+  if (!book_dump_path.empty()) {
+    std::FILE* f = std::fopen(book_dump_path.c_str(), "w");
+    const std::string dump = trader.book_dump();
+    if (f == nullptr || std::fwrite(dump.data(), 1, dump.size(), f) != dump.size() || std::fclose(f) != 0) {
+      log_line("error: cannot write the book dump to " + book_dump_path);
+      return 1;
+    }
+  }
+  std::printf("%s", trader.summary().c_str());
+  std::fflush(stdout);
+  log_line(trader.status_line());
+  if (trader.session_failed()) {
+    log_line("error: the exchange refused the logon for good (see the disconnect reason above); stopped");
+    return 1;
+  }
+  log_line("stopped cleanly");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace nanotick::trading;
+  CLI::App app{"A nanotick trading client: market data, order entry, one strategy under risk limits", "nanotick-trader"};
+  std::string config_path;
+  double duration_s = 0;
+  app.add_option("--config,-c", config_path, "trader config (TOML; docs/TRADER.md)")->required();
+  app.add_option("--duration", duration_s, "stop after N seconds (0: run until SIGINT/SIGTERM)")
+      ->check(CLI::Range(0.0, 1e7));
+  std::string book_dump_path;
+  app.add_option("--book-dump", book_dump_path, "at exit, write every book order by order to this file");
+  CLI11_PARSE(app, argc, argv);
+
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  try {
+    const TraderConfig config = load_trader_config(config_path);
+    g_name = "nanotick-trader[" + config.name + "]";
+    switch (config.strategy) {
+      case StrategyKind::kMarketMaker: return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path);
+      case StrategyKind::kLiquidityTaker: return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path);
+      case StrategyKind::kRandom: return trade(config, RandomStrategy(config.strategy_params, config.seed), duration_s, book_dump_path);
+    }
+    log_line("error: unknown strategy kind");
+    return 2;
+  } catch (const nanotick::config::ConfigError& e) {
+    log_line(std::string("config error: ") + e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    log_line(std::string("error: ") + e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,287 @@
+// One trading client (docs/TRADER.md "Pipeline"): the market data feed and
+// consumer, the trade engine with its strategy, and the order gateway,
+// composed for one thread (compact layout): a pass polls the feed (book
+// events reach the engine and its strategy at once), then the gateway
+// (execution reports; orders the strategy sent are already written), then
+// the engine's timers. Every call between the parts is a direct, static one.
+//
+// run() loops until its stop predicate says so (or the gateway gives up for
+// good: a logon reject the config must fix), then winds down: cancels
+// every open order, waits (bounded) for the answers, logs out. summary()
+// prints what a user checks after a run: positions and PnL per instrument,
+// orders, risk blocks, market data recovery, tick-to-trade percentiles.
+//
+// Not thread-safe: run() and everything it calls happen on the caller's
+// thread; status_line() and summary() read counters and are meant for the
+// same thread (between passes) or after run() returned.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "book/book_replica.hpp"
+#include "core/idle_strategy.hpp"
+#include "core/tsc_clock.hpp"
+#include "net/socket_address.hpp"
+#include "trading/md_feed.hpp"
+#include "trading/order_gateway.hpp"
+#include "trading/trade_engine.hpp"
+#include "trading/trader_config.hpp"
+
+namespace nanotick::trading {
+
+template <typename Strategy>
+class Trader {
+  // The order manager's sender: the gateway (a member declared below).
+  struct GatewaySender {
+    Trader* trader;
+    SendResult send_new_order(ClientOrderId id, InstrumentId in, Side side, OrderType type, engine::StpMode stp,
+                              Price price, Qty qty) noexcept {
+      return trader->gateway_.send_new_order(id, in, side, type, stp, price, qty);
+    }
+    SendResult send_cancel(ClientOrderId id, InstrumentId in) noexcept { return trader->gateway_.send_cancel(id, in); }
+    SendResult send_modify(ClientOrderId id, InstrumentId in, Price price, Qty qty) noexcept {
+      return trader->gateway_.send_modify(id, in, price, qty);
+    }
+  };
+
+ public:
+  using Engine = TradeEngine<Strategy, GatewaySender>;
+
+  Trader(const TraderConfig& config, Strategy& strategy)
+      : config_(config),
+        capacities_(book::capacities_of(config.instruments)),
+        sender_{this},
+        feed_(feed_config(config), capacities_, consumer_config(config), engine_),
+        engine_(engine_config(config), strategy, sender_, feed_.consumer().books()),
+        gateway_(config.session, engine_) {}
+
+  Trader(const Trader&) = delete;
+  Trader& operator=(const Trader&) = delete;
+
+  // One pass of the compact loop; returns the work done (0: idle).
+  int poll() noexcept {
+    const TimeNs now = engine_.now_ns();
+    int work = feed_.poll(now);
+    work += gateway_.poll();
+    work += engine_.on_timer(now);
+    return work;
+  }
+
+  // Runs passes until stop() returns true (checked every pass), idling with
+  // `Idle` when a pass found nothing to do; then winds down.
+  template <typename Idle, typename Stop, typename Status>
+  void run(Idle& idle, Stop&& stop, Status&& status) {
+    const TimeNs interval = TimeNs{config_.status_interval_ms} * 1'000'000;
+    TimeNs next_status = engine_.now_ns() + interval;
+    while (!stop()) {
+      if (gateway_.state() == GatewayState::kStopped) {  // a logon reject retrying cannot cure
+        session_failed_ = true;
+        break;
+      }
+      idle.idle(poll());
+      if (interval != 0 && engine_.now_ns() >= next_status) {
+        status(status_line());
+        next_status += interval;
+      }
+    }
+    wind_down();
+  }
+
+  // Cancels every open order, waits up to 2 s for the answers (a disconnected
+  // session cannot get them: it waits only for the logout), logs out.
+  void wind_down() {
+    engine_.cancel_all();
+    const TimeNs deadline = engine_.now_ns() + 2'000'000'000ull;
+    while (engine_.now_ns() < deadline && engine_.logged_on() && engine_.orders().open_orders() != 0) poll_quietly();
+    gateway_.logout();
+    while (engine_.now_ns() < deadline + 1'000'000'000ull && gateway_.state() != GatewayState::kStopped) poll_quietly();
+  }
+
+  std::string status_line() {
+    const auto& c = engine_.counters();
+    const TimeNs now = engine_.now_ns();
+    const std::uint64_t orders = c.orders_placed.get() + c.modifies_sent.get() + c.cancels_sent.get();
+    const double secs = last_status_ns_ != 0 ? static_cast<double>(now - last_status_ns_) / 1e9 : 0.0;
+    const double rate = secs > 0 ? static_cast<double>(orders - last_status_orders_) / secs : 0.0;
+    last_status_ns_ = now;
+    last_status_orders_ = orders;
+    std::uint32_t live = 0;
+    for (InstrumentId i = 0; i < engine_.instrument_count(); ++i) live += engine_.is_live(i) ? 1 : 0;
+    const core::LatencyHistogram& t2t = engine_.tick_to_trade();
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "%s: %s, books live %u/%u, %.0f orders/s, fills %llu, risk blocks %llu, pnl %.1f, position "
+                  "volume %lld, tick-to-trade p50 %.2f us p99 %.2f us (%llu)",
+                  config_.name.c_str(), engine_.logged_on() ? "logged on" : "not logged on", live,
+                  engine_.instrument_count(), rate, static_cast<unsigned long long>(c.fills.get()),
+                  static_cast<unsigned long long>(c.risk_blocks.get()), engine_.positions().total_pnl(),
+                  static_cast<long long>(engine_.positions().total_volume()),
+                  static_cast<double>(t2t.percentile(50)) / 1e3, static_cast<double>(t2t.percentile(99)) / 1e3,
+                  static_cast<unsigned long long>(t2t.count()));
+    return buf;
+  }
+
+  // "key value" lines (the exchange prints its counters the same way).
+  std::string summary() const {
+    std::string out;
+    auto line = [&out](const std::string& key, const std::string& value) { out += key + ' ' + value + '\n'; };
+    auto num = [](auto v) { return std::to_string(v); };
+    auto real = [](double v) {
+      char b[64];
+      std::snprintf(b, sizeof b, "%.6f", v);
+      return std::string(b);
+    };
+    const PositionKeeper& pk = engine_.positions();
+    for (InstrumentId i = 0; i < engine_.instrument_count(); ++i) {
+      const InstrumentPosition* p = pk.position(i);
+      if (p == nullptr || p->fills == 0) continue;
+      const std::string k = "position." + engine_.instrument(i).symbol + ".";
+      line(k + "qty", num(p->position));
+      line(k + "open_cost", num(p->open_cost));
+      line(k + "realised", num(p->realised));
+      line(k + "unrealised", real(p->unrealised));
+      line(k + "volume", num(p->volume));
+      line(k + "fills", num(p->fills));
+    }
+    line("pnl.realised", num(pk.total_realised()));
+    line("pnl.unrealised", real(pk.total_unrealised()));
+    line("pnl.total", real(pk.total_pnl()));
+    line("volume", num(pk.total_volume()));
+    line("fills", num(pk.total_fills()));
+    const auto& c = engine_.counters();
+    line("orders.placed", num(c.orders_placed.get()));
+    line("orders.modifies", num(c.modifies_sent.get()));
+    line("orders.cancels", num(c.cancels_sent.get()));
+    line("orders.refused", num(c.refused.get()));
+    line("orders.stale_blocks", num(c.stale_blocks.get()));
+    line("orders.open_at_end", num(engine_.orders().open_orders()));
+    const auto& oc = engine_.orders().counters();
+    for (std::size_t r = 1; r < oc.done.size(); ++r)
+      line("orders.done." + std::string(to_string(static_cast<DoneReason>(r))), num(oc.done[r].get()));
+    line("orders.unexpected_rejects", num(oc.unexpected_rejects.get()));
+    line("orders.unmatched", num(oc.unmatched.get()));
+    const RiskManager& risk = engine_.risk();
+    line("risk.allowed", num(risk.allowed()));
+    for (std::size_t r = 1; r < kRiskResultCount; ++r)
+      if (risk.blocked(static_cast<RiskResult>(r)) != 0)
+        line("risk.blocked." + std::string(to_string(static_cast<RiskResult>(r))), num(risk.blocked(static_cast<RiskResult>(r))));
+    const auto& gc = gateway_.counters();
+    line("session.logons", num(gc.logons.get()));
+    line("session.messages_out", num(gc.messages_out.get()));
+    line("session.messages_in", num(gc.messages_in.get()));
+    for (std::size_t r = 1; r < gc.logon_rejects.size(); ++r)
+      if (gc.logon_rejects[r].get() != 0)
+        line("session.logon_reject." + (r + 1 < gc.logon_rejects.size()
+                                            ? std::string(proto::to_string(static_cast<proto::LogonRejectReason>(r)))
+                                            : std::string("other")),
+             num(gc.logon_rejects[r].get()));
+    for (std::size_t r = 0; r < kDisconnectReasons; ++r)
+      if (gc.disconnects[r].get() != 0)
+        line("session.disconnect." + std::string(to_string(static_cast<DisconnectReason>(r))), num(gc.disconnects[r].get()));
+    const auto& consumer = feed_.consumer();
+    const MdConsumerCounters& mc = consumer.counters();
+    line("md.packets.incremental", num(mc.packets[0].get()));
+    line("md.packets.snapshot", num(mc.packets[1].get()));
+    std::uint64_t invalid = 0;
+    for (const auto& bad : mc.invalid) invalid += bad.get();
+    line("md.packets.invalid", num(invalid));
+    line("md.duplicates", num(mc.duplicates.get()));
+    line("md.reordered", num(mc.reordered.get()));
+    line("md.gaps", num(mc.gaps.get()));
+    line("md.messages_lost", num(mc.messages_lost.get()));
+    line("md.book_rejects", num(mc.book_rejects.get()));
+    line("md.audits", num(mc.audits.get()));
+    line("md.audit_mismatches", num(mc.audit_mismatches.get()));
+    for (std::size_t r = 0; r < kRecoveryReasons; ++r) {
+      const std::string k = "md.recoveries." + std::string(to_string(static_cast<RecoveryReason>(r)));
+      line(k + ".started", num(mc.recoveries_started[r].get()));
+      line(k + ".completed", num(mc.recoveries_completed[r].get()));
+    }
+    line("md.recovery_ns.p50", num(consumer.recovery_ns().percentile(50)));
+    line("md.recovery_ns.max", num(consumer.recovery_ns().max()));
+    line("md.next_seq", num(consumer.next_seq()));
+    const core::LatencyHistogram& t2t = engine_.tick_to_trade();
+    line("tick_to_trade_ns.count", num(t2t.count()));
+    line("tick_to_trade_ns.p50", num(t2t.percentile(50)));
+    line("tick_to_trade_ns.p99", num(t2t.percentile(99)));
+    line("tick_to_trade_ns.p99.9", num(t2t.percentile(99.9)));
+    line("tick_to_trade_ns.max", num(t2t.max()));
+    line("tick_to_trade.untimed_orders", num(c.ticks_untimed.get()));
+    return out;
+  }
+
+  // Every instrument's book, order by order in priority order, after the
+  // line "next_seq N" (the first incremental seq the books do not reflect):
+  //   instrument order_id side price qty   (side: B or S)
+  // A test compares it with the exchange's book at the same seq.
+  std::string book_dump() const {
+    const auto& consumer = feed_.consumer();
+    std::string out = "next_seq " + std::to_string(consumer.next_seq()) + "\n";
+    for (InstrumentId i = 0; i < engine_.instrument_count(); ++i) {
+      out += "instrument " + std::to_string(i) + (consumer.is_live(i) ? " live\n" : " stale\n");
+      consumer.books().for_each_order(i, [&](const book::RestingOrder& o) {
+        char b[128];
+        std::snprintf(b, sizeof b, "%u %llu %c %lld %lld\n", i, static_cast<unsigned long long>(o.order_id),
+                      o.side == Side::kBuy ? 'B' : 'S', static_cast<long long>(o.price), static_cast<long long>(o.qty));
+        out += b;
+      });
+    }
+    return out;
+  }
+
+  // run() ended because the gateway stopped for good (bad credentials,
+  // unknown client, refused heartbeat: the config is wrong).
+  bool session_failed() const noexcept { return session_failed_; }
+
+  const Engine& engine() const noexcept { return engine_; }
+  const OrderGateway<Engine>& gateway() const noexcept { return gateway_; }
+  const MdFeed<Engine>& feed() const noexcept { return feed_; }
+
+ private:
+  void poll_quietly() noexcept {
+    if (poll() == 0) BusySpinIdle::pause();
+  }
+  using BusySpinIdle = core::BusySpinIdle;
+
+  static MdFeedConfig feed_config(const TraderConfig& c) {
+    MdFeedConfig f;
+    f.interface = net::parse_ipv4(c.market_data.interface);
+    f.incremental = net::parse_multicast_group(c.market_data.incremental);
+    f.snapshot = net::parse_multicast_group(c.market_data.snapshot);
+    f.max_datagram_bytes = c.market_data.max_datagram_bytes;
+    return f;
+  }
+  static MdConsumerConfig consumer_config(const TraderConfig& c) {
+    MdConsumerConfig m;
+    m.reorder_packets = c.market_data.reorder_packets;
+    m.reorder_ns = TimeNs{c.market_data.reorder_us} * 1000;
+    m.buffer_messages = c.market_data.buffer_messages;
+    return m;
+  }
+  static typename Engine::Config engine_config(const TraderConfig& c) {
+    typename Engine::Config e;
+    e.instruments = c.instruments;
+    e.features = c.features;
+    e.risk = c.risk;
+    e.global_risk = c.global_risk;
+    e.orders.max_orders = c.max_orders;
+    for (const StrategyParams& p : c.strategy_params) e.reference_prices.push_back(p.reference_price);
+    return e;
+  }
+
+  const TraderConfig& config_;
+  std::vector<book::InstrumentCapacity> capacities_;
+  GatewaySender sender_;
+  MdFeed<Engine> feed_;
+  Engine engine_;
+  OrderGateway<Engine> gateway_;
+  bool session_failed_ = false;
+  TimeNs last_status_ns_ = 0;
+  std::uint64_t last_status_orders_ = 0;
+};
+
+}  // namespace nanotick::trading
