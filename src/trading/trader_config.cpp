@@ -1,0 +1,450 @@
+#include "trading/trader_config.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <span>
+#include <stdexcept>
+
+#include "config/toml_reader.hpp"
+#include "exchange/credential.hpp"
+#include "net/socket_address.hpp"
+#include "trading/order_manager.hpp"
+
+namespace nanotick::trading {
+
+namespace {
+
+using config::ConfigError;
+using config::TableReader;
+
+constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kPriceLimit = std::int64_t{1} << 61;  // the engine's price bound
+constexpr std::int64_t kQtyLimit = std::int64_t{1} << 40;    // the engine's max_order_qty bound
+constexpr std::int64_t kMaxTicks = 1'000'000;                // distances in ticks: far beyond any band
+constexpr std::int64_t kMaxMs = 3'600'000;
+
+std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min, std::int64_t max) {
+  return static_cast<std::uint32_t>(t.integer(key, fallback, min, max));
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// TableReader reads integers, strings and booleans; the strategies' rates,
+// thresholds and EWMA weights are real numbers. They are read here from the
+// reader's own table and then erased from it, so finish() still refuses
+// every key nobody read. An integer is accepted too (orders_per_second = 50).
+std::optional<double> take_number(toml::table& table, const TableReader& t, std::string_view key, double min,
+                                  double max, bool min_exclusive = false) {
+  const toml::node* n = table.get(key);
+  if (n == nullptr) return std::nullopt;
+  double v = 0;
+  if (const auto f = n->value_exact<double>()) {
+    v = *f;
+  } else if (const auto i = n->value_exact<std::int64_t>()) {
+    v = static_cast<double>(*i);
+  } else {
+    t.fail(key, n->is_string() ? "must be a number, got a string" : "must be a number");
+  }
+  const bool below = min_exclusive ? !(v > min) : !(v >= min);  // NaN fails both tests
+  if (below || !(v <= max)) {
+    t.fail(key, std::string("must be in ") + (min_exclusive ? "(" : "[") + number_text(min) + ", " +
+                    number_text(max) + "], got " + number_text(v));
+  }
+  table.erase(key);
+  return v;
+}
+
+bool has(const toml::table& table, std::string_view key) { return table.get(key) != nullptr; }
+
+// The keys of each strategy kind in an [[instruments]] table. A key of a
+// kind the trader does not run is refused with its own message: it was
+// meant for another config (or the strategy line is wrong), and silently
+// ignoring it would run the wrong parameters.
+struct KindKeys {
+  StrategyKind kind;
+  std::array<std::string_view, 8> keys;  // "" pads
+};
+constexpr std::array<KindKeys, 3> kStrategyKeys{{
+    {StrategyKind::kMarketMaker, {"quote_qty", "half_spread_ticks", "skew_ticks_per_unit", "requote_ticks"}},
+    {StrategyKind::kLiquidityTaker,
+     {"clip_qty", "flow_threshold", "min_aggressive_ratio", "slippage_ticks", "min_interval_ms"}},
+    {StrategyKind::kRandom,
+     {"orders_per_second", "weight_new", "weight_cancel", "weight_modify", "weight_ioc", "price_range_ticks",
+      "max_qty", "random_max_open_orders"}},
+}};
+
+std::string ticks_text(std::int64_t ticks, std::int64_t tick_size) {
+  return std::to_string(ticks) + " ticks x tick_size " + std::to_string(tick_size);
+}
+
+// `ticks` x tick_size must fit in the price band, or the risk manager blocks
+// every order the strategy makes at that distance.
+void require_in_band(const TableReader& t, std::string_view key, std::int64_t ticks, std::int64_t tick_size,
+                     std::int64_t band, std::string_view why) {
+  if (static_cast<Int128>(ticks) * tick_size > band)
+    t.fail(key, ticks_text(ticks, tick_size) + " is beyond price_band (" + std::to_string(band) + "): " +
+                    std::string(why));
+}
+
+void require_qty(const TableReader& t, std::string_view key, Qty qty, const InstrumentRiskLimits& r) {
+  if (qty > r.max_order_qty)
+    t.fail(key, "must be <= max_order_qty (" + std::to_string(r.max_order_qty) + "), got " + std::to_string(qty) +
+                    ": every such order would be blocked");
+  if (qty > r.max_position)
+    t.fail(key, "must be <= max_position (" + std::to_string(r.max_position) + "), got " + std::to_string(qty) +
+                    ": no such order fits the position limit");
+}
+
+InstrumentRiskLimits read_risk(TableReader& t, const engine::InstrumentConfig& in) {
+  InstrumentRiskLimits r;
+  r.max_order_qty = t.integer("max_order_qty", std::min(r.max_order_qty, in.max_order_qty), 1, in.max_order_qty);
+  r.max_position = t.integer("max_position", r.max_position, 0, kQtyLimit * 1024);
+  r.max_open_orders = u32(t, "max_open_orders", r.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
+  r.max_open_notional = t.integer("max_open_notional", r.max_open_notional, 1, kI64Max);
+  r.max_loss = t.integer("max_loss", r.max_loss, 0, kI64Max);
+  r.price_band = t.integer("price_band", r.price_band, 0, kPriceLimit);
+  return r;
+}
+
+FeatureConfig read_features(toml::table& table, TableReader& t, StrategyKind kind) {
+  FeatureConfig f;  // touch, mid, spread, fair price, aggressive ratio: always on (cheap; risk needs the fair price)
+  const std::string fair = t.choice("fair_price", "microprice", {"microprice", "mid"});
+  f.fair_price_kind = fair == "mid" ? FairPriceKind::kMid : FairPriceKind::kMicroprice;
+  // An optional feature is on when its key is given; the taker's trade flow always.
+  const std::int64_t levels = t.integer("imbalance_levels", 0, 1, FeatureConfig::kMaxImbalanceLevels);
+  f.imbalance = levels > 0;
+  if (f.imbalance) f.imbalance_levels = static_cast<std::uint32_t>(levels);
+  if (const auto a = take_number(table, t, "volatility_alpha", 0.0, 1.0, true)) {
+    f.volatility = true;
+    f.volatility_alpha = *a;
+  }
+  const auto flow_alpha = take_number(table, t, "trade_flow_alpha", 0.0, 1.0, true);
+  f.trade_flow = kind == StrategyKind::kLiquidityTaker || flow_alpha.has_value();
+  if (flow_alpha) f.trade_flow_alpha = *flow_alpha;
+  f.aggressive_ratio = true;
+  return f;
+}
+
+void read_market_maker(TableReader& t, toml::table& table, MarketMakerParams& m, const engine::InstrumentConfig& in,
+                       const InstrumentRiskLimits& r) {
+  m.enabled = true;
+  m.quote_qty = t.integer("quote_qty", m.quote_qty, 1, kQtyLimit);
+  m.half_spread_ticks = t.integer("half_spread_ticks", m.half_spread_ticks, 1, kMaxTicks);
+  if (const auto v = take_number(table, t, "skew_ticks_per_unit", 0.0, 1e6)) m.skew_ticks_per_unit = *v;
+  m.requote_ticks = t.integer("requote_ticks", m.requote_ticks, 1, kMaxTicks);
+  require_qty(t, "quote_qty", m.quote_qty, r);
+  require_in_band(t, "half_spread_ticks", m.half_spread_ticks, in.tick_size, r.price_band,
+                  "every quote would be blocked (widen price_band or narrow the spread)");
+  if (r.max_open_orders < 2) t.fail("max_open_orders", "must be >= 2 for a market maker (one bid and one ask)");
+}
+
+void read_liquidity_taker(TableReader& t, toml::table& table, LiquidityTakerParams& p,
+                          const engine::InstrumentConfig& in, const InstrumentRiskLimits& r) {
+  p.enabled = true;
+  p.clip_qty = t.integer("clip_qty", p.clip_qty, 1, kQtyLimit);
+  if (const auto v = take_number(table, t, "flow_threshold", 0.0, 1e15, true)) p.flow_threshold = *v;
+  if (const auto v = take_number(table, t, "min_aggressive_ratio", 0.0, 1.0)) p.min_aggressive_ratio = *v;
+  p.slippage_ticks = t.integer("slippage_ticks", p.slippage_ticks, 0, kMaxTicks);
+  p.min_interval_ms = u32(t, "min_interval_ms", p.min_interval_ms, 0, kMaxMs);
+  require_qty(t, "clip_qty", p.clip_qty, r);
+  require_in_band(t, "slippage_ticks", p.slippage_ticks, in.tick_size, r.price_band,
+                  "every order would be blocked (the touch plus slippage lies beyond the band)");
+}
+
+void read_random(TableReader& t, toml::table& table, RandomParams& p, const engine::InstrumentConfig& in,
+                 const InstrumentRiskLimits& r) {
+  p.enabled = true;
+  if (const auto v = take_number(table, t, "orders_per_second", 0.0, 1e6, true)) p.orders_per_second = *v;
+  p.weight_new = u32(t, "weight_new", p.weight_new, 0, 1'000'000);
+  p.weight_cancel = u32(t, "weight_cancel", p.weight_cancel, 0, 1'000'000);
+  p.weight_modify = u32(t, "weight_modify", p.weight_modify, 0, 1'000'000);
+  p.weight_ioc = u32(t, "weight_ioc", p.weight_ioc, 0, 1'000'000);
+  if (p.weight_new + p.weight_cancel + p.weight_modify + p.weight_ioc == 0)
+    t.fail("weight_new", "weight_new, weight_cancel, weight_modify and weight_ioc are all 0: at least one must be > 0");
+  p.price_range_ticks = t.integer("price_range_ticks", p.price_range_ticks, 0, kMaxTicks);
+  p.max_qty = t.integer("max_qty", p.max_qty, 1, kQtyLimit);
+  p.max_open_orders = u32(t, "random_max_open_orders", p.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
+  require_qty(t, "max_qty", p.max_qty, r);
+  require_in_band(t, "price_range_ticks", p.price_range_ticks, in.tick_size, r.price_band,
+                  "orders at the edge of the range would be blocked (widen price_band or narrow the range)");
+  if (p.max_open_orders > r.max_open_orders)
+    t.fail("random_max_open_orders", "must be <= max_open_orders (" + std::to_string(r.max_open_orders) +
+                                         "), got " + std::to_string(p.max_open_orders) +
+                                         ": the generator would run into the risk limit instead of its own");
+}
+
+// One [[instruments]] table: reads `table` (a copy: numbers are erased from
+// it as they are read) into entry `index` of the config.
+void read_instrument(toml::table& table, TableReader& t, const std::string& path, TraderConfig& c,
+                     std::size_t index) {
+  const engine::InstrumentConfig& in = c.instruments.instruments[index];
+  for (const KindKeys& other : kStrategyKeys) {
+    if (other.kind == c.strategy) continue;
+    for (const std::string_view key : other.keys)
+      if (!key.empty() && has(table, key))
+        t.fail(key, "is a " + std::string(to_string(other.kind)) + " key, but this trader's strategy is " +
+                        std::string(to_string(c.strategy)) + " (trader.strategy)");
+  }
+  StrategyParams& s = c.strategy_params[index];
+  s.reference_price = t.integer("reference_price", 0, 0, kPriceLimit);
+  if (s.reference_price != 0) {
+    if (s.reference_price < in.min_price || s.reference_price > in.max_price)
+      t.fail("reference_price", "must be inside " + in.symbol + "'s band [" + std::to_string(in.min_price) + ", " +
+                                    std::to_string(in.max_price) + "], got " + std::to_string(s.reference_price));
+    if (s.reference_price % in.tick_size != 0)
+      t.fail("reference_price", "must be a multiple of " + in.symbol + "'s tick_size " +
+                                    std::to_string(in.tick_size) + ", got " + std::to_string(s.reference_price));
+  }
+  InstrumentRiskLimits& r = c.risk[index] = read_risk(t, in);
+  c.features[index] = read_features(table, t, c.strategy);
+  switch (c.strategy) {
+    case StrategyKind::kMarketMaker: read_market_maker(t, table, s.market_maker, in, r); break;
+    case StrategyKind::kLiquidityTaker: read_liquidity_taker(t, table, s.liquidity_taker, in, r); break;
+    case StrategyKind::kRandom: read_random(t, table, s.random, in, r); break;
+  }
+  t.finish();
+  // The parts' own checks, as a backstop of the ranges above.
+  try {
+    c.features[index].validate();
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(c.source + ": " + path + ": " + e.what());
+  }
+  try {
+    s.validate(path);  // "<path>: <field>: <problem>"
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(c.source + ": " + e.what());
+  }
+}
+
+void read_threads(TableReader t, TraderConfig& c) {
+  const std::string mode = t.choice("mode", "compact", {"compact", "dedicated"});
+  c.thread_mode = mode == "dedicated" ? exchange::ThreadMode::kDedicated : exchange::ThreadMode::kCompact;
+  c.idle = core::parse_idle_kind(t.choice("idle", "backoff", {"spin", "yield", "backoff", "block"}));
+  for (const std::int64_t cpu : t.integer_array("cpus", 0, 4095)) c.cpus.push_back(static_cast<int>(cpu));
+  t.finish();
+}
+
+net::SocketAddress default_exchange_address(const TableReader& t, const exchange::ExchangeConfig& ex) {
+  net::SocketAddress a;
+  try {
+    a = net::parse_socket_address(ex.server.order_entry, net::PortZero::kAllowed);
+  } catch (const std::invalid_argument& e) {
+    t.fail("exchange", std::string("the exchange config's server.order_entry is not usable (") + e.what() +
+                           "): give session.exchange");
+  }
+  if (a.port == 0)
+    t.fail("exchange", "the exchange config's server.order_entry has port 0 (an ephemeral port): give session.exchange");
+  // An exchange listening on every interface is reached on this host's loopback.
+  if (a.ip.value == 0) a.ip = net::parse_ipv4("127.0.0.1");
+  return a;
+}
+
+OrderGatewayConfig read_session(TableReader t, const exchange::ExchangeConfig& ex, const std::string& ex_path) {
+  OrderGatewayConfig s;
+  s.client_id = static_cast<std::uint32_t>(t.required_integer("client_id", 1, engine::kMaxClientId));
+  const exchange::ClientConfig* client = ex.find_client(s.client_id);
+  if (client == nullptr)
+    t.fail("client_id", "no [[clients]] entry with id " + std::to_string(s.client_id) + " in " + ex_path +
+                            " (the exchange would answer UnknownClient)");
+  s.api_key = t.required_string("api_key");
+  try {
+    exchange::validate_api_key(s.api_key);
+  } catch (const std::invalid_argument& e) {
+    t.fail("api_key", e.what());
+  }
+  // A wrong key is known now; at the first logon it would stop the trader (a fatal BadCredentials).
+  if (!client->credential.matches(std::span<const char>(s.api_key.data(), s.api_key.size())))
+    t.fail("api_key", "does not match the credential of client " + std::to_string(s.client_id) + " (\"" +
+                          client->name + "\") in " + ex_path + " (the exchange would answer BadCredentials)");
+  s.heartbeat_ms = u32(t, "heartbeat_ms", s.heartbeat_ms, 0, kMaxMs);
+  if (s.heartbeat_ms != 0 &&
+      (s.heartbeat_ms < ex.server.min_heartbeat_ms || s.heartbeat_ms > ex.server.max_heartbeat_ms))
+    t.fail("heartbeat_ms", "must be 0 (the exchange's default) or within the exchange's [" +
+                               std::to_string(ex.server.min_heartbeat_ms) + ", " +
+                               std::to_string(ex.server.max_heartbeat_ms) + "], got " +
+                               std::to_string(s.heartbeat_ms) + " (the exchange would answer BadHeartbeat)");
+  const std::string address = t.string("exchange", "");
+  if (address.empty()) {
+    s.exchange = default_exchange_address(t, ex);
+  } else {
+    try {
+      s.exchange = net::parse_socket_address(address);
+    } catch (const std::invalid_argument& e) {
+      t.fail("exchange", e.what());
+    }
+  }
+  s.connect_timeout_ms = u32(t, "connect_timeout_ms", s.connect_timeout_ms, 1, 60'000);
+  s.logon_timeout_ms = u32(t, "logon_timeout_ms", s.logon_timeout_ms, 1, 600'000);
+  s.reconnect_initial_ms = u32(t, "reconnect_initial_ms", s.reconnect_initial_ms, 1, 600'000);
+  s.reconnect_max_ms = u32(t, "reconnect_max_ms", s.reconnect_max_ms, s.reconnect_initial_ms, kMaxMs);
+  t.finish();
+  try {
+    validate(s);
+  } catch (const std::invalid_argument& e) {
+    // "order gateway: <field>: <problem>" -> "<source>: session.<field>: <problem>"
+    std::string what = e.what();
+    constexpr std::string_view kPrefix = "order gateway: ";
+    if (what.rfind(kPrefix, 0) == 0) what.erase(0, kPrefix.size());
+    const std::size_t colon = what.find(": ");
+    if (colon == std::string::npos) t.fail("", what);
+    t.fail(what.substr(0, colon), what.substr(colon + 2));
+  }
+  return s;
+}
+
+std::string checked_group(const TableReader& t, std::string_view key, const std::string& text) {
+  try {
+    (void)net::parse_multicast_group(text);
+  } catch (const std::invalid_argument& e) {
+    t.fail(key, e.what());
+  }
+  return text;
+}
+
+TraderConfig::MarketData read_market_data(TableReader t, const exchange::MarketDataConfig& ex) {
+  TraderConfig::MarketData m;
+  m.interface = t.string("interface", ex.interface);
+  try {
+    (void)net::parse_ipv4(m.interface);
+  } catch (const std::invalid_argument& e) {
+    t.fail("interface", e.what());
+  }
+  m.incremental = checked_group(t, "incremental", t.string("incremental", ex.incremental));
+  m.snapshot = checked_group(t, "snapshot", t.string("snapshot", ex.snapshot));
+  if (m.incremental == m.snapshot) t.fail("snapshot", "must differ from market_data.incremental");
+  m.reorder_packets = u32(t, "reorder_packets", m.reorder_packets, 0, 65'536);
+  m.reorder_us = u32(t, "reorder_us", m.reorder_us, 0, 1'000'000);
+  m.buffer_messages = u32(t, "buffer_messages", m.buffer_messages, 16, 1 << 24);
+  m.max_datagram_bytes = ex.mtu;
+  t.finish();
+  return m;
+}
+
+GlobalRiskLimits read_global_risk(TableReader t) {
+  GlobalRiskLimits g;
+  g.max_open_orders = u32(t, "max_open_orders", g.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
+  g.max_open_notional = t.integer("max_open_notional", g.max_open_notional, 1, kI64Max);
+  g.max_loss = t.integer("max_loss", g.max_loss, 0, kI64Max);
+  g.orders_per_second = u32(t, "orders_per_second", g.orders_per_second, 1, 100'000'000);
+  g.burst = u32(t, "burst", g.burst, 1, 1'000'000);
+  t.finish();
+  return g;
+}
+
+StrategyKind parse_kind(const TableReader& t, const std::string& name) {
+  for (const StrategyKind k : {StrategyKind::kMarketMaker, StrategyKind::kLiquidityTaker, StrategyKind::kRandom})
+    if (name == to_string(k)) return k;
+  t.fail("strategy", "must be one of \"market_maker\", \"liquidity_taker\", \"random\", got \"" + name + "\"");
+}
+
+// The exchange config, resolved against the trader file's directory; its
+// errors are reported under the key that named it.
+exchange::ExchangeConfig read_exchange(const TableReader& t, const std::string& source, TraderConfig& c,
+                                       const std::string& given) {
+  const std::filesystem::path p(given);
+  c.exchange_config = p.is_absolute() ? given : (std::filesystem::path(source).parent_path() / p).string();
+  try {
+    return exchange::load_exchange_config(c.exchange_config);
+  } catch (const ConfigError& e) {
+    t.fail("exchange_config", e.what());
+  }
+}
+
+}  // namespace
+
+std::size_t TraderConfig::traded_instruments() const noexcept {
+  std::size_t n = 0;
+  for (const StrategyParams& s : strategy_params)
+    n += (s.market_maker.enabled || s.liquidity_taker.enabled || s.random.enabled) ? 1 : 0;
+  return n;
+}
+
+std::string_view to_string(StrategyKind kind) noexcept {
+  switch (kind) {
+    case StrategyKind::kMarketMaker: return "market_maker";
+    case StrategyKind::kLiquidityTaker: return "liquidity_taker";
+    case StrategyKind::kRandom: return "random";
+  }
+  return "unknown";
+}
+
+TraderConfig parse_trader_config(std::string_view toml_text, const std::string& source) {
+  const toml::table root_table = config::parse_toml(toml_text, source);
+  TableReader root(root_table, source, "");
+  TraderConfig c;
+  c.source = source;
+
+  auto trader = root.table("trader");
+  if (!trader) root.fail("trader", "missing (required): [trader] names the exchange config and the strategy");
+  const std::string stem = std::filesystem::path(source).stem().string();
+  c.name = trader->string("name", stem.empty() ? "trader" : stem);
+  if (c.name.empty()) trader->fail("name", "must not be empty");
+  const exchange::ExchangeConfig ex = read_exchange(*trader, source, c, trader->required_string("exchange_config"));
+  c.strategy = parse_kind(*trader, trader->required_string("strategy"));
+  c.seed = static_cast<std::uint64_t>(trader->integer("seed", 1, 0, kI64Max));
+  c.status_interval_ms = u32(*trader, "status_interval_ms", c.status_interval_ms, 0, kMaxMs);
+  c.max_orders = static_cast<std::size_t>(trader->integer("max_orders", 4096, 1, std::int64_t{1} << 24));
+  trader->finish();
+
+  if (auto t = root.table("threads")) read_threads(*t, c);
+  auto session = root.table("session");
+  if (!session) root.fail("session", "missing (required): [session] needs client_id and api_key");
+  c.session = read_session(*session, ex, c.exchange_config);
+  const toml::table no_overrides;
+  c.market_data = read_market_data(root.table("market_data").value_or(TableReader(no_overrides, source, "market_data")),
+                                   ex.market_data);
+  if (auto t = root.table("risk")) c.global_risk = read_global_risk(*t);
+  if (c.max_orders < c.global_risk.max_open_orders)
+    trader->fail("max_orders", "must be >= risk.max_open_orders (" + std::to_string(c.global_risk.max_open_orders) +
+                                   "): the order manager must hold every order the risk limits allow");
+
+  c.instruments = ex.engine;
+  const std::size_t n = c.instruments.instruments.size();
+  c.features.assign(n, FeatureConfig{});
+  c.risk.assign(n, InstrumentRiskLimits{});
+  c.strategy_params.assign(n, StrategyParams{});
+  const std::size_t listed_count = root.tables("instruments").size();  // checks the array's type
+  if (listed_count == 0)
+    root.fail("instruments", "at least one [[instruments]] table is required: the instruments the strategy trades");
+  const toml::array& listed = *root_table.get("instruments")->as_array();
+  std::vector<bool> seen(n, false);
+  for (std::size_t i = 0; i < listed_count; ++i) {
+    toml::table table = *listed.get(i)->as_table();  // a copy: numbers are erased as they are read
+    const std::string path = "instruments[" + std::to_string(i) + "]";
+    TableReader t(table, source, path);
+    const std::string symbol = t.required_string("symbol");
+    std::size_t index = n;
+    std::string symbols;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (c.instruments.instruments[k].symbol == symbol) index = k;
+      symbols += (k == 0 ? "" : ", ") + c.instruments.instruments[k].symbol;
+    }
+    if (index == n)
+      t.fail("symbol", "no instrument \"" + symbol + "\" in " + c.exchange_config + " (it has " + symbols + ")");
+    if (seen[index]) t.fail("symbol", "duplicate symbol \"" + symbol + "\" (list each instrument at most once)");
+    seen[index] = true;
+    read_instrument(table, t, path, c, index);
+  }
+  root.finish();
+
+  try {
+    validate(OrderManagerConfig{c.max_orders, static_cast<std::uint32_t>(n), 1});
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(source + ": trader.max_orders: " + e.what());
+  }
+  return c;
+}
+
+TraderConfig load_trader_config(const std::string& path) {
+  return parse_trader_config(config::read_config_file(path), path);
+}
+
+}  // namespace nanotick::trading

@@ -1,0 +1,73 @@
+// The trading client's configuration (docs/TRADER.md "Config"): loaded once
+// at start-up from TOML, every key checked, every error naming the file, the
+// key and the problem (config::ConfigError "file: key: problem"). The
+// venue's side -- its instrument table, its order-entry and market data
+// addresses, the client's credential -- is read from the exchange config the
+// trader file names, so the two cannot disagree about instruments (a trader
+// with another table would misread every InstrumentId on the wire).
+//
+// Start-up code only (allocates, throws). A plain value once loaded:
+// thread-safe to read.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/idle_strategy.hpp"
+#include "engine/engine_config.hpp"
+#include "exchange/exchange_config.hpp"
+#include "trading/features.hpp"
+#include "trading/order_gateway.hpp"
+#include "trading/risk_manager.hpp"
+#include "trading/strategies/strategy_params.hpp"
+
+namespace nanotick::trading {
+
+struct TraderConfig {
+  std::string name;             // for logs and status lines; defaults to the file's stem
+  std::string source;           // the trader config file (as given)
+  std::string exchange_config;  // the exchange config it read, resolved against the trader file's directory
+  StrategyKind strategy = StrategyKind::kMarketMaker;
+  exchange::ThreadMode thread_mode = exchange::ThreadMode::kCompact;
+  core::IdleKind idle = core::IdleKind::backoff;
+  std::vector<int> cpus;  // optional pinning, in agent order (dedicated: consumer, engine, gateway)
+
+  OrderGatewayConfig session;  // exchange address defaults to the exchange config's server.order_entry
+
+  struct MarketData {
+    // Defaults: the exchange config's [market_data].
+    std::string interface;    // local IPv4 address the groups are joined on
+    std::string incremental;  // multicast group:port
+    std::string snapshot;     // multicast group:port
+    std::uint32_t reorder_packets = 8;    // packets held while waiting for a missing one
+    std::uint32_t reorder_us = 200;       // longest wait for a missing packet
+    std::uint32_t buffer_messages = 65536;  // incrementals buffered per instrument in recovery
+    std::uint32_t max_datagram_bytes = 1400;  // the exchange's market data mtu
+  } market_data;
+
+  engine::EngineConfig instruments;            // the exchange's table, InstrumentId = index
+  std::vector<FeatureConfig> features;         // one per instrument
+  std::vector<InstrumentRiskLimits> risk;      // one per instrument
+  GlobalRiskLimits global_risk;
+  std::vector<StrategyParams> strategy_params;  // one per instrument; unlisted ones: enabled = false
+
+  std::uint64_t seed = 1;
+  std::uint32_t status_interval_ms = 1000;  // status line period, 0 = none
+  std::size_t max_orders = 4096;            // order manager capacity
+
+  // Instruments whose strategy is enabled (listed in the trader file).
+  std::size_t traded_instruments() const noexcept;
+};
+
+// `source` names the text in messages and is the path the exchange_config
+// key is resolved against (its directory). Throws config::ConfigError.
+TraderConfig parse_trader_config(std::string_view toml_text, const std::string& source);
+TraderConfig load_trader_config(const std::string& path);
+
+// "market_maker", "liquidity_taker", "random": the names the config uses.
+std::string_view to_string(StrategyKind kind) noexcept;
+
+}  // namespace nanotick::trading
