@@ -1,0 +1,76 @@
+"""pytest fixtures of the trader integration tests (the harness itself is
+trader_harness.py; the exchange side is tests/integration/exchange's, imported
+from there): skip when a binary is missing, start the exchange and the
+traders, and kill whatever a test left running. Not thread-safe (one test at
+a time).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+from typing import List, Optional, Union
+
+import pytest
+
+# The exchange suite's harness, wire codec and market data books (not a package:
+# its directory goes on the path, as its own conftest's does under pytest).
+_EXCHANGE_TESTS = pathlib.Path(__file__).resolve().parent.parent / "exchange"
+if str(_EXCHANGE_TESTS) not in sys.path:
+    sys.path.insert(0, str(_EXCHANGE_TESTS))
+
+from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config  # noqa: E402
+from trader_harness import TRADER_BINARY, TraderProcess  # noqa: E402
+
+
+@pytest.fixture
+def binaries() -> None:
+    for path, target in ((BINARY, "nanotick-exchange"), (TRADER_BINARY, "nanotick-trader")):
+        if not path.exists():
+            pytest.skip(f"{path} is missing: build it with 'cmake --build build/release --target {target}'")
+
+
+@pytest.fixture
+def processes(binaries):
+    """A list every test appends the processes it starts to; all are killed at teardown."""
+    started: List[Union[ExchangeProcess, TraderProcess]] = []
+    yield started
+    for p in reversed(started):
+        if p.alive():
+            p.kill()
+
+
+@pytest.fixture
+def start_exchange(processes):
+    """start_exchange(config) -> a ready ExchangeProcess (its port known)."""
+
+    def start(config: ExchangeConfig) -> ExchangeProcess:
+        config.write()
+        p = ExchangeProcess(config)
+        processes.append(p)
+        p.wait_ready()
+        return p
+
+    return start
+
+
+@pytest.fixture
+def start_trader(processes):
+    """start_trader(config_path, duration_s=None, book_dump=None, wait=True) -> a TraderProcess,
+    by default once it logged 'ready'."""
+
+    def start(config_path: pathlib.Path, duration_s: Optional[float] = None,
+              book_dump: Optional[pathlib.Path] = None, wait: bool = True) -> TraderProcess:
+        p = TraderProcess(config_path, duration_s, book_dump)
+        processes.append(p)
+        if wait:
+            p.wait_ready()
+        return p
+
+    return start
+
+
+@pytest.fixture
+def config(tmp_path) -> ExchangeConfig:
+    """The exchange suite's small config (T0 tick 1, T1 tick 5; clients 1-4), written on start."""
+    return make_config(tmp_path)
