@@ -124,6 +124,7 @@ class TradeEngine {
         clock_(clock),
         positions_(static_cast<std::uint32_t>(config.instruments.instruments.size())),
         risk_(config.risk, config.global_risk, now_ns()),
+        sender_(sender),
         orders_(orders_config(config), sender),
         live_(config.instruments.instruments.size(), 0),
         reference_prices_(config.reference_prices),
@@ -235,7 +236,9 @@ class TradeEngine {
     counters_.trades_seen.add();
     current_rx_tsc_ = rx_tsc;
     (void)features_[t.instrument]->on_trade(t);
+    cork();
     strategy_.on_trade(*this, t);
+    uncork();
     current_rx_tsc_ = 0;
   }
 
@@ -248,7 +251,9 @@ class TradeEngine {
     if (std::isfinite(fair)) (void)positions_.mark(i, fair);
     if (!is_live(i)) return;
     current_rx_tsc_ = rx_tsc;
+    cork();
     strategy_.on_book(*this, i);
+    uncork();
     current_rx_tsc_ = 0;
   }
 
@@ -324,6 +329,14 @@ class TradeEngine {
     counters_.refused.add();
     return ActionStatus::kRefused;
   }
+  // The orders of one decision leave in one write when the sender can hold
+  // them (the order gateway can; a test double need not).
+  void cork() noexcept {
+    if constexpr (requires(Sender& x) { x.cork(); }) sender_.cork();
+  }
+  void uncork() noexcept {
+    if constexpr (requires(Sender& x) { x.uncork(); }) sender_.uncork();
+  }
   void remember(std::uint32_t seq) noexcept {
     if (current_rx_tsc_ != 0) ticks_.remember(seq, current_rx_tsc_);
   }
@@ -369,6 +382,7 @@ class TradeEngine {
   std::vector<std::unique_ptr<FeatureEngine>> features_;
   PositionKeeper positions_;
   RiskManager risk_;
+  Sender& sender_;
   OrderManager<Sender> orders_;
   std::vector<std::uint8_t> live_;
   std::vector<Price> reference_prices_;

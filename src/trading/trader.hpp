@@ -46,6 +46,8 @@ class Trader {
     SendResult send_modify(ClientOrderId id, InstrumentId in, Price price, Qty qty) noexcept {
       return trader->gateway_.send_modify(id, in, price, qty);
     }
+    void cork() noexcept { trader->gateway_.cork(); }
+    void uncork() noexcept { trader->gateway_.uncork(); }
   };
 
  public:

@@ -1,7 +1,8 @@
 // Market maker (docs/TRADER.md "Strategies"): per enabled instrument one bid
 // and one ask of quote_qty around the fair price, half_spread_ticks away,
 // both shifted down by skew_ticks_per_unit ticks per unit of long position
-// (up when short) so fills lean the position back to flat. When the wanted
+// (up when short; never through the fair price) so fills lean the position
+// back to flat. Quotes never cross the opposite touch (maker only). When the wanted
 // price moves requote_ticks or more from the quote's, the quote is repriced
 // with a ModifyOrder (one message, the order id kept) rather than cancel +
 // new; a quote that ends (filled, cancelled, rejected) is replaced on the
@@ -92,8 +93,16 @@ class MarketMaker {
     const auto* pos = e.positions().position(i);
     const double skew = m.skew_ticks_per_unit * static_cast<double>(pos != nullptr ? pos->position : 0) * tick;
     const double half = static_cast<double>(m.half_spread_ticks) * tick;
-    const Price bid = clamp_to_band(ic, floor_to_tick(fair - half - skew, ic.tick_size));
-    const Price ask = clamp_to_band(ic, ceil_to_tick(fair + half - skew, ic.tick_size));
+    // The skew never moves a quote through the fair price (that would pay
+    // the spread to unload inventory), and a quote never crosses the other
+    // side's touch: the market maker only provides liquidity.
+    const double max_skew = half - tick;
+    const double shift = skew > max_skew ? max_skew : (skew < -max_skew ? -max_skew : skew);
+    Price bid = clamp_to_band(ic, floor_to_tick(fair - half - shift, ic.tick_size));
+    Price ask = clamp_to_band(ic, ceil_to_tick(fair + half - shift, ic.tick_size));
+    const FeatureValues& f = e.features(i);
+    if (f.has_ask && bid >= f.ask_price) bid = f.ask_price - ic.tick_size;
+    if (f.has_bid && ask <= f.bid_price) ask = f.bid_price + ic.tick_size;
     if (bid >= ask) return;  // a band too narrow to quote both sides apart
     quote(e, i, Side::kBuy, bid, m);
     quote(e, i, Side::kSell, ask, m);

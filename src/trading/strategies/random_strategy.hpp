@@ -1,11 +1,11 @@
 // Random load generator (docs/TRADER.md "Strategies"): on each pass of the
 // loop it draws the actions due since the last one at orders_per_second
 // (exponential inter-arrival times: a Poisson stream) for every enabled
-// instrument, and picks each by weight: a new limit order (fair price +-
-// up to price_range_ticks, quantity 1..max_qty, while fewer than
+// instrument, and picks each by weight: a new limit order (resting on its
+// own side of the fair price, quantity 1..max_qty, while fewer than
 // max_open_orders of its orders are open), a cancel or a modify of one of its
-// open orders, or an IOC. Seeded (std::mt19937_64): the same seed makes the
-// same draws. Risk blocks are expected and counted by the engine.
+// open orders, or an IOC (crossing the fair price; see random_price).
+// Seeded (std::mt19937_64): the same seed makes the same draws. Risk blocks are expected and counted by the engine.
 //
 // Not thread-safe: the trade engine's thread calls it. No allocation after
 // construction.
@@ -76,24 +76,30 @@ class RandomStrategy {
     new_order(e, i, p, OrderType::kIoc);
   }
 
+  // A limit order rests on its own side of the fair price (a buy 1 to
+  // price_range_ticks below it, a sell above); an IOC reaches as far across.
+  // Noise that only crossed at random would drag the book (and every
+  // fair-price follower) around instead of trading with it.
   template <typename Engine>
-  Price random_price(const Engine& e, InstrumentId i, const RandomParams& p) noexcept {
+  Price random_price(const Engine& e, InstrumentId i, const RandomParams& p, Side side, bool crossing) noexcept {
     const double fair = e.risk_fair_price(i);
     if (!std::isfinite(fair)) return 0;
     const engine::InstrumentConfig& ic = e.instrument(i);
-    const auto offset = static_cast<std::int64_t>(draw(2 * static_cast<std::uint64_t>(p.price_range_ticks) + 1)) -
-                        p.price_range_ticks;
+    const auto ticks = static_cast<std::int64_t>(draw(static_cast<std::uint64_t>(p.price_range_ticks) + 1));
+    const std::int64_t away = side == Side::kBuy ? -1 : 1;
+    const std::int64_t offset = (crossing ? -away : away) * (crossing ? ticks : ticks + 1);
     return clamp_to_band(ic, round_to_tick(fair, ic.tick_size) + offset * ic.tick_size);
   }
 
   template <typename Engine>
   void new_order(Engine& e, InstrumentId i, const RandomParams& p, OrderType type) noexcept {
     if (type == OrderType::kLimit && open_orders(e, i) >= p.max_open_orders) return;
-    const Price price = random_price(e, i, p);
+    const Side side = draw(2) == 0 ? Side::kBuy : Side::kSell;
+    const Price price = random_price(e, i, p, side, type != OrderType::kLimit);
     if (price == 0) return;
     OrderRequest rq;
     rq.instrument = i;
-    rq.side = draw(2) == 0 ? Side::kBuy : Side::kSell;
+    rq.side = side;
     rq.type = type;
     rq.price = price;
     rq.qty = static_cast<Qty>(draw(static_cast<std::uint64_t>(p.max_qty))) + 1;
@@ -132,7 +138,7 @@ class RandomStrategy {
   void modify_one(Engine& e, InstrumentId i, const RandomParams& p) noexcept {
     const Order* o = pick_live(e, i);
     if (o == nullptr) return;
-    const Price price = random_price(e, i, p);
+    const Price price = random_price(e, i, p, o->side, false);
     if (price == 0) return;
     const Qty qty = o->cum_qty + static_cast<Qty>(draw(static_cast<std::uint64_t>(p.max_qty))) + 1;
     (void)e.modify(o->id, price, qty);

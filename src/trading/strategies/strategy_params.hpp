@@ -39,8 +39,9 @@ struct LiquidityTakerParams {
 };
 
 // Random load generator: actions at orders_per_second (Poisson arrivals),
-// each picked by weight: new limit order, cancel, modify, IOC. Prices are
-// fair +- up to price_range_ticks; quantities 1..max_qty. Seeded: the same
+// each picked by weight: new limit order, cancel, modify, IOC. Limit prices
+// are 1..price_range_ticks+1 ticks on the order's own side of the fair price,
+// IOC prices 0..price_range_ticks across it; quantities 1..max_qty. Seeded: the same
 // seed makes the same choices given the same events.
 struct RandomParams {
   bool enabled = false;

@@ -287,7 +287,14 @@ TEST(TradeEngineRandom, SendsAtAboutItsRateWithItsMixAndTheSameSeedRepeats) {
   for (const Sent& s : a) {
     if (s.type == np::MsgType::kCancelOrder) continue;
     EXPECT_EQ(s.price % 5, 0);
-    EXPECT_LE(std::abs(s.price - 10'000), 10 * 5);
+    EXPECT_LE(std::abs(s.price - 10'000), 11 * 5);
+    // A resting order stays on its own side of the fair price; an IOC crosses it.
+    if (s.type == np::MsgType::kNewOrder && s.order_type == nt::OrderType::kLimit) {
+      EXPECT_TRUE(s.side == nt::Side::kBuy ? s.price < 10'000 : s.price > 10'000);
+    }
+    if (s.type == np::MsgType::kNewOrder && s.order_type == nt::OrderType::kIoc) {
+      EXPECT_TRUE(s.side == nt::Side::kBuy ? s.price >= 10'000 : s.price <= 10'000);
+    }
   }
 }
 
