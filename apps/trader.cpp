@@ -83,7 +83,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
   std::fflush(stdout);
   log_line(trader.status_line());
   if (trader.session_failed()) {
-    log_line("error: the exchange refused the logon for good (see the disconnect reason above); stopped");
+    log_line("error: the exchange refused the logon for good (reason above): check the config; stopped");
     return 1;
   }
   log_line("stopped cleanly");

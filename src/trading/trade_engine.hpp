@@ -45,6 +45,7 @@ enum class ActionStatus : std::uint8_t {
   kBlockedByRisk,     // see last_risk_result()
   kRefused,           // the order manager refused (not logged on, output full, ...): see last_submit_status()
   kInstrumentStale,   // the instrument's book is being recovered: no new orders or modifies on it
+  kStopping,          // stop_trading() was called: only cancels go out
 };
 
 struct TradeEngineCounters {
@@ -171,6 +172,7 @@ class TradeEngine {
   // A new order (client_order_id 0: the order manager assigns it); `tag` is
   // the strategy's own (e.g. a quote level) and comes back in OrderEvents.
   ActionStatus place(OrderRequest rq, std::uint64_t tag = 0) noexcept {
+    if (stopping_) return ActionStatus::kStopping;
     if (!is_live(rq.instrument)) return stale_block();
     const TimeNs now = now_ns();
     last_risk_ = risk_.check_new(rq, positions_, risk_fair_price(rq.instrument), now);
@@ -187,6 +189,7 @@ class TradeEngine {
 
   // New price and/or total quantity for a live limit order (ModifyOrder).
   ActionStatus modify(ClientOrderId id, Price price, Qty qty) noexcept {
+    if (stopping_) return ActionStatus::kStopping;
     const Order* o = orders_.find(id);
     if (o != nullptr && !is_live(o->instrument)) return stale_block();
     const TimeNs now = now_ns();
@@ -228,6 +231,15 @@ class TradeEngine {
       }
     }
   }
+
+  // Winding down: from now on place() and modify() refuse (kStopping), so a
+  // strategy that replaces a cancelled quote cannot undo cancel_all().
+  void stop_trading() noexcept { stopping_ = true; }
+  bool stopping() const noexcept { return stopping_; }
+
+  // The last session end the gateway reported, and how many there were.
+  const Disconnect& last_disconnect() const noexcept { return last_disconnect_; }
+  std::uint64_t disconnect_events() const noexcept { return disconnect_events_; }
 
   // ---- market data consumer (MdHandler) --------------------------------------------------------
 
@@ -284,6 +296,8 @@ class TradeEngine {
   void on_modify_reject(const proto::OrderReject& r) noexcept { handle(orders_.on_modify_reject(r)); }
   void on_session_reject(const proto::SessionReject& r) noexcept { handle(orders_.on_session_reject(r)); }
   void on_disconnected(const Disconnect& d) noexcept {
+    last_disconnect_ = d;
+    ++disconnect_events_;
     if (!d.was_logged_on && !logged_on_) return;  // a failed connect attempt: nothing was open
     logged_on_ = false;
     counters_.disconnects.add();
@@ -389,6 +403,9 @@ class TradeEngine {
   engine::StpMode stp_;
   ClientOrderId last_placed_ = 0;
   bool logged_on_ = false;
+  bool stopping_ = false;
+  Disconnect last_disconnect_{};
+  std::uint64_t disconnect_events_ = 0;
   std::uint64_t current_rx_tsc_ = 0;
   RiskResult last_risk_ = RiskResult::kAllowed;
   SubmitStatus last_submit_ = SubmitStatus::kSent;

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -80,11 +81,15 @@ class Trader {
     const TimeNs interval = TimeNs{config_.status_interval_ms} * 1'000'000;
     TimeNs next_status = engine_.now_ns() + interval;
     while (!stop()) {
+      idle.idle(poll());
+      if (engine_.disconnect_events() != seen_disconnects_) {  // rare: told as it happens
+        seen_disconnects_ = engine_.disconnect_events();
+        status(describe(engine_.last_disconnect()));
+      }
       if (gateway_.state() == GatewayState::kStopped) {  // a logon reject retrying cannot cure
         session_failed_ = true;
         break;
       }
-      idle.idle(poll());
       if (interval != 0 && engine_.now_ns() >= next_status) {
         status(status_line());
         next_status += interval;
@@ -96,11 +101,37 @@ class Trader {
   // Cancels every open order, waits up to 2 s for the answers (a disconnected
   // session cannot get them: it waits only for the logout), logs out.
   void wind_down() {
+    engine_.stop_trading();
     engine_.cancel_all();
     const TimeNs deadline = engine_.now_ns() + 2'000'000'000ull;
     while (engine_.now_ns() < deadline && engine_.logged_on() && engine_.orders().open_orders() != 0) poll_quietly();
     gateway_.logout();
     while (engine_.now_ns() < deadline + 1'000'000'000ull && gateway_.state() != GatewayState::kStopped) poll_quietly();
+  }
+
+  // A session end in words: "session ended: logon rejected (bad credentials), retry in 200 ms".
+  static std::string describe(const Disconnect& d) {
+    std::string why(to_string(d.reason));
+    switch (d.reason) {
+      case DisconnectReason::kLogonRejected:
+        why += " (" + std::string(proto::to_string(static_cast<proto::LogonRejectReason>(d.detail))) + ")";
+        break;
+      case DisconnectReason::kServerLogout:
+        why += " (" + std::string(proto::to_string(static_cast<proto::LogoutReason>(d.detail))) + ")";
+        break;
+      case DisconnectReason::kProtocolError:
+        why += " (" + std::string(to_string(static_cast<ProtocolError>(d.detail))) + ")";
+        break;
+      case DisconnectReason::kConnectFailed:
+      case DisconnectReason::kPeerClosed:
+      case DisconnectReason::kIoError:
+        if (d.detail != 0) why += " (" + std::string(std::strerror(d.detail)) + ")";
+        break;
+      default:
+        break;
+    }
+    if (d.fatal) return "session ended for good: " + why;
+    return "session ended: " + why + (d.retry_in_ms != 0 ? ", retry in " + std::to_string(d.retry_in_ms) + " ms" : "");
   }
 
   std::string status_line() {
@@ -282,6 +313,7 @@ class Trader {
   Engine engine_;
   OrderGateway<Engine> gateway_;
   bool session_failed_ = false;
+  std::uint64_t seen_disconnects_ = 0;
   TimeNs last_status_ns_ = 0;
   std::uint64_t last_status_orders_ = 0;
 };
