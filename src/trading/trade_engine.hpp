@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "book/book_replica.hpp"
+#include "core/compiler.hpp"
 #include "core/counter.hpp"
 #include "core/histogram.hpp"
 #include "core/tsc_clock.hpp"
@@ -248,9 +249,7 @@ class TradeEngine {
     counters_.trades_seen.add();
     current_rx_tsc_ = rx_tsc;
     (void)features_[t.instrument]->on_trade(t);
-    cork();
-    strategy_.on_trade(*this, t);
-    uncork();
+    decide([&] { strategy_.on_trade(*this, t); });
     current_rx_tsc_ = 0;
   }
 
@@ -263,9 +262,7 @@ class TradeEngine {
     if (std::isfinite(fair)) (void)positions_.mark(i, fair);
     if (!is_live(i)) return;
     current_rx_tsc_ = rx_tsc;
-    cork();
-    strategy_.on_book(*this, i);
-    uncork();
+    decide([&] { strategy_.on_book(*this, i); });
     current_rx_tsc_ = 0;
   }
 
@@ -324,6 +321,9 @@ class TradeEngine {
 
   const TradeEngineCounters& counters() const noexcept { return counters_; }
   const core::LatencyHistogram& tick_to_trade() const noexcept { return tick_to_trade_; }
+  // Packet read -> the orders it caused queued for the socket (our code
+  // only: tick_to_trade minus the write system call).
+  const core::LatencyHistogram& tick_to_decision() const noexcept { return tick_to_decision_; }
 
  private:
   static OrderManagerConfig orders_config(const Config& c) {
@@ -343,8 +343,22 @@ class TradeEngine {
     counters_.refused.add();
     return ActionStatus::kRefused;
   }
-  // The orders of one decision leave in one write when the sender can hold
-  // them (the order gateway can; a test double need not).
+  // One strategy decision on a market data event. Its orders leave in one
+  // write when the sender can hold them (the order gateway can; a test double
+  // need not); when it sent any, the time from the packet's receipt to the
+  // orders queued (before that write) goes into tick_to_decision.
+  template <typename Fn>
+  NT_ALWAYS_INLINE void decide(Fn&& fn) noexcept {
+    const std::uint64_t before = sent_requests_;
+    cork();
+    fn();
+    if (sent_requests_ != before && current_rx_tsc_ != 0) {
+      const std::uint64_t t = clock_.now();
+      if (t >= current_rx_tsc_)
+        tick_to_decision_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(t - current_rx_tsc_))));
+    }
+    uncork();
+  }
   void cork() noexcept {
     if constexpr (requires(Sender& x) { x.cork(); }) sender_.cork();
   }
@@ -352,6 +366,7 @@ class TradeEngine {
     if constexpr (requires(Sender& x) { x.uncork(); }) sender_.uncork();
   }
   void remember(std::uint32_t seq) noexcept {
+    ++sent_requests_;
     if (current_rx_tsc_ != 0) ticks_.remember(seq, current_rx_tsc_);
   }
 
@@ -411,6 +426,8 @@ class TradeEngine {
   SubmitStatus last_submit_ = SubmitStatus::kSent;
   TickStamps ticks_;
   core::LatencyHistogram tick_to_trade_;
+  core::LatencyHistogram tick_to_decision_;
+  std::uint64_t sent_requests_ = 0;
   TradeEngineCounters counters_;
 };
 

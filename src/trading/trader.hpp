@@ -244,6 +244,12 @@ class Trader {
     line("tick_to_trade_ns.p99.9", num(t2t.percentile(99.9)));
     line("tick_to_trade_ns.max", num(t2t.max()));
     line("tick_to_trade.untimed_orders", num(c.ticks_untimed.get()));
+    const core::LatencyHistogram& t2d = engine_.tick_to_decision();
+    line("tick_to_decision_ns.count", num(t2d.count()));
+    line("tick_to_decision_ns.p50", num(t2d.percentile(50)));
+    line("tick_to_decision_ns.p99", num(t2d.percentile(99)));
+    line("tick_to_decision_ns.p99.9", num(t2d.percentile(99.9)));
+    line("tick_to_decision_ns.max", num(t2d.max()));
     return out;
   }
 
