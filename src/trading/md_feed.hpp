@@ -1,0 +1,133 @@
+// The trading client's market data input (docs/TRADER.md "Pipeline"): two
+// non-blocking multicast receivers, one per channel (incremental and
+// snapshot, PROTOCOL.md §2), one fixed receive buffer, and the MdConsumer
+// that builds the books from what they read. An agent (core/agent.hpp):
+// poll(now) reads up to poll_budget datagrams from each socket, stamping
+// each with the TSC right after it was read (the tick of tick-to-trade),
+// hands them to the consumer, then runs the consumer's reorder timer.
+//
+// Why the incremental socket is read first: its packets move the books the
+// strategy trades on; snapshots only serve instruments in recovery. Both
+// get a budget per poll so neither starves the other, nor the other agents
+// of a compact thread.
+//
+// A datagram larger than the receive buffer is counted as truncated and
+// dropped (never parsed from its first bytes); a receive error is counted
+// and ends that socket's turn. Construction is start-up code (throws
+// std::invalid_argument / net::SocketError naming the field); poll never
+// allocates. Not thread-safe: one thread polls, and the Handler runs on it;
+// counters() may be read from any thread.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "core/counter.hpp"
+#include "core/tsc_clock.hpp"
+#include "net/socket_address.hpp"
+#include "net/udp_multicast.hpp"
+#include "trading/md_consumer.hpp"
+
+namespace nanotick::trading {
+
+struct MdFeedConfig {
+  net::Ipv4Address interface;         // joins both groups on this interface (e.g. 127.0.0.1)
+  net::SocketAddress incremental;     // channel 1 group:port (port 0: the kernel picks, for tests)
+  net::SocketAddress snapshot;        // channel 2 group:port
+  int receive_buffer_bytes = 4 * 1024 * 1024;  // SO_RCVBUF asked for each socket
+  std::uint32_t max_datagram_bytes = 65000;    // receive buffer; larger datagrams are truncated (md.mtu is at most 65000)
+  std::uint32_t poll_budget = 64;              // datagrams per socket per poll()
+
+  // Throws std::invalid_argument "md feed: <field>: <problem>".
+  void validate() const;
+};
+
+struct MdFeedCounters {
+  std::array<core::Counter, 2> datagrams;    // handed to the consumer, by channel (0 incremental, 1 snapshot)
+  std::array<core::Counter, 2> truncated;    // larger than max_datagram_bytes: dropped
+  std::array<core::Counter, 2> recv_errors;  // recv failed (errno in the receiver's counters)
+};
+
+template <typename Handler>
+class MdFeed {
+ public:
+  MdFeed(const MdFeedConfig& config, std::span<const book::InstrumentCapacity> instruments,
+         const MdConsumerConfig& consumer_config, Handler& handler,
+         const core::TscClock& clock = core::TscClock::global())
+      : config_(validated(config)),
+        clock_(clock),
+        incremental_({config.interface, config.incremental, config.receive_buffer_bytes}),
+        snapshot_({config.interface, config.snapshot, config.receive_buffer_bytes}),
+        buffer_(std::make_unique<std::uint8_t[]>(config.max_datagram_bytes)),
+        consumer_(instruments, consumer_config, handler) {}
+  MdFeed(const MdFeed&) = delete;
+  MdFeed& operator=(const MdFeed&) = delete;
+
+  // Reads what both sockets have (up to the budget each), feeds the
+  // consumer, runs its timer. Returns the datagrams read.
+  int poll(TimeNs now) noexcept {
+    int work = drain(incremental_, proto::Channel::kIncremental, 0, now);
+    work += drain(snapshot_, proto::Channel::kSnapshot, 1, now);
+    consumer_.on_timer(now);
+    return work;
+  }
+
+  // Agent duty cycle: poll() at the clock's time.
+  int do_work() noexcept { return poll(static_cast<TimeNs>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())))); }
+  std::string_view role_name() const noexcept { return "md-feed"; }
+
+  MdConsumer<Handler>& consumer() noexcept { return consumer_; }
+  const MdConsumer<Handler>& consumer() const noexcept { return consumer_; }
+  const MdFeedCounters& counters() const noexcept { return counters_; }
+  // The bound groups (the kernel's port when the config said 0).
+  const net::SocketAddress& incremental_address() const noexcept { return incremental_.local_address(); }
+  const net::SocketAddress& snapshot_address() const noexcept { return snapshot_.local_address(); }
+  const net::UdpMulticastReceiver& incremental_receiver() const noexcept { return incremental_; }
+  const net::UdpMulticastReceiver& snapshot_receiver() const noexcept { return snapshot_; }
+
+ private:
+  static const MdFeedConfig& validated(const MdFeedConfig& c) {
+    c.validate();
+    return c;
+  }
+
+  int drain(net::UdpMulticastReceiver& receiver, proto::Channel channel, std::size_t ch, TimeNs now) noexcept {
+    const std::span<std::uint8_t> buffer(buffer_.get(), config_.max_datagram_bytes);
+    int work = 0;
+    for (std::uint32_t i = 0; i < config_.poll_budget; ++i) {
+      const net::RecvResult r = receiver.recv(buffer);
+      const std::uint64_t rx_tsc = clock_.now();
+      switch (r.status) {
+        case net::RecvStatus::kNothing:
+          return work;
+        case net::RecvStatus::kDatagram:
+          counters_.datagrams[ch].add();
+          consumer_.on_datagram(channel, buffer.first(r.bytes), now, rx_tsc);
+          ++work;
+          break;
+        case net::RecvStatus::kTruncated:
+          counters_.truncated[ch].add();
+          ++work;
+          break;
+        case net::RecvStatus::kError:
+          counters_.recv_errors[ch].add();
+          return work;
+      }
+    }
+    return work;
+  }
+
+  MdFeedConfig config_;
+  const core::TscClock& clock_;
+  net::UdpMulticastReceiver incremental_;
+  net::UdpMulticastReceiver snapshot_;
+  std::unique_ptr<std::uint8_t[]> buffer_;
+  MdConsumer<Handler> consumer_;
+  MdFeedCounters counters_;
+};
+
+}  // namespace nanotick::trading
