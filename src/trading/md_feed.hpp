@@ -1,7 +1,8 @@
 // The trading client's market data input (docs/TRADER.md "Pipeline"): two
 // non-blocking multicast receivers, one per channel (incremental and
-// snapshot, PROTOCOL.md §2), one fixed receive buffer, and the MdConsumer
-// that builds the books from what they read. An agent (core/agent.hpp):
+// snapshot, PROTOCOL.md §2), one fixed receive buffer (MdSockets), and the
+// MdConsumer that builds the books from what they read (MdFeed = both, for
+// one thread). An agent (core/agent.hpp):
 // poll(now) reads up to poll_budget datagrams from each socket, stamping
 // each with the TSC right after it was read (the tick of tick-to-trade),
 // hands them to the consumer, then runs the consumer's reorder timer.
@@ -52,36 +53,30 @@ struct MdFeedCounters {
   std::array<core::Counter, 2> recv_errors;  // recv failed (errno in the receiver's counters)
 };
 
-template <typename Handler>
-class MdFeed {
+// The two sockets and the receive buffer: reads datagrams and hands each to
+// a sink with sink.on_datagram(channel, bytes, now, rx_tsc) -- the consumer
+// itself (compact layout) or a ring to the consumer's thread (dedicated).
+class MdSockets {
  public:
-  MdFeed(const MdFeedConfig& config, std::span<const book::InstrumentCapacity> instruments,
-         const MdConsumerConfig& consumer_config, Handler& handler,
-         const core::TscClock& clock = core::TscClock::global())
+  explicit MdSockets(const MdFeedConfig& config, const core::TscClock& clock = core::TscClock::global())
       : config_(validated(config)),
         clock_(clock),
         incremental_({config.interface, config.incremental, config.receive_buffer_bytes}),
         snapshot_({config.interface, config.snapshot, config.receive_buffer_bytes}),
-        buffer_(std::make_unique<std::uint8_t[]>(config.max_datagram_bytes)),
-        consumer_(instruments, consumer_config, handler) {}
-  MdFeed(const MdFeed&) = delete;
-  MdFeed& operator=(const MdFeed&) = delete;
+        buffer_(std::make_unique<std::uint8_t[]>(config.max_datagram_bytes)) {}
+  MdSockets(const MdSockets&) = delete;
+  MdSockets& operator=(const MdSockets&) = delete;
 
-  // Reads what both sockets have (up to the budget each), feeds the
-  // consumer, runs its timer. Returns the datagrams read.
-  int poll(TimeNs now) noexcept {
-    int work = drain(incremental_, proto::Channel::kIncremental, 0, now);
-    work += drain(snapshot_, proto::Channel::kSnapshot, 1, now);
-    consumer_.on_timer(now);
+  // Reads what both sockets have (up to the budget each) into `sink`.
+  // Returns the datagrams read.
+  template <typename Sink>
+  int poll(Sink& sink, TimeNs now) noexcept {
+    int work = drain(sink, incremental_, proto::Channel::kIncremental, 0, now);
+    work += drain(sink, snapshot_, proto::Channel::kSnapshot, 1, now);
     return work;
   }
 
-  // Agent duty cycle: poll() at the clock's time.
-  int do_work() noexcept { return poll(static_cast<TimeNs>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())))); }
-  std::string_view role_name() const noexcept { return "md-feed"; }
-
-  MdConsumer<Handler>& consumer() noexcept { return consumer_; }
-  const MdConsumer<Handler>& consumer() const noexcept { return consumer_; }
+  const MdFeedConfig& config() const noexcept { return config_; }
   const MdFeedCounters& counters() const noexcept { return counters_; }
   // The bound groups (the kernel's port when the config said 0).
   const net::SocketAddress& incremental_address() const noexcept { return incremental_.local_address(); }
@@ -95,7 +90,9 @@ class MdFeed {
     return c;
   }
 
-  int drain(net::UdpMulticastReceiver& receiver, proto::Channel channel, std::size_t ch, TimeNs now) noexcept {
+  template <typename Sink>
+  int drain(Sink& sink, net::UdpMulticastReceiver& receiver, proto::Channel channel, std::size_t ch,
+            TimeNs now) noexcept {
     const std::span<std::uint8_t> buffer(buffer_.get(), config_.max_datagram_bytes);
     int work = 0;
     for (std::uint32_t i = 0; i < config_.poll_budget; ++i) {
@@ -106,7 +103,7 @@ class MdFeed {
           return work;
         case net::RecvStatus::kDatagram:
           counters_.datagrams[ch].add();
-          consumer_.on_datagram(channel, buffer.first(r.bytes), now, rx_tsc);
+          sink.on_datagram(channel, buffer.first(r.bytes), now, rx_tsc);
           ++work;
           break;
         case net::RecvStatus::kTruncated:
@@ -126,8 +123,43 @@ class MdFeed {
   net::UdpMulticastReceiver incremental_;
   net::UdpMulticastReceiver snapshot_;
   std::unique_ptr<std::uint8_t[]> buffer_;
-  MdConsumer<Handler> consumer_;
   MdFeedCounters counters_;
+};
+
+template <typename Handler>
+class MdFeed {
+ public:
+  MdFeed(const MdFeedConfig& config, std::span<const book::InstrumentCapacity> instruments,
+         const MdConsumerConfig& consumer_config, Handler& handler,
+         const core::TscClock& clock = core::TscClock::global())
+      : clock_(clock), sockets_(config, clock), consumer_(instruments, consumer_config, handler) {}
+  MdFeed(const MdFeed&) = delete;
+  MdFeed& operator=(const MdFeed&) = delete;
+
+  // Reads what both sockets have (up to the budget each), feeds the
+  // consumer, runs its timer. Returns the datagrams read.
+  int poll(TimeNs now) noexcept {
+    const int work = sockets_.poll(consumer_, now);
+    consumer_.on_timer(now);
+    return work;
+  }
+
+  // Agent duty cycle: poll() at the clock's time.
+  int do_work() noexcept { return poll(static_cast<TimeNs>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())))); }
+  std::string_view role_name() const noexcept { return "md-feed"; }
+
+  MdConsumer<Handler>& consumer() noexcept { return consumer_; }
+  const MdConsumer<Handler>& consumer() const noexcept { return consumer_; }
+  const MdFeedCounters& counters() const noexcept { return sockets_.counters(); }
+  const net::SocketAddress& incremental_address() const noexcept { return sockets_.incremental_address(); }
+  const net::SocketAddress& snapshot_address() const noexcept { return sockets_.snapshot_address(); }
+  const net::UdpMulticastReceiver& incremental_receiver() const noexcept { return sockets_.incremental_receiver(); }
+  const net::UdpMulticastReceiver& snapshot_receiver() const noexcept { return sockets_.snapshot_receiver(); }
+
+ private:
+  const core::TscClock& clock_;
+  MdSockets sockets_;
+  MdConsumer<Handler> consumer_;
 };
 
 }  // namespace nanotick::trading

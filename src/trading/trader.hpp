@@ -1,9 +1,21 @@
-// One trading client (docs/TRADER.md "Pipeline"): the market data feed and
-// consumer, the trade engine with its strategy, and the order gateway,
-// composed for one thread (compact layout): a pass polls the feed (book
-// events reach the engine and its strategy at once), then the gateway
-// (execution reports; orders the strategy sent are already written), then
-// the engine's timers. Every call between the parts is a direct, static one.
+// One trading client (docs/TRADER.md "Pipeline"): the market data sockets
+// and consumer, the trade engine with its strategy, and the order gateway.
+//
+// Compact layout (one thread): a pass reads the sockets straight into the
+// consumer (book events reach the engine and its strategy at once), then
+// polls the gateway (execution reports; orders the strategy sent are
+// already written), then runs the engine's timers. Every call between the
+// parts is a direct, static one.
+//
+// Dedicated layout (two threads): a receiver thread only reads the sockets
+// and copies each datagram, stamped with its receive TSC, into an SPSC ring
+// (DatagramRing); the caller's thread runs the same pass with the ring in
+// place of the sockets. The socket reads (system calls) leave the engine's
+// core; the price is one cache-line hand-off per datagram. The consumer, the
+// engine and the gateway stay on one thread: the engine reads the books the
+// consumer writes, and the order manager needs each order's session seq as
+// it is sent, so splitting them would mean copies of the book or of the
+// session state for no gain.
 //
 // run() loops until its stop predicate says so (or the gateway gives up for
 // good: a logon reject the config must fix), then winds down: cancels
@@ -16,7 +28,10 @@
 // same thread (between passes) or after run() returned.
 #pragma once
 
+#include <atomic>
 #include <cmath>
+#include <memory>
+#include <stdexcept>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +42,9 @@
 #include "core/idle_strategy.hpp"
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
+#include "core/thread.hpp"
+#include "trading/datagram_ring.hpp"
+#include "trading/md_consumer.hpp"
 #include "trading/md_feed.hpp"
 #include "trading/order_gateway.hpp"
 #include "trading/trade_engine.hpp"
@@ -58,17 +76,27 @@ class Trader {
       : config_(config),
         capacities_(book::capacities_of(config.instruments)),
         sender_{this},
-        feed_(feed_config(config), capacities_, consumer_config(config), engine_),
-        engine_(engine_config(config), strategy, sender_, feed_.consumer().books()),
-        gateway_(config.session, engine_) {}
+        sockets_(feed_config(config)),
+        consumer_(capacities_, consumer_config(config), engine_),
+        engine_(engine_config(config), strategy, sender_, consumer_.books()),
+        gateway_(config.session, engine_) {
+    if (config.thread_mode == exchange::ThreadMode::kDedicated) {
+      if (config.market_data.max_datagram_bytes > kMaxDatagramBytes)
+        throw std::invalid_argument(config.source + ": threads.mode: dedicated needs market data datagrams of at most " +
+                                    std::to_string(kMaxDatagramBytes) + " bytes (the exchange's md mtu is " +
+                                    std::to_string(config.market_data.max_datagram_bytes) + "); use compact");
+      ring_ = std::make_unique<DatagramRing>();
+    }
+  }
 
   Trader(const Trader&) = delete;
   Trader& operator=(const Trader&) = delete;
 
-  // One pass of the compact loop; returns the work done (0: idle).
+  // One pass of the engine's loop; returns the work done (0: idle).
   int poll() noexcept {
     const TimeNs now = engine_.now_ns();
-    int work = feed_.poll(now);
+    int work = ring_ ? ring_->pop_into(consumer_, now, kRingBatch) : sockets_.poll(consumer_, now);
+    consumer_.on_timer(now);
     work += gateway_.poll();
     work += engine_.on_timer(now);
     return work;
@@ -78,24 +106,18 @@ class Trader {
   // `Idle` when a pass found nothing to do; then winds down.
   template <typename Idle, typename Stop, typename Status>
   void run(Idle& idle, Stop&& stop, Status&& status) {
-    const TimeNs interval = TimeNs{config_.status_interval_ms} * 1'000'000;
-    TimeNs next_status = engine_.now_ns() + interval;
-    while (!stop()) {
-      idle.idle(poll());
-      if (engine_.disconnect_events() != seen_disconnects_) {  // rare: told as it happens
-        seen_disconnects_ = engine_.disconnect_events();
-        status(describe(engine_.last_disconnect()));
-      }
-      if (gateway_.state() == GatewayState::kStopped) {  // a logon reject retrying cannot cure
-        session_failed_ = true;
-        break;
-      }
-      if (interval != 0 && engine_.now_ns() >= next_status) {
-        status(status_line());
-        next_status += interval;
-      }
+    std::unique_ptr<core::NamedThread> receiver;
+    if (ring_) {  // dedicated: the receiver thread, pinned to the second cpu given
+      receiver_stop_.store(false, std::memory_order_relaxed);
+      const int cpu = config_.cpus.size() > 1 ? config_.cpus[1] : -1;
+      receiver = std::make_unique<core::NamedThread>("md-receiver", cpu, [this] { receive<Idle>(); });
+      if (receiver->pin_error()) status("warning: cannot pin the receiver thread: " + receiver->pin_error().message());
     }
-    wind_down();
+    run_engine(idle, stop, status);
+    if (receiver) {
+      receiver_stop_.store(true, std::memory_order_relaxed);
+      receiver->join();
+    }
   }
 
   // Cancels every open order, waits up to 2 s for the answers (a disconnected
@@ -215,13 +237,17 @@ class Trader {
     for (std::size_t r = 0; r < kDisconnectReasons; ++r)
       if (gc.disconnects[r].get() != 0)
         line("session.disconnect." + std::string(to_string(static_cast<DisconnectReason>(r))), num(gc.disconnects[r].get()));
-    const auto& consumer = feed_.consumer();
+    const auto& consumer = consumer_;
     const MdConsumerCounters& mc = consumer.counters();
     line("md.packets.incremental", num(mc.packets[0].get()));
     line("md.packets.snapshot", num(mc.packets[1].get()));
     std::uint64_t invalid = 0;
     for (const auto& bad : mc.invalid) invalid += bad.get();
     line("md.packets.invalid", num(invalid));
+    const MdFeedCounters& fc = sockets_.counters();
+    line("md.datagrams_truncated", num(fc.truncated[0].get() + fc.truncated[1].get()));
+    line("md.recv_errors", num(fc.recv_errors[0].get() + fc.recv_errors[1].get()));
+    if (ring_) line("md.ring_full_drops", num(ring_->full_drops()));
     line("md.duplicates", num(mc.duplicates.get()));
     line("md.reordered", num(mc.reordered.get()));
     line("md.gaps", num(mc.gaps.get()));
@@ -258,7 +284,7 @@ class Trader {
   //   instrument order_id side price qty   (side: B or S)
   // A test compares it with the exchange's book at the same seq.
   std::string book_dump() const {
-    const auto& consumer = feed_.consumer();
+    const auto& consumer = consumer_;
     std::string out = "next_seq " + std::to_string(consumer.next_seq()) + "\n";
     for (InstrumentId i = 0; i < engine_.instrument_count(); ++i) {
       out += "instrument " + std::to_string(i) + (consumer.is_live(i) ? " live\n" : " stale\n");
@@ -278,9 +304,42 @@ class Trader {
 
   const Engine& engine() const noexcept { return engine_; }
   const OrderGateway<Engine>& gateway() const noexcept { return gateway_; }
-  const MdFeed<Engine>& feed() const noexcept { return feed_; }
+  const MdConsumer<Engine>& consumer() const noexcept { return consumer_; }
+  const MdSockets& sockets() const noexcept { return sockets_; }
 
  private:
+  static constexpr int kRingBatch = 64;  // datagrams taken from the ring per pass
+
+  // The receiver thread's loop (dedicated layout).
+  template <typename Idle>
+  void receive() noexcept {
+    Idle idle;
+    DatagramRingSink sink{*ring_};
+    while (!receiver_stop_.load(std::memory_order_relaxed)) idle.idle(sockets_.poll(sink, engine_.now_ns()));
+  }
+
+  template <typename Idle, typename Stop, typename Status>
+  void run_engine(Idle& idle, Stop&& stop, Status&& status) {
+    const TimeNs interval = TimeNs{config_.status_interval_ms} * 1'000'000;
+    TimeNs next_status = engine_.now_ns() + interval;
+    while (!stop()) {
+      idle.idle(poll());
+      if (engine_.disconnect_events() != seen_disconnects_) {  // rare: told as it happens
+        seen_disconnects_ = engine_.disconnect_events();
+        status(describe(engine_.last_disconnect()));
+      }
+      if (gateway_.state() == GatewayState::kStopped) {  // a logon reject retrying cannot cure
+        session_failed_ = true;
+        break;
+      }
+      if (interval != 0 && engine_.now_ns() >= next_status) {
+        status(status_line());
+        next_status += interval;
+      }
+    }
+    wind_down();
+  }
+
   void poll_quietly() noexcept {
     if (poll() == 0) BusySpinIdle::pause();
   }
@@ -315,9 +374,12 @@ class Trader {
   const TraderConfig& config_;
   std::vector<book::InstrumentCapacity> capacities_;
   GatewaySender sender_;
-  MdFeed<Engine> feed_;
+  MdSockets sockets_;
+  MdConsumer<Engine> consumer_;
   Engine engine_;
   OrderGateway<Engine> gateway_;
+  std::unique_ptr<DatagramRing> ring_;  // dedicated layout only
+  std::atomic<bool> receiver_stop_{false};
   bool session_failed_ = false;
   std::uint64_t seen_disconnects_ = 0;
   TimeNs last_status_ns_ = 0;
