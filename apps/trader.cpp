@@ -62,9 +62,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
   core::visit_idle_kind(config.idle, [&](auto idle_type) {
     using Idle = typename decltype(idle_type)::type;
     if constexpr (std::is_same_v<Idle, core::BlockingIdle>) {
-      // Sockets are not idle wakers: the config loader refuses "block"; be safe anyway.
-      core::BackoffIdle idle;
-      trader.run(idle, stop, status);
+      throw std::invalid_argument("idle \"block\" cannot wait on sockets (the config loader refuses it)");
     } else {
       Idle idle;
       trader.run(idle, stop, status);

@@ -227,7 +227,8 @@ void read_instrument(toml::table& table, TableReader& t, const std::string& path
 void read_threads(TableReader t, TraderConfig& c) {
   const std::string mode = t.choice("mode", "compact", {"compact", "dedicated"});
   c.thread_mode = mode == "dedicated" ? exchange::ThreadMode::kDedicated : exchange::ThreadMode::kCompact;
-  c.idle = core::parse_idle_kind(t.choice("idle", "backoff", {"spin", "yield", "backoff", "block"}));
+  // No "block": a trader polls sockets, which cannot wake a blocked idle strategy.
+  c.idle = core::parse_idle_kind(t.choice("idle", "backoff", {"spin", "yield", "backoff"}));
   for (const std::int64_t cpu : t.integer_array("cpus", 0, 4095)) c.cpus.push_back(static_cast<int>(cpu));
   t.finish();
 }
