@@ -1,0 +1,383 @@
+// Tick-to-trade of the trading client (issue 5, "Performance"): inside the
+// real nanotick-trader, market data packet read -> the order it caused
+// written to the socket, beside the floor of that hop on this machine,
+// measured in the same run.
+//
+// Subjects, one fresh set per measurement, each with a config generated for
+// it (bench/trader/venue_configs.hpp) in a temp dir under $TMPDIR, from the
+// build tree (bench/trader/child_process.hpp):
+//   - nanotick-exchange: compact mode, idle backoff, every thread on the
+//     venue CPU, fsync batch, the demo's two instruments, market data on
+//     multicast groups and ports of this run's own;
+//   - client A, a nanotick-trader running the random strategy (the load:
+//     --rate actions/s, resting orders and IOCs), backoff, on the venue CPU;
+//   - client B, the measured nanotick-trader: the market maker in compact
+//     mode (feed, engine and gateway on one thread) pinned on the measured
+//     CPU, with idle backoff and then idle spin (--idle picks). Spin is how a
+//     latency-critical trader runs on a core of its own; with 2 vCPUs shared
+//     by the exchange, the load generator and the floor peer it takes half
+//     the machine, so backoff is the fair setting here and both are shown.
+// The trader measures tick-to-trade itself (TradeEngine): the TSC right
+// after recv() returned the packet -> the TSC right after the write() of the
+// order(s) its handling sent (one write per decision), and, where it has it,
+// tick-to-decision: the same start -> the orders queued, before the write
+// (our code alone, without the kernel's send). Its summary (stdout, at
+// SIGINT) gives count/p50/p99/p99.9/max of both.
+//
+// The peer (bench/trader/floor_peer.hpp), in this process during the same
+// window: a thread pinned beside the measured trader joins the same
+// incremental group and, for every datagram, send()s 64 bytes to a
+// loopback TCP connection whose reader waits like the exchange's gateway,
+// timed with the same clock at the same two points. That hop has no book,
+// no strategy, no risk: trader / floor is the cost of our code and of
+// writing more than one order's bytes.
+//
+// Per measurement: exchange up, both traders logged on with live books, then
+// the window (--seconds, default 10; --quick 2) with the peer recording;
+// then the peer stops, both traders get SIGINT (they cancel, log out and
+// print their summaries), the exchange SIGTERM; every process must exit 0.
+// A measurement in which the maker timed no order fails the run (exit 1).
+//
+// Usage: tick_to_trade_bench [--seconds N] [--quick] [--idle backoff|spin|both]
+//                            [--rate ACTIONS_PER_S] [--cpus VENUE,MEASURED]
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/bench_util.hpp"
+#include "core/idle_strategy.hpp"
+#include "core/tsc_clock.hpp"
+#include "trader/child_process.hpp"
+#include "trader/floor_peer.hpp"
+#include "trader/venue_configs.hpp"
+
+namespace nb = nanotick::bench;
+namespace nc = nanotick::core;
+
+namespace {
+
+constexpr double kTargetP50Ns = 2'000;
+constexpr double kTargetP99Ns = 10'000;
+
+struct Options {
+  double seconds = 10;
+  bool seconds_given = false;
+  bool quick = false;
+  std::vector<std::string> idles{"backoff", "spin"};
+  double rate = 1000;
+  int venue_cpu = 0;
+  int measured_cpu = 1;
+};
+
+[[noreturn]] void usage_exit(const char* prog, const std::string& problem) {
+  if (!problem.empty()) std::fprintf(stderr, "%s: %s\n", prog, problem.c_str());
+  std::fprintf(stderr,
+               "usage: %s [--seconds N] [--quick] [--idle backoff|spin|both] [--rate ACTIONS_PER_S] "
+               "[--cpus VENUE,MEASURED]\n"
+               "  --seconds N       measuring window per idle setting, 1..3600 (default 10)\n"
+               "  --quick           a smoke run: 2 s windows unless --seconds is given\n"
+               "  --idle KIND       the market maker's idle strategy: backoff, spin or both (default both)\n"
+               "  --rate N          the load generator's actions per second, 10..100000 (default 1000)\n"
+               "  --cpus V,M        CPU of the exchange and the load generator, CPU of the measured trader\n"
+               "                    and the floor peer (default 0,1)\n",
+               prog);
+  std::exit(problem.empty() ? 0 : 2);
+}
+
+double number_arg(const char* prog, const std::string& flag, const char* text, double min, double max) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || errno != 0 || !(v >= min && v <= max))
+    usage_exit(prog, flag + " expects a number in [" + nb::format_ns(min) + ", " + nb::format_ns(max) + "], got '" +
+                         text + "'");
+  return v;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage_exit(argv[0], a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--quick") {
+      o.quick = true;
+    } else if (a == "--seconds") {
+      o.seconds = number_arg(argv[0], a, value(), 1, 3600);
+      o.seconds_given = true;
+    } else if (a == "--idle") {
+      const std::string v = value();
+      if (v == "both") o.idles = {"backoff", "spin"};
+      else if (v == "backoff" || v == "spin") o.idles = {v};
+      else usage_exit(argv[0], "--idle expects backoff, spin or both, got '" + v + "'");
+    } else if (a == "--rate") {
+      o.rate = number_arg(argv[0], a, value(), 10, 100'000);
+    } else if (a == "--cpus") {
+      const char* v = value();
+      int x = -1, y = -1;
+      char extra = 0;
+      if (std::sscanf(v, "%d,%d%c", &x, &y, &extra) != 2 || x < 0 || y < 0)
+        usage_exit(argv[0], std::string("--cpus expects two non-negative CPU numbers, e.g. --cpus 0,1, got '") + v + "'");
+      if (x == y) usage_exit(argv[0], "--cpus: the venue CPU and the measured CPU must differ");
+      o.venue_cpu = x;
+      o.measured_cpu = y;
+    } else if (a == "--help" || a == "-h") {
+      usage_exit(argv[0], "");
+    } else {
+      usage_exit(argv[0], "unknown argument '" + a + "'");
+    }
+  }
+  if (o.quick && !o.seconds_given) o.seconds = 2;
+  return o;
+}
+
+struct Binaries {
+  std::filesystem::path exchange = nb::find_build_binary("nanotick-exchange", "nanotick-exchange");
+  std::filesystem::path trader = nb::find_build_binary("nanotick-trader", "nanotick-trader");
+};
+
+// One summary's latency figures ("tick_to_trade_ns.p50" ...); absent keys
+// (an older trader without tick_to_decision) leave `present` false.
+struct Percentiles {
+  bool present = false;
+  double count = 0, p50 = 0, p99 = 0, p999 = 0, max = 0;
+};
+
+double value_of(const std::map<std::string, std::string>& kv, const std::string& key) {
+  const auto it = kv.find(key);
+  if (it == kv.end()) return 0;
+  return std::strtod(it->second.c_str(), nullptr);
+}
+
+Percentiles percentiles_of(const std::map<std::string, std::string>& kv, const std::string& prefix) {
+  Percentiles p;
+  p.present = kv.count(prefix + ".count") != 0;
+  p.count = value_of(kv, prefix + ".count");
+  p.p50 = value_of(kv, prefix + ".p50");
+  p.p99 = value_of(kv, prefix + ".p99");
+  p.p999 = value_of(kv, prefix + ".p99.9");
+  p.max = value_of(kv, prefix + ".max");
+  return p;
+}
+
+struct Measurement {
+  std::string idle;
+  std::map<std::string, std::string> maker;  // its summary
+  std::map<std::string, std::string> load;
+  nb::FloorResult floor;
+  double window_s = 0;
+  double load_s = 0;  // the load generator's logged-on time
+  nb::ChildProcess::Sched maker_sched;  // during the window
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Sleeps `seconds`, failing fast (with its log) if a subject exits.
+void watch(double seconds, std::vector<nb::ChildProcess*> subjects) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    for (nb::ChildProcess* p : subjects)
+      if (!p->running()) throw std::runtime_error(p->label() + " exited during the measurement; its log:\n" + p->err());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+Measurement measure(const Options& o, const Binaries& bin, const std::string& idle, int index) {
+  using std::chrono::milliseconds;
+  Measurement m;
+  m.idle = idle;
+  const nb::TempDir dir;
+  nb::VenueSetup setup;
+  setup.venue_cpu = o.venue_cpu;
+  setup.measured_cpu = o.measured_cpu;
+  setup.maker_idle = idle;
+  setup.load_actions_per_s = o.rate;
+  // Groups and ports of our own, outside the ephemeral range (and apart from
+  // order_entry_bench's 239.255.91.x / 61000-62999), per measurement.
+  const int pid = static_cast<int>(::getpid());
+  setup.md_group = 1 + (pid % 120) * 2;
+  setup.md_port = static_cast<std::uint16_t>(63000 + (pid % 600) * 4 + index * 2);
+
+  const std::filesystem::path journal = dir.path() / "journal";
+  std::filesystem::create_directories(journal);
+  std::ofstream(dir.path() / "exchange.toml") << nb::venue_exchange_toml(setup, journal.string());
+  nb::ChildProcess exchange("nanotick-exchange", bin.exchange, {"--config", (dir.path() / "exchange.toml").string()},
+                            dir.path() / "exchange");
+  const std::string port = exchange.wait_for_log("order entry listening on 127.0.0.1:", milliseconds(20'000));
+  setup.order_entry_port = static_cast<std::uint16_t>(std::stoul(port.substr(0, port.find_first_not_of("0123456789"))));
+
+  std::ofstream(dir.path() / "trader-load.toml") << nb::load_trader_toml(setup);
+  std::ofstream(dir.path() / "trader-maker.toml") << nb::maker_trader_toml(setup);
+  // Joined before the traders start (what queues up before start() is dropped).
+  nb::FloorPeer floor({setup.incremental_group(), setup.md_port, nc::parse_idle_kind(idle), o.measured_cpu,
+                       o.venue_cpu});
+  nb::ChildProcess load("load generator (nanotick-trader, random)", bin.trader,
+                        {"--config", (dir.path() / "trader-load.toml").string()}, dir.path() / "load");
+  nb::ChildProcess maker("market maker (nanotick-trader)", bin.trader,
+                         {"--config", (dir.path() / "trader-maker.toml").string()}, dir.path() / "maker");
+  const auto load_start = std::chrono::steady_clock::now();
+  (void)load.wait_for_log("load: logged on, books live 2/2", milliseconds(20'000));
+  (void)maker.wait_for_log("maker: logged on, books live 2/2", milliseconds(20'000));
+
+  const nb::ChildProcess::Sched sched0 = maker.main_thread_sched();
+  const auto t0 = std::chrono::steady_clock::now();
+  floor.start();
+  watch(o.seconds, {&exchange, &load, &maker});
+  floor.stop();
+  m.window_s = seconds_since(t0);
+  const nb::ChildProcess::Sched sched1 = maker.main_thread_sched();
+  m.maker_sched = {sched1.involuntary_switches - sched0.involuntary_switches, sched1.cpu_seconds - sched0.cpu_seconds};
+  m.floor = floor.result();
+
+  maker.signal(SIGINT);
+  load.signal(SIGINT);
+  m.load_s = seconds_since(load_start);
+  maker.wait_clean_exit(milliseconds(15'000));
+  load.wait_clean_exit(milliseconds(15'000));
+  exchange.signal(SIGTERM);
+  exchange.wait_clean_exit(milliseconds(30'000));
+  m.maker = nb::parse_key_values(maker.out());
+  m.load = nb::parse_key_values(load.out());
+
+  if (m.maker.count("tick_to_trade_ns.count") == 0)
+    throw std::runtime_error("the market maker printed no tick_to_trade_ns figures; its stdout:\n" + maker.out());
+  if (value_of(m.maker, "tick_to_trade_ns.count") == 0)
+    throw std::runtime_error("the market maker timed no order in " + std::to_string(m.window_s) +
+                             " s (idle " + idle + "): nothing to report; its log:\n" + maker.err());
+  if (m.floor.hop_ns.count() == 0)
+    throw std::runtime_error("the floor peer read no market data packet in the window (group " +
+                             setup.incremental_group() + ":" + std::to_string(setup.md_port) + ")");
+  return m;
+}
+
+// ---- report ----------------------------------------------------------------------
+
+std::string ns(double v) { return nb::format_ns(v); }
+
+std::string ratio(double a, double b) { return b > 0 ? nb::format_ratio(a / b) : "n/a"; }
+
+const char* yes_no(bool met) { return met ? "yes" : "**no**"; }
+
+void print_row(const std::string& subject, const std::string& idle, const Percentiles& p, const Percentiles& floor) {
+  std::printf("| %s | %s | %.0f | %s | %s | %s | %s | %s | %s |\n", subject.c_str(), idle.c_str(), p.count,
+              ns(p.p50).c_str(), ns(p.p99).c_str(), ns(p.p999).c_str(), ns(p.max).c_str(),
+              ratio(p.p50, floor.p50).c_str(), ratio(p.p99, floor.p99).c_str());
+}
+
+Percentiles floor_percentiles(const nb::FloorResult& f) {
+  const auto& h = f.hop_ns;
+  return {true, static_cast<double>(h.count()), static_cast<double>(h.percentile(50)),
+          static_cast<double>(h.percentile(99)), static_cast<double>(h.percentile(99.9)),
+          static_cast<double>(h.max())};
+}
+
+void report(const Options& o, const std::vector<Measurement>& ms) {
+  std::printf("### Tick-to-trade: market data packet read -> order written (ns)\n\n");
+  std::printf("| subject | maker idle | samples | p50 | p99 | p99.9 | max | p50 vs floor | p99 vs floor |\n"
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Measurement& m : ms) {
+    const Percentiles floor = floor_percentiles(m.floor);
+    print_row("nanotick-trader market maker: tick-to-trade", m.idle, percentiles_of(m.maker, "tick_to_trade_ns"), floor);
+    const Percentiles decision = percentiles_of(m.maker, "tick_to_decision_ns");
+    if (decision.present)
+      print_row("the same to the orders queued, before the write (our code only)", m.idle, decision, floor);
+    print_row("floor: recv() -> send() of 64 bytes, no book/strategy/risk (bench thread)", m.idle, floor, floor);
+  }
+  std::printf("\nThe trader records one sample per order message: a two-sided requote (two ModifyOrders, 80 "
+              "bytes in one write) gives two samples with the same value. The floor records one per datagram.\n\n");
+
+  std::printf("### Against the issue's targets (p50 <= 2 us, p99 <= 10 us, compact mode on 2 cores)\n\n");
+  std::printf("| maker idle | tick-to-trade p50 | met? | p99 | met? | p50 / p99 vs floor | p50 to the orders "
+              "queued | p50 difference (the write) | floor p50 |\n"
+              "|---|---:|---|---:|---|---:|---:|---:|---:|\n");
+  for (const Measurement& m : ms) {
+    const Percentiles t = percentiles_of(m.maker, "tick_to_trade_ns");
+    const Percentiles d = percentiles_of(m.maker, "tick_to_decision_ns");
+    const Percentiles floor = floor_percentiles(m.floor);
+    std::printf("| %s | %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", m.idle.c_str(), ns(t.p50).c_str(),
+                yes_no(t.p50 <= kTargetP50Ns), ns(t.p99).c_str(), yes_no(t.p99 <= kTargetP99Ns),
+                ratio(t.p50, floor.p50).c_str(), ratio(t.p99, floor.p99).c_str(),
+                d.present ? ns(d.p50).c_str() : "n/a", d.present ? ns(t.p50 - d.p50).c_str() : "n/a",
+                ns(floor.p50).c_str());
+  }
+
+  std::printf("\n### What each window held\n\n");
+  std::printf("| maker idle | window s | incremental packets/s | maker orders timed/s (untimed) | maker placed / "
+              "modifies / cancels | maker fills | load actions/s | maker CPU | involuntary switches/s, maker / "
+              "floor peer | md gaps (maker) | floor short writes |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Measurement& m : ms) {
+    const double load_actions =
+        value_of(m.load, "orders.placed") + value_of(m.load, "orders.modifies") + value_of(m.load, "orders.cancels");
+    std::printf("| %s | %.1f | %.0f | %.0f (%.0f) | %.0f / %.0f / %.0f | %.0f | %.0f | %.0f%% | %.0f / %.0f | %.0f | "
+                "%llu |\n",
+                m.idle.c_str(), m.window_s, static_cast<double>(m.floor.datagrams) / m.floor.seconds,
+                value_of(m.maker, "tick_to_trade_ns.count") / m.window_s,
+                value_of(m.maker, "tick_to_trade.untimed_orders"), value_of(m.maker, "orders.placed"),
+                value_of(m.maker, "orders.modifies"), value_of(m.maker, "orders.cancels"), value_of(m.maker, "fills"),
+                load_actions / m.load_s, 100 * m.maker_sched.cpu_seconds / m.window_s,
+                static_cast<double>(m.maker_sched.involuntary_switches) / m.window_s,
+                static_cast<double>(m.floor.peer_involuntary_switches) / m.floor.seconds,
+                value_of(m.maker, "md.gaps"), static_cast<unsigned long long>(m.floor.short_writes));
+  }
+  std::printf("\nMaker counts are over its whole session (logon to SIGINT, a little longer than the window); "
+              "its tick-to-trade histogram too. Load actions/s: the load generator's orders, modifies and "
+              "cancels over its session. Involuntary switches: of the maker's trading thread and the floor "
+              "peer thread (preemptions, and with backoff also every sched_yield that handed the CPU over).%s\n\n",
+              o.quick ? " (--quick: a smoke run, too short for tails.)" : "");
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse_options(argc, argv);
+  try {
+    const Binaries bin;
+    nb::print_machine_header("tick_to_trade_bench");
+    std::printf("Exchange %s and traders %s, compact mode. Exchange (idle backoff, fsync batch) and load generator "
+                "(random strategy, %.0f actions/s, idle backoff) on CPU %d; the measured market maker on CPU %d "
+                "with the floor peer thread beside it (same idle); the floor's reader thread on CPU %d. %.0f s "
+                "per window. Load average at start: %s.\n\n",
+                bin.exchange.string().c_str(), bin.trader.string().c_str(), o.rate, o.venue_cpu, o.measured_cpu,
+                o.venue_cpu, o.seconds, load_average().c_str());
+    std::fflush(stdout);
+    std::vector<Measurement> ms;
+    for (std::size_t i = 0; i < o.idles.size(); ++i) {
+      std::fprintf(stderr, "tick_to_trade_bench: maker idle %s, %.0f s\n", o.idles[i].c_str(), o.seconds);
+      if (i != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the previous processes' exit settles
+      ms.push_back(measure(o, bin, o.idles[i], static_cast<int>(i)));
+    }
+    report(o, ms);
+    std::printf("Load average at the end: %s.\n", load_average().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tick_to_trade_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
