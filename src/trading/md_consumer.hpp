@@ -133,6 +133,7 @@ struct MdConsumerCounters {
   core::Counter bad_seq;               // valid layout but first_seq 0, or first_seq + count overflows
   core::Counter duplicates;            // incremental packets already applied or already held
   core::Counter snapshot_duplicates;   // snapshot packets already seen
+  core::Counter snapshot_channel_restarts;  // the snapshot channel's seq started over (exchange restart)
   core::Counter held;                  // incremental packets held ahead of a hole
   core::Counter reordered;             // held packets applied in order once their hole filled
   core::Counter gaps;                  // holes given up (window full or expired)
@@ -612,6 +613,18 @@ class MdConsumer {
     const std::uint64_t end = h.first_seq + h.count;
     snapshot_rx_tsc_ = rx_tsc;
     if (snap_next_seq_ == 0) snap_next_seq_ = h.first_seq;
+    // The snapshot channel numbers from 1 in every run of the exchange (only
+    // the incremental channel continues across restarts): a packet far behind
+    // what was seen, or a 1 after more, is a restarted channel (or the seq
+    // before it was a stray), not a duplicate. Start over from it.
+    if (end <= snap_next_seq_ && (h.first_seq == 1 || snap_next_seq_ - h.first_seq > kSnapshotRestartDistance)) {
+      counters_.snapshot_channel_restarts.add();
+      if (collect_.active) {
+        counters_.snapshots_incomplete.add();
+        collect_.active = false;
+      }
+      snap_next_seq_ = h.first_seq;
+    }
     if (h.first_seq < snap_next_seq_ && end <= snap_next_seq_) {
       if (h.count > 0) counters_.snapshot_duplicates.add();
       return;
@@ -796,6 +809,7 @@ class MdConsumer {
   bool started_ = false;       // the incremental channel's first packet arrived
   bool time_started_ = false;  // the first `now` was seen
   std::uint64_t next_seq_ = 0;       // incremental: next global seq expected
+  static constexpr std::uint64_t kSnapshotRestartDistance = 1u << 20;  // further behind: not a late duplicate
   std::uint64_t snap_next_seq_ = 0;  // snapshot channel: next seq expected (0: none seen)
   std::uint64_t snapshot_rx_tsc_ = 0;  // rx_tsc of the snapshot packet being applied
   MdConsumerCounters counters_;

@@ -222,13 +222,19 @@ class TradeEngine {
     for (InstrumentId i = 0; i < instrument_count(); ++i) {
       if (which != kAll && which != i) continue;
       for (const Side side : {Side::kBuy, Side::kSell}) {
-        // Collect first: cancel() changes the order's state, not the list, but stay safe.
-        std::array<ClientOrderId, 64> ids{};
-        std::size_t n = 0;
-        orders_.for_each_order(i, side, [&](const Order& o) {
-          if (!o.done && o.cancel_seq == 0 && o.state != OrderState::kUnknown && n < ids.size()) ids[n++] = o.id;
-        });
-        for (std::size_t k = 0; k < n; ++k) (void)cancel(ids[k]);
+        // In chunks, collected first: cancel() does not change the list, but
+        // a callback may. Orders with a cancel in flight are skipped, so a
+        // chunk that could not be sent (output full) ends the loop.
+        for (;;) {
+          std::array<ClientOrderId, 64> ids{};
+          std::size_t n = 0;
+          orders_.for_each_order(i, side, [&](const Order& o) {
+            if (!o.done && o.cancel_seq == 0 && o.state != OrderState::kUnknown && n < ids.size()) ids[n++] = o.id;
+          });
+          std::size_t sent = 0;
+          for (std::size_t k = 0; k < n; ++k) sent += cancel(ids[k]) == ActionStatus::kSent ? 1 : 0;
+          if (n < ids.size() || sent == 0) break;
+        }
       }
     }
   }
@@ -367,7 +373,9 @@ class TradeEngine {
   }
   void remember(std::uint32_t seq) noexcept {
     ++sent_requests_;
-    if (current_rx_tsc_ != 0) ticks_.remember(seq, current_rx_tsc_);
+    // Every order overwrites its slot (0 = not caused by a packet), so an
+    // entry left by a session that ended cannot match a later order's seq.
+    ticks_.remember(seq, current_rx_tsc_);
   }
 
   // One order event: positions and risk first, then the strategy.

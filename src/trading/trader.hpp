@@ -113,20 +113,28 @@ class Trader {
       receiver = std::make_unique<core::NamedThread>("md-receiver", cpu, [this] { receive<Idle>(); });
       if (receiver->pin_error()) status("warning: cannot pin the receiver thread: " + receiver->pin_error().message());
     }
+    struct StopReceiver {  // on every exit, exceptions included: join() must not wait for ever
+      Trader& t;
+      std::unique_ptr<core::NamedThread>& r;
+      ~StopReceiver() {
+        t.receiver_stop_.store(true, std::memory_order_relaxed);
+        if (r) r->join();
+      }
+    } stop_receiver{*this, receiver};
     run_engine(idle, stop, status);
-    if (receiver) {
-      receiver_stop_.store(true, std::memory_order_relaxed);
-      receiver->join();
-    }
   }
 
   // Cancels every open order, waits up to 2 s for the answers (a disconnected
   // session cannot get them: it waits only for the logout), logs out.
   void wind_down() {
     engine_.stop_trading();
-    engine_.cancel_all();
     const TimeNs deadline = engine_.now_ns() + 2'000'000'000ull;
-    while (engine_.now_ns() < deadline && engine_.logged_on() && engine_.orders().open_orders() != 0) poll_quietly();
+    // Cancels go out again every pass: one refused (output full) or
+    // session-rejected (rate limit) is retried; those in flight are skipped.
+    while (engine_.now_ns() < deadline && engine_.logged_on() && engine_.orders().open_orders() != 0) {
+      engine_.cancel_all();
+      poll_quietly();
+    }
     gateway_.logout();
     while (engine_.now_ns() < deadline + 1'000'000'000ull && gateway_.state() != GatewayState::kStopped) poll_quietly();
   }

@@ -1,5 +1,7 @@
 #include "trading/trader_config.hpp"
 
+#include "trading/md_consumer.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -141,8 +143,11 @@ void read_market_maker(TableReader& t, toml::table& table, MarketMakerParams& m,
   if (const auto v = take_number(table, t, "skew_ticks_per_unit", 0.0, 1e6)) m.skew_ticks_per_unit = *v;
   m.requote_ticks = t.integer("requote_ticks", m.requote_ticks, 1, kMaxTicks);
   require_qty(t, "quote_qty", m.quote_qty, r);
-  require_in_band(t, "half_spread_ticks", m.half_spread_ticks, in.tick_size, r.price_band,
-                  "every quote would be blocked (widen price_band or narrow the spread)");
+  // A quote lies up to 2 x half_spread_ticks from the fair price: the half
+  // spread, the skew (capped one tick inside the half spread) and a tick of
+  // rounding.
+  require_in_band(t, "half_spread_ticks", 2 * m.half_spread_ticks, in.tick_size, r.price_band,
+                  "skewed quotes (up to 2 x half_spread_ticks from fair) would be blocked (widen price_band or narrow the spread)");
   if (r.max_open_orders < 2) t.fail("max_open_orders", "must be >= 2 for a market maker (one bid and one ask)");
 }
 
@@ -173,7 +178,7 @@ void read_random(TableReader& t, toml::table& table, RandomParams& p, const engi
   p.max_qty = t.integer("max_qty", p.max_qty, 1, kQtyLimit);
   p.max_open_orders = u32(t, "random_max_open_orders", p.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
   require_qty(t, "max_qty", p.max_qty, r);
-  require_in_band(t, "price_range_ticks", p.price_range_ticks, in.tick_size, r.price_band,
+  require_in_band(t, "price_range_ticks", p.price_range_ticks + 1, in.tick_size, r.price_band,  // limits rest 1..range+1 ticks away
                   "orders at the edge of the range would be blocked (widen price_band or narrow the range)");
   if (p.max_open_orders > r.max_open_orders)
     t.fail("random_max_open_orders", "must be <= max_open_orders (" + std::to_string(r.max_open_orders) +
@@ -321,7 +326,7 @@ TraderConfig::MarketData read_market_data(TableReader t, const exchange::MarketD
   m.incremental = checked_group(t, "incremental", t.string("incremental", ex.incremental));
   m.snapshot = checked_group(t, "snapshot", t.string("snapshot", ex.snapshot));
   if (m.incremental == m.snapshot) t.fail("snapshot", "must differ from market_data.incremental");
-  m.reorder_packets = u32(t, "reorder_packets", m.reorder_packets, 0, 65'536);
+  m.reorder_packets = u32(t, "reorder_packets", m.reorder_packets, 0, MdConsumerConfig::kMaxReorderPackets);
   m.reorder_us = u32(t, "reorder_us", m.reorder_us, 0, 1'000'000);
   m.buffer_messages = u32(t, "buffer_messages", m.buffer_messages, 16, 1 << 24);
   m.max_datagram_bytes = ex.mtu;

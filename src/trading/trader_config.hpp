@@ -33,7 +33,7 @@ struct TraderConfig {
   StrategyKind strategy = StrategyKind::kMarketMaker;
   exchange::ThreadMode thread_mode = exchange::ThreadMode::kCompact;
   core::IdleKind idle = core::IdleKind::backoff;
-  std::vector<int> cpus;  // optional pinning, in agent order (dedicated: consumer, engine, gateway)
+  std::vector<int> cpus;  // optional pinning: the engine thread, then (dedicated) the receiver thread
 
   OrderGatewayConfig session;  // exchange address defaults to the exchange config's server.order_entry
 
@@ -44,7 +44,7 @@ struct TraderConfig {
     std::string snapshot;     // multicast group:port
     std::uint32_t reorder_packets = 8;    // packets held while waiting for a missing one
     std::uint32_t reorder_us = 200;       // longest wait for a missing packet
-    std::uint32_t buffer_messages = 65536;  // incrementals buffered per instrument in recovery
+    std::uint32_t buffer_messages = 65536;  // incrementals buffered for instruments in recovery, all together
     std::uint32_t max_datagram_bytes = 1400;  // the exchange's market data mtu
   } market_data;
 

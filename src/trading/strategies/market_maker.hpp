@@ -5,8 +5,8 @@
 // back to flat. Quotes never cross the opposite touch (maker only). When the wanted
 // price moves requote_ticks or more from the quote's, the quote is repriced
 // with a ModifyOrder (one message, the order id kept) rather than cancel +
-// new; a quote that ends (filled, cancelled, rejected) is replaced on the
-// next book update or at once. A stale instrument's quotes are cancelled.
+// new, unless partly filled (then cancel + new); a quote that ends (filled,
+// cancelled) is replaced at once, a rejected one by the next timer retry. A stale instrument's quotes are cancelled.
 //
 // The fair price is the engine's risk_fair_price: the feature engine's
 // (microprice or mid); with one side of the book empty, the last trade, then
@@ -43,7 +43,10 @@ class MarketMaker {
     ClientOrderId& q = quotes_[ev.instrument][side_slot(ev.side)];
     if (q == ev.id && ev.state == OrderState::kDone) {
       q = 0;
-      if (e.is_live(ev.instrument)) requote(e, ev.instrument);
+      // A rejected quote is not sent again at once (the same price would be
+      // rejected the same way, once per round trip): the timer retries it.
+      const bool rejected = ev.done_reason == DoneReason::kRejected || ev.done_reason == DoneReason::kSessionRejected;
+      if (!rejected && e.is_live(ev.instrument)) requote(e, ev.instrument);
     }
   }
   template <typename Engine>
@@ -127,8 +130,19 @@ class MarketMaker {
     const Price tick = e.instrument(i).tick_size;
     const Price distance = o->price > price ? o->price - price : price - o->price;
     if (distance < m.requote_ticks * tick) return;
-    // Keep the quote's size: the part already filled stays filled.
-    (void)e.modify(id, price, o->cum_qty + m.quote_qty);
+    // A quote partly filled is replaced (cancel, then a fresh quote once the
+    // cancel is answered) rather than repriced: a modify's new total would
+    // grow with every fill until it hit the size limit. A reprice that risk
+    // or the session refuses is replaced the same way, or the quote would rest
+    // at its old price for good.
+    if (o->cum_qty > 0) {
+      (void)e.cancel(id);
+      return;
+    }
+    const ActionStatus st = e.modify(id, price, m.quote_qty);
+    if (st == ActionStatus::kBlockedByRisk ||
+        (st == ActionStatus::kRefused && e.last_submit_status() != SubmitStatus::kOutputFull))
+      (void)e.cancel(id);
   }
 
   static constexpr TimeNs kRetryNs = 10'000'000;

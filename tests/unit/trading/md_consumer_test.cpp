@@ -349,6 +349,12 @@ class TestVenue {
   std::uint64_t gen_seq_ = 0;
   std::uint64_t packed_seq_ = 0;
   std::uint64_t snap_seq_ = 1;
+
+ public:
+  // The exchange restarted: its snapshot channel numbers from 1 again.
+  void restart_snapshot_channel() { snap_seq_ = 1; }
+
+ private:
   std::uint64_t trades_packed_ = 0;
   nt::OrderId next_order_id_ = 1;
 };
@@ -745,6 +751,26 @@ TEST(MdConsumer, ShouldCatchALostLastPacketBeforeAQuietPeriodWithTheSnapshotAudi
   EXPECT_TRUE(f.consumer.is_live(kA));
   EXPECT_EQ(f.recorder.order_violations, 0);
   f.expect_books_equal("after the audit");
+}
+
+TEST(MdConsumer, ShouldFollowTheSnapshotChannelAfterItStartsOverAtAnExchangeRestart) {
+  Fixture f(23);
+  f.bootstrap();
+  for (int n = 0; n < 20; ++n) f.deliver(f.venue.next_packet());
+  for (InstrumentId i = 0; i < kInstruments; ++i) f.deliver(f.venue.snapshot(i));  // the channel's seq is well past 1
+  f.deliver(f.venue.flush());
+  (void)f.venue.next_packet(kA);  // lost, then quiet
+  (void)f.venue.flush();
+  f.deliver(f.venue.heartbeat());
+  f.now += 300'000;
+  f.consumer.on_timer(f.now);
+  f.venue.restart_snapshot_channel();
+  f.deliver(f.venue.snapshot(kA));  // seq 1 again: not a duplicate
+  const auto& c = f.consumer.counters();
+  EXPECT_EQ(c.snapshot_channel_restarts.get(), 1u);
+  EXPECT_EQ(c.audit_mismatches.get(), 1u) << "the restarted channel's snapshot still audits";
+  EXPECT_TRUE(f.consumer.is_live(kA));
+  f.expect_books_equal("after the restart");
 }
 
 TEST(MdConsumer, ShouldWaitForALaterSnapshotAfterTheBufferOverflowed) {

@@ -227,7 +227,7 @@ max_position = 80
 max_open_orders = 2
 max_open_notional = 99
 max_loss = 11
-price_band = 50
+price_band = 100
 fair_price = "mid"
 imbalance_levels = 3
 volatility_alpha = 0.5
@@ -274,7 +274,7 @@ reconnect_max_ms = 9
   EXPECT_EQ(r.max_open_orders, 2u);
   EXPECT_EQ(r.max_open_notional, 99);
   EXPECT_EQ(r.max_loss, 11);
-  EXPECT_EQ(r.price_band, 50);
+  EXPECT_EQ(r.price_band, 100);
   const nt::FeatureConfig& f = c.features[1];
   EXPECT_EQ(f.fair_price_kind, nt::FairPriceKind::kMid);
   EXPECT_TRUE(f.imbalance);
@@ -475,8 +475,8 @@ TEST_F(TraderConfigTest, InstrumentValuesAreCheckedAgainstTheVenueAndEachOther) 
   expect_error(mm("requote_ticks = 0\n"), i0 + "requote_ticks", "must be in [1,");
   expect_error(mm("max_order_qty = 5\nquote_qty = 6\n"), i0 + "quote_qty", "must be <= max_order_qty (5)");
   expect_error(mm("max_position = 5\nquote_qty = 6\n"), i0 + "quote_qty", "must be <= max_position (5)");
-  expect_error(mm("price_band = 20\nhalf_spread_ticks = 5\n", "BBB"), i0 + "half_spread_ticks",
-               "5 ticks x tick_size 5 is beyond price_band (20)");
+  expect_error(mm("price_band = 45\nhalf_spread_ticks = 5\n", "BBB"), i0 + "half_spread_ticks",
+               "10 ticks x tick_size 5 is beyond price_band (45)");
   expect_error(mm("max_open_orders = 1\n"), i0 + "max_open_orders", "must be >= 2 for a market maker");
   // liquidity taker
   const auto taker = [](const std::string& extra) {
