@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+"""nanotick demo (issue 6): runs the whole ecosystem on loopback. One exchange
+and the traders of --traders (default: two market makers, a liquidity taker,
+a random load generator), a live status line per process while they run,
+then an ordered stop, a summary table and the latency report, all kept in a
+run directory:
+
+    RUN_DIR/configs/    exchange.toml, trader-<name>.toml: the copies the processes read
+    RUN_DIR/logs/       <process>.log: each process's stderr (report.log: the report's)
+    RUN_DIR/counters/   <process>.txt: the "key value" summary each printed at exit
+    RUN_DIR/telemetry/  binary telemetry (--telemetry RUN_DIR/telemetry, given to each binary whose
+                        --help offers it: each writes its own file there, named by its process)
+    RUN_DIR/journal/    the exchange's journal
+    RUN_DIR/summary.txt the summary table; RUN_DIR/demo.json: processes, pids, exit codes, result
+    RUN_DIR/report.html the latency report (tools/report/report.py, when the build has it)
+
+Usage (the launcher runs it as `./nanotick demo [args]`):
+    build/venv/bin/python tools/demo/demo.py --root REPO [--duration S] [--traders LIST]
+        [--config EXCHANGE_TOML] [--run-dir DIR] [--build-dir DIR] [--no-report]
+
+Exit codes: 0 success; 1 a failure while running or stopping (a process died,
+did not stop, printed no summary, a trader's fills disagree with the
+exchange's, the report failed); 2 nothing was started (bad option, config,
+missing build, run directory in use); 128+N stopped by signal N (130: Ctrl-C),
+after stopping every child.
+
+Order: the exchange starts and logs "ready" (bounded wait), then each trader
+in turn; after --duration the traders get SIGINT (they cancel their orders
+and log out while the exchange still serves), then the exchange does. Every
+exit path stops every child (see demo_process.py for the rest of the "no
+orphan" story). Not thread-safe: one main thread does everything; signals
+only raise an exception or set a flag there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, TextIO, Tuple
+
+from demo_config import (ExchangeSpec, TraderSpec, load_exchange, load_traders, trader_address, write_exchange_copy,
+                         write_trader_copy)
+from demo_console import LiveView, format_row, is_status, strip_prefix
+from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
+from demo_process import Child, describe_exit
+from demo_report import make_report
+from demo_summary import TraderResult, check, read_counters, summary_text
+
+DEFAULT_TRADERS = "mm1,mm2,taker,random"
+EXCHANGE_READY_S = 20.0  # recovery of a fresh journal takes milliseconds; a busy machine gets slack
+TRADER_READY_S = 15.0
+TRADER_STOP_S = 15.0  # a trader waits up to 2 s for the answers to its cancels before it logs out
+EXCHANGE_STOP_S = 15.0
+TAIL_LINES = 20
+_LISTENING = "order entry listening on "  # apps/exchange.cpp, then "ip:port, market data ..."
+_HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def repo_root() -> pathlib.Path:
+    return pathlib.Path(__file__).resolve().parents[2]
+
+
+def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="./nanotick demo",
+        description="Runs one exchange and a set of traders on loopback, shows their live status, stops them "
+                    "cleanly and writes a run directory (configs, logs, counters, telemetry, report.html).",
+        epilog="Exit codes: 0 success, 1 failure while running, 2 nothing started (bad option, config or build), "
+               "130 Ctrl-C. Every process the demo starts is stopped on every exit path.")
+    p.add_argument("--root", type=pathlib.Path, default=repo_root(),
+                   help="the nanotick repository (default: the one this script is in)")
+    p.add_argument("--duration", type=float, default=30.0, metavar="S",
+                   help="seconds of trading once every trader is ready (default 30)")
+    p.add_argument("--traders", default=DEFAULT_TRADERS, metavar="LIST",
+                   help="comma-separated names of config/trader-<name>.toml, or paths to trader configs "
+                        f"(default {DEFAULT_TRADERS})")
+    p.add_argument("--config", type=pathlib.Path, default=None, metavar="EXCHANGE_TOML",
+                   help="exchange config (default ROOT/config/exchange.toml); its clients and instruments must be "
+                        "the traders'")
+    p.add_argument("--run-dir", type=pathlib.Path, default=None, metavar="DIR",
+                   help="where the run is written; must be new or empty (default ROOT/runs/<timestamp>)")
+    p.add_argument("--build-dir", type=pathlib.Path, default=None, metavar="DIR",
+                   help="the release build with bin/nanotick-exchange and bin/nanotick-trader "
+                        "(default ROOT/build/release)")
+    p.add_argument("--no-report", action="store_true", help="skip report.html")
+    p.add_argument("--status-every", type=float, default=5.0, metavar="S",
+                   help="when stdout is not a terminal, print the status block every S seconds (default 5)")
+    args = p.parse_args(argv)
+    if not 0 < args.duration <= 7 * 86400:
+        p.error(f"--duration must be in (0, 604800] seconds, got {args.duration}")
+    if not 0.5 <= args.status_every <= 3600:
+        p.error(f"--status-every must be in [0.5, 3600] seconds, got {args.status_every}")
+    return args
+
+
+@dataclass
+class Plan:
+    """Everything decided before the first process starts."""
+
+    root: pathlib.Path
+    run_dir: pathlib.Path
+    exchange_bin: pathlib.Path
+    trader_bin: pathlib.Path
+    exchange: ExchangeSpec
+    exchange_copy: pathlib.Path
+    traders: List[TraderSpec]
+    telemetry: Dict[str, bool]  # binary name -> its --help lists --telemetry
+    duration: float
+    report: bool
+    status_every: float
+
+
+def find_binary(bin_dir: pathlib.Path, name: str) -> pathlib.Path:
+    path = bin_dir / name
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise DemoError(f"{path} is missing: run ./nanotick build (or point --build-dir at a release build "
+                        f"directory holding bin/{name})", EXIT_CANNOT_START)
+    return path
+
+
+def offers_telemetry(binary: pathlib.Path) -> bool:
+    """Whether the binary's --help lists --telemetry (the option comes with issue 6's instrumentation)."""
+    try:
+        done = subprocess.run([str(binary), "--help"], stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise DemoError(f"cannot run {binary} --help ({e}): rebuild with ./nanotick build", EXIT_CANNOT_START) from e
+    if done.returncode != 0:
+        raise DemoError(f"{binary} --help {describe_exit(done.returncode)}: rebuild with ./nanotick build\n"
+                        + done.stderr.decode("utf-8", errors="replace").strip(), EXIT_CANNOT_START)
+    return "--telemetry" in done.stdout.decode("utf-8", errors="replace")
+
+
+def make_run_dir(root: pathlib.Path, given: Optional[pathlib.Path]) -> pathlib.Path:
+    if given is not None:
+        run_dir = given.expanduser().resolve()
+        if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+            raise DemoError(f"--run-dir {run_dir} exists and is not an empty directory: choose another one "
+                            f"(a journal left there would be recovered into the new run)", EXIT_CANNOT_START)
+    else:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        run_dir = root / "runs" / stamp
+        n = 2
+        while run_dir.exists():
+            run_dir = root / "runs" / f"{stamp}-{n}"
+            n += 1
+    try:
+        for sub in ("configs", "logs", "counters", "telemetry", "journal"):
+            (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise DemoError(f"cannot create the run directory {run_dir}: {e}", EXIT_CANNOT_START) from e
+    return run_dir
+
+
+def prepare(args: argparse.Namespace) -> Plan:
+    root = args.root.expanduser().resolve()
+    bin_dir = (args.build_dir.expanduser().resolve() if args.build_dir else root / "build" / "release") / "bin"
+    exchange_bin = find_binary(bin_dir, "nanotick-exchange")
+    trader_bin = find_binary(bin_dir, "nanotick-trader")
+    config = args.config.expanduser().resolve() if args.config else root / "config" / "exchange.toml"
+    exchange = load_exchange(config)
+    traders = load_traders(root, [t.strip() for t in args.traders.split(",") if t.strip()], exchange)
+    telemetry = {b.name: offers_telemetry(b) for b in (exchange_bin, trader_bin)}
+    run_dir = make_run_dir(root, args.run_dir)
+    exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal")
+    return Plan(root, run_dir, exchange_bin, trader_bin, exchange, exchange_copy, traders, telemetry, args.duration,
+                not args.no_report, args.status_every)
+
+
+def _error_lines(lines: List[str]) -> List[str]:
+    return [line for line in lines if "error" in line.lower()]
+
+
+class DemoRun:
+    """One run of the plan: start, watch, stop, summarise."""
+
+    def __init__(self, plan: Plan, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
+                 tty: Optional[bool] = None) -> None:
+        self.plan = plan
+        self.out, self.err = out, err
+        self.view = LiveView(out, out.isatty() if tty is None else tty, plan.status_every)
+        self.exchange: Optional[Child] = None
+        self.traders: List[Tuple[TraderSpec, Child]] = []
+        self.latest: Dict[str, str] = {}  # process -> its latest status line (without the log prefix)
+        self.address: Optional[str] = None  # the exchange's order-entry address as it logged it
+        # What a signal does: "raise" Interrupted (running, writing the report); "defer" it until
+        # the child being started is on the list (raised right after); "hurry" the stop that is
+        # under way (a second Ctrl-C: kill instead of waiting).
+        self.on_signal = "raise"
+        self.pending_signal = 0
+        self.hurry = False
+        self.killed: set = set()  # processes the stop had to SIGKILL (already reported)
+        self.ran_s = 0.0
+        self.started_at = datetime.datetime.now().isoformat(timespec="seconds")
+        self.result, self.message = "running", ""
+
+    # ------------------------------------------------------------ output
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def complain(self, text: str) -> None:
+        self.err.write(f"nanotick demo: {text}\n")
+        self.err.flush()
+
+    # ------------------------------------------------------------ signals
+    def _on_signal(self, signum: int, _frame) -> None:
+        if self.on_signal == "raise":
+            raise Interrupted(signum)
+        if self.on_signal == "defer":
+            self.pending_signal = self.pending_signal or signum
+        else:
+            self.hurry = True
+
+    # ------------------------------------------------------------ children
+    def children(self) -> List[Child]:
+        return ([self.exchange] if self.exchange else []) + [c for _, c in self.traders]
+
+    def _telemetry_args(self, binary: pathlib.Path) -> List[str]:
+        if not self.plan.telemetry.get(binary.name):
+            return []
+        return ["--telemetry", str(self.plan.run_dir / "telemetry")]
+
+    def _start(self, process: str, args: List[str], register: Callable[[Child], None]) -> Child:
+        """Starts a child and registers it (so that the stop finds it) before a signal that
+        arrived meanwhile is raised: no child can be started and forgotten."""
+        run = self.plan.run_dir
+        self.on_signal = "defer"
+        try:
+            child = Child(process, args, run, run / "logs" / f"{process}.log", run / "counters" / f"{process}.txt")
+        except OSError as e:
+            raise DemoError(f"cannot start {process} ({args[0]}): {e}: rebuild with ./nanotick build") from e
+        finally:
+            self.on_signal = "raise"
+        register(child)
+        if self.pending_signal:
+            raise Interrupted(self.pending_signal)
+        return child
+
+    def _handle(self, child: Child, line: str) -> str:
+        """Takes what the demo needs from one log line (a status line, the exchange's address);
+        returns the line without its prefix."""
+        text = strip_prefix(line)
+        if is_status(text):
+            self.latest[child.name] = text
+        elif child is self.exchange and text.startswith(_LISTENING):
+            self.address = text[len(_LISTENING):].split(",")[0].strip()
+        return text
+
+    def _poll(self) -> None:
+        for child in self.children():
+            for line in child.read_lines():
+                self._handle(child, line)
+
+    def _wait_ready(self, child: Child, what: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        ready = False
+        seen: List[str] = []
+        while not ready:
+            for line in child.read_lines():
+                seen.append(line)
+                if self._handle(child, line) == "ready":
+                    ready = True
+            if ready:
+                break
+            if not child.alive():
+                seen += child.read_lines()
+                errors = _error_lines(seen)
+                headline = ("\n  " + "\n  ".join(errors)) if errors else ""
+                raise DemoError(f"{what} {describe_exit(child.returncode)} before it was ready:{headline}\n"
+                                f"{child.describe(TAIL_LINES)}")
+            if time.monotonic() >= deadline:
+                raise DemoError(f"{what} did not log 'ready' within {timeout:.0f} s (stopped it)\n"
+                                f"{child.describe(TAIL_LINES)}")
+            time.sleep(0.02)
+
+    def _start_exchange(self) -> None:
+        p = self.plan
+        args = [str(p.exchange_bin), "--config", str(p.exchange_copy), "--status", "1"]
+        exchange = self._start("exchange", args + self._telemetry_args(p.exchange_bin),
+                               lambda c: setattr(self, "exchange", c))
+        self._write_state()
+        self._wait_ready(exchange, "the exchange", EXCHANGE_READY_S)
+        if self.address is None:
+            raise DemoError(f"the exchange logged 'ready' but no 'order entry listening on' line: cannot point the "
+                            f"traders at it\n{exchange.describe(TAIL_LINES)}")
+        self.say(f"  {'exchange':<10} ready, order entry on {self.address} (pid {exchange.pid})")
+
+    def _start_traders(self) -> None:
+        p = self.plan
+        connect_to = trader_address(self.address or "")
+        for spec in p.traders:
+            copy = write_trader_copy(spec, p.run_dir / "configs", p.exchange, connect_to)
+            args = [str(p.trader_bin), "--config", str(copy)] + self._telemetry_args(p.trader_bin)
+            child = self._start(spec.process, args, lambda c, s=spec: self.traders.append((s, c)))
+            self._write_state()
+            self._wait_ready(child, f"trader {spec.name}", TRADER_READY_S)
+            self.say(f"  {spec.name:<10} ready, client {spec.client_id} (pid {child.pid})")
+
+    def _rows(self) -> List[str]:
+        rows = []
+        names = [("exchange", "exchange")] + [(s.process, s.name) for s, _ in self.traders]
+        by_name = {c.name: c for c in self.children()}
+        for process, label in names:
+            child = by_name.get(process)
+            if child is not None and not child.alive():  # its last status line would hide that
+                rows.append(format_row(label, None, describe_exit(child.returncode)))
+            else:
+                rows.append(format_row(label, self.latest.get(process)))
+        return rows
+
+    def _show(self, elapsed: float, force: bool = False) -> None:
+        header = f"nanotick demo: {elapsed:5.1f} s of {self.plan.duration:g} s (Ctrl-C stops early)"
+        self.view.show(header, self._rows(), force)
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        end = start + self.plan.duration
+        while True:
+            self._poll()
+            now = time.monotonic()
+            self.ran_s = now - start
+            for child in self.children():
+                if not child.alive():
+                    self._show(self.ran_s, force=True)
+                    self.view.detach()
+                    label = "the exchange" if child is self.exchange else f"trader {child.name[len('trader-'):]}"
+                    raise DemoError(f"{label} {describe_exit(child.returncode)} during the run\n"
+                                    f"{child.describe(TAIL_LINES)}")
+            self._show(self.ran_s)
+            if now >= end:
+                break
+            time.sleep(min(0.25, end - now))
+        self._show(self.ran_s, force=True)
+        self.view.detach()
+
+    def _stop(self, children: List[Child], timeout: float) -> List[str]:
+        """SIGINT to each, then a bounded wait; SIGKILL for whoever is still running."""
+        problems = []
+        for child in children:
+            child.signal(signal.SIGINT)
+        deadline = time.monotonic() + timeout
+        for child in children:
+            if child.wait(max(0.0, deadline - time.monotonic()), lambda: self.hurry) is None:
+                why = "a second interrupt" if self.hurry else f"{timeout:.0f} s"
+                problems.append(f"{child.name} did not stop within {why} of SIGINT: killed it")
+                child.kill()
+                self.killed.add(child.name)
+        return problems
+
+    def stop_all(self) -> List[str]:
+        """Traders first (they cancel and log out while the exchange serves), then the exchange.
+        Idempotent; bounded in time; never leaves a child running."""
+        problems = self._stop([c for _, c in self.traders if c.alive()], TRADER_STOP_S)
+        if self.exchange is not None and self.exchange.alive():
+            problems += self._stop([self.exchange], EXCHANGE_STOP_S)
+        for child in self.children():  # belt and braces: nothing survives this function
+            if child.alive():
+                child.kill()
+        self._poll()
+        return problems
+
+    # ------------------------------------------------------------ results
+    def _write_state(self) -> None:
+        p = self.plan
+        run = p.run_dir
+
+        def rel(path: pathlib.Path) -> str:
+            return str(path.relative_to(run))
+
+        processes = []
+        for child in self.children():
+            spec = next((s for s, c in self.traders if c is child), None)
+            processes.append({
+                "name": child.name,
+                "role": "exchange" if child is self.exchange else "trader",
+                "trader": spec.name if spec else None,
+                "client_id": spec.client_id if spec else None,
+                "pid": child.pid,
+                "args": child.args,
+                "config": rel(run / "configs" / ("exchange.toml" if spec is None else f"{spec.process}.toml")),
+                "log": rel(child.log_path),
+                "counters": rel(child.counters_path),
+                "telemetry": "--telemetry" in child.args,
+                "exit_code": child.returncode,
+            })
+        state = {
+            "run_dir": str(run),
+            "started_at": self.started_at,
+            "duration_s": p.duration,
+            "ran_s": round(self.ran_s, 3),
+            "traders": [t.name for t in p.traders],
+            "exchange_config": str(p.exchange.path),
+            "exchange_address": self.address,
+            "processes": processes,
+            "result": self.result,
+            "message": self.message,
+        }
+        tmp = run / "demo.json.tmp"
+        tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(run / "demo.json")
+
+    def _exit_problems(self) -> List[str]:
+        return [f"{c.name} {describe_exit(c.returncode)} when stopped\n{c.describe(TAIL_LINES)}"
+                for c in self.children() if c.returncode not in (0, None) and c.name not in self.killed]
+
+    def _summarise(self) -> List[str]:
+        """Prints the summary table (and writes summary.txt); returns the problems it found."""
+        run = self.plan.run_dir
+        results = [TraderResult(s.name, s.client_id, read_counters(c.counters_path)) for s, c in self.traders]
+        exchange = read_counters(run / "counters" / "exchange.txt")
+        problems = check(results, exchange)
+        names = {cid: str(c.get("name", "?")) for cid, c in self.plan.exchange.clients.items()}
+        text = summary_text(results, exchange, names, problems)
+        (run / "summary.txt").write_text(text + "\n", encoding="utf-8")
+        self.say("")
+        self.say(text)
+        return problems
+
+    # ------------------------------------------------------------ the run
+    def execute(self) -> int:
+        previous = {s: signal.signal(s, self._on_signal) for s in _HANDLED_SIGNALS}
+        failure: Optional[str] = None
+        interrupted: Optional[Interrupted] = None
+        try:
+            try:
+                self.say(f"nanotick demo: run dir {self.plan.run_dir}")
+                offered = [b for b, on in sorted(self.plan.telemetry.items()) if on]
+                self.say(f"telemetry: {', '.join(offered) if offered else 'not offered by this build'}"
+                         + (f" -> {self.plan.run_dir / 'telemetry'}" if offered else ""))
+                self._start_exchange()
+                self._start_traders()
+                self.say(f"running for {self.plan.duration:g} s (Ctrl-C stops early)")
+                self._run()
+            except Interrupted as e:
+                interrupted = e
+            except DemoError as e:
+                failure = str(e)
+            except Exception as e:  # a bug of the demo itself: still stop everything below
+                failure = f"internal error: {type(e).__name__}: {e}"
+            finally:
+                self.on_signal = "hurry"
+                self.view.detach()
+                if any(c.alive() for c in self.children()):
+                    why = (f"interrupted by {interrupted}; stopping" if interrupted
+                           else "stopping after the error below" if failure else "stopping")
+                    self.say(f"{why}: the traders first (SIGINT: they cancel their orders and log out), "
+                             f"then the exchange")
+                while True:
+                    try:
+                        stop_problems = self.stop_all()
+                        break
+                    except Interrupted:  # raced the switch above: stop harder
+                        self.hurry = True
+            return self._finish(failure, interrupted, stop_problems)
+        finally:
+            self.on_signal = "hurry"
+            for child in self.children():  # whatever happened in _finish, nothing stays
+                if child.alive():
+                    child.kill()
+            try:
+                self._write_state()
+            except OSError as e:
+                self.complain(f"cannot write {self.plan.run_dir / 'demo.json'}: {e}")
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+    def _finish(self, failure: Optional[str], interrupted: Optional[Interrupted], stop_problems: List[str]) -> int:
+        run = self.plan.run_dir
+        if failure is not None:
+            self.result, self.message = "failed", failure
+            self.complain(f"error: {failure}")
+            for p in stop_problems:
+                self.complain(f"also: {p}")
+            self.complain(f"stopped every process; run dir {run}")
+            return EXIT_FAILED
+        started_all = len(self.traders) == len(self.plan.traders) and self.ran_s > 0
+        if interrupted is not None and not started_all:
+            self.result, self.message = "interrupted", f"{interrupted} before the run began"
+            self.complain(f"interrupted ({interrupted}) while starting; stopped every process; run dir {run}")
+            return interrupted.exit_code
+        problems = stop_problems + self._exit_problems() + self._summarise()
+        if interrupted is not None:
+            self.result = "interrupted"
+            self.message = f"{interrupted} after {self.ran_s:.1f} s"
+            for p in problems:
+                self.complain(f"problem: {p}")
+            self.say(f"interrupted ({signal_name(interrupted.signum)}) after {self.ran_s:.1f} s; every process "
+                     f"stopped; no report")
+            self.say(f"run dir: {run}")
+            return interrupted.exit_code
+        if problems:
+            self.result, self.message = "failed", "; ".join(problems)
+            for p in problems:
+                self.complain(f"error: {p}")
+            self.say(f"run dir: {run}")
+            return EXIT_FAILED
+        code = EXIT_OK
+        if self.plan.report:
+            self.on_signal = "raise"  # Ctrl-C ends the report generator too
+            try:
+                outcome = make_report(self.plan.root / "tools" / "report" / "report.py", run)
+            except Interrupted as e:
+                self.on_signal = "hurry"
+                self.result, self.message = "interrupted", f"{e} while writing the report"
+                self.complain(f"interrupted ({e}) while writing the report; run dir {run}")
+                return e.exit_code
+            self.on_signal = "hurry"
+            if outcome.text:
+                self.say("")
+                self.say(outcome.text)
+            self.say(outcome.line)
+            if not outcome.ok:
+                self.result, self.message = "failed", outcome.line
+                code = EXIT_FAILED
+        else:
+            self.say("report: skipped (--no-report)")
+        if code == EXIT_OK:
+            self.result, self.message = "ok", ""
+        self.say(f"run dir: {run}")
+        return code
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    try:
+        plan = prepare(args)
+    except DemoError as e:
+        sys.stderr.write(f"nanotick demo: error: {e}\n")
+        return e.exit_code
+    except KeyboardInterrupt:  # Ctrl-C before any process started: nothing to stop
+        sys.stderr.write("nanotick demo: interrupted before anything started\n")
+        return 128 + signal.SIGINT
+    return DemoRun(plan).execute()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The end of a demo run: the "key value" summaries the processes printed on
+stdout at exit (counters/<process>.txt: the trader's Trader::summary(), the
+exchange's counters_report()), checked for completeness and against each
+other (every trader's fills equal the exchange's client.<id>.fills: both
+sides count the same executions), and the summary table the demo prints.
+
+Pure functions and plain data: thread-safe.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+_NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
+
+TRADER_KEYS = ("fills", "volume", "pnl.realised", "pnl.total", "orders.placed", "orders.modifies", "orders.cancels",
+               "tick_to_trade_ns.p50", "tick_to_trade_ns.p99", "tick_to_trade_ns.count")
+EXCHANGE_KEYS = ("requests_sequenced", "messages_in", "messages_out")
+
+
+def parse_counters(text: str) -> Dict[str, str]:
+    """The "key value" lines (keys may contain spaces; values are integers or reals as printed)."""
+    out: Dict[str, str] = {}
+    for line in text.splitlines():
+        key, _, value = line.strip().rpartition(" ")
+        if key and _NUMBER_RE.fullmatch(value):
+            out[key] = value
+    return out
+
+
+def read_counters(path: pathlib.Path) -> Dict[str, str]:
+    try:
+        return parse_counters(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return {}
+
+
+@dataclass
+class TraderResult:
+    name: str
+    client_id: int
+    counters: Dict[str, str]
+
+    def int(self, key: str) -> int:
+        return int(self.counters.get(key, "0"))
+
+    def real(self, key: str) -> float:
+        return float(self.counters.get(key, "0"))
+
+    @property
+    def risk_blocks(self) -> int:
+        return sum(int(v) for k, v in self.counters.items() if k.startswith("risk.blocked."))
+
+
+def missing_keys(counters: Dict[str, str], keys: Sequence[str]) -> List[str]:
+    return [k for k in keys if k not in counters]
+
+
+def check(traders: List[TraderResult], exchange: Dict[str, str]) -> List[str]:
+    """Problems with the summaries: one missing or incomplete, or a trader whose fills differ
+    from the exchange's count for its client. Empty when all is well."""
+    problems: List[str] = []
+    missing = missing_keys(exchange, EXCHANGE_KEYS)
+    if missing:
+        problems.append(f"the exchange's summary lacks {', '.join(missing)} (counters/exchange.txt)")
+    for t in traders:
+        missing = missing_keys(t.counters, TRADER_KEYS)
+        if missing:
+            problems.append(f"trader {t.name}'s summary lacks {', '.join(missing)} (counters/trader-{t.name}.txt)")
+            continue
+        if not missing_keys(exchange, EXCHANGE_KEYS):
+            ex_fills = int(exchange.get(f"client.{t.client_id}.fills", "0"))
+            if t.int("fills") != ex_fills:
+                problems.append(f"trader {t.name} counted {t.int('fills')} fills, the exchange {ex_fills} for its "
+                                f"client {t.client_id}: they must agree (see both logs)")
+    return problems
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns aligned: the first left, the others right (numbers)."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def _us(ns: str) -> str:
+    return f"{int(ns) / 1000:.2f}"
+
+
+def trader_table(traders: List[TraderResult], exchange: Dict[str, str]) -> str:
+    headers = ("trader", "client", "fills", "exch fills", "volume", "realised PnL", "total PnL", "orders", "modifies",
+               "cancels", "risk blocks", "t2t p50 us", "t2t p99 us", "t2t count")
+    rows: List[Tuple[str, ...]] = []
+    for t in traders:
+        c = t.counters
+        if missing_keys(c, TRADER_KEYS):
+            rows.append((t.name, str(t.client_id)) + ("-",) * (len(headers) - 2))
+            continue
+        rows.append((t.name, str(t.client_id), c["fills"], exchange.get(f"client.{t.client_id}.fills", "0"),
+                     c["volume"], c["pnl.realised"], f"{float(c['pnl.total']):.1f}", c["orders.placed"],
+                     c["orders.modifies"], c["orders.cancels"], str(t.risk_blocks), _us(c["tick_to_trade_ns.p50"]),
+                     _us(c["tick_to_trade_ns.p99"]), c["tick_to_trade_ns.count"]))
+    return format_table(headers, rows)
+
+
+def exchange_lines(exchange: Dict[str, str], client_names: Dict[int, str]) -> List[str]:
+    if missing_keys(exchange, EXCHANGE_KEYS):
+        return ["exchange: no complete summary (see counters/exchange.txt and logs/exchange.log)"]
+    lines = [f"exchange: {exchange['requests_sequenced']} requests sequenced, messages in {exchange['messages_in']}, "
+             f"out {exchange['messages_out']}"
+             + (f", market data messages {exchange['md.incremental.messages']}"
+                if "md.incremental.messages" in exchange else "")]
+    fills = sorted((int(k.split(".")[1]), v) for k, v in exchange.items()
+                   if re.fullmatch(r"client\.\d+\.fills", k))
+    if fills:
+        lines.append("exchange fills per client: " + ", ".join(
+            f"{cid} ({client_names.get(cid, '?')}) {v}" for cid, v in fills))
+    else:
+        lines.append("exchange fills per client: none (nobody traded)")
+    return lines
+
+
+def summary_text(traders: List[TraderResult], exchange: Dict[str, str], client_names: Dict[int, str],
+                 problems: Optional[List[str]] = None) -> str:
+    parts = [trader_table(traders, exchange), ""] + exchange_lines(exchange, client_names)
+    if problems:
+        parts += [""] + [f"PROBLEM: {p}" for p in problems]
+    return "\n".join(parts)
