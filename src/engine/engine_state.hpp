@@ -29,6 +29,7 @@ struct EngineState {
   struct Book {
     bool has_last_trade = false;
     Price last_trade = 0;
+    Seq md_seq = 0;                      // the instrument's last market data instrument_seq
     std::vector<Order> orders;           // bids best first (FIFO within a level), then asks best first
     std::vector<std::uint64_t> finished; // finished-order keys, oldest first
     bool operator==(const Book&) const = default;
@@ -36,7 +37,7 @@ struct EngineState {
 
   Seq requests = 0;
   Seq report_seq = 0;
-  Seq md_seq = 0;
+  Seq md_seq = 0;             // the engine-wide one: the sum of the books' md_seq
   OrderId next_order_id = 0;  // last assigned
   std::vector<Book> books;    // one per instrument, in id order
   bool operator==(const EngineState&) const = default;

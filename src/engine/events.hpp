@@ -69,7 +69,9 @@ enum class MdType : std::uint8_t {
 };
 
 struct MdEvent {
-  Seq seq;                 // market data sequence, from 1, no gaps
+  Seq seq;                 // market data sequence, from 1, no gaps (the whole engine)
+  Seq instrument_seq;      // this instrument's own market data sequence, from 1, no gaps: a
+                           // consumer that lost events learns which instruments they touched
   std::uint64_t event_id;  // copied from the request
   InstrumentId instrument;
   MdType type;

@@ -105,6 +105,10 @@ class MatchingEngine {
   Seq requests_processed() const noexcept { return requests_; }
   Seq last_report_seq() const noexcept { return report_seq_; }
   Seq last_md_seq() const noexcept { return md_seq_; }
+  // The instrument's last MdEvent::instrument_seq (0: no event yet, or no such instrument).
+  Seq last_instrument_md_seq(InstrumentId inst) const noexcept {
+    return inst < books_.size() ? books_[inst]->md_seq : 0;
+  }
   std::optional<Price> last_trade(InstrumentId inst) const noexcept {
     if (inst >= books_.size() || !books_[inst]->has_last_trade) return std::nullopt;
     return books_[inst]->last_trade;
@@ -135,6 +139,7 @@ class MatchingEngine {
       EngineState::Book book;
       book.has_last_trade = bp->has_last_trade;
       book.last_trade = bp->last_trade;
+      book.md_seq = bp->md_seq;
       for (const BookSide* side : {&bp->bids, &bp->asks})
         side->walk([&book](const PriceLevel& lvl) {
           for (const Order* o = lvl.head; o != nullptr; o = o->next)
@@ -152,12 +157,25 @@ class MatchingEngine {
   // configured as the exporter was. From then on it produces exactly the
   // outputs the exporter would have. Throws std::invalid_argument on any
   // inconsistency (wrong instrument count, an order outside the band or the
-  // capacity, a duplicate id, a crossed book), leaving the engine unusable.
+  // capacity, a duplicate id, a crossed book, instrument market data sequence
+  // numbers that do not add up to the engine's), leaving the engine unusable.
   void import_state(const EngineState& st) {
     if (requests_ != 0 || live_.size() != 0) throw std::invalid_argument("import_state: the engine is not fresh");
     if (st.books.size() != books_.size())
       throw std::invalid_argument("import_state: " + std::to_string(st.books.size()) + " books for " +
                                   std::to_string(books_.size()) + " instruments");
+    // Every event has one instrument, so the per-instrument counters add up to
+    // the engine's; anything else would renumber a feed consumers already saw.
+    Seq md_total = 0;
+    for (const EngineState::Book& sb : st.books) {
+      if (sb.md_seq > st.md_seq - md_total)
+        throw std::invalid_argument("import_state: the instruments' market data sequence numbers add up to more "
+                                    "than the engine's " + std::to_string(st.md_seq));
+      md_total += sb.md_seq;
+    }
+    if (md_total != st.md_seq)
+      throw std::invalid_argument("import_state: the instruments' market data sequence numbers add up to " +
+                                  std::to_string(md_total) + ", the engine's is " + std::to_string(st.md_seq));
     requests_ = st.requests;
     report_seq_ = st.report_seq;
     md_seq_ = st.md_seq;
@@ -168,6 +186,7 @@ class MatchingEngine {
       const std::string where = "import_state: instrument " + std::to_string(i) + ": ";
       b.has_last_trade = sb.has_last_trade;
       b.last_trade = sb.last_trade;
+      b.md_seq = sb.md_seq;
       for (const EngineState::Order& so : sb.orders) {
         if ((so.side != Side::kBuy && so.side != Side::kSell) || static_cast<std::uint8_t>(so.stp) > 3 ||
             so.client > kMaxClientId || so.client_order_id > kMaxClientOrderId || so.cum_qty < 0 ||
@@ -204,8 +223,14 @@ class MatchingEngine {
   // Tests only: throws std::logic_error describing the first broken invariant.
   void validate_invariants() const {
     std::size_t total = 0;
-    for (const auto& b : books_) total += b->validate();
+    Seq md_total = 0;
+    for (const auto& b : books_) {
+      total += b->validate();
+      md_total += b->md_seq;
+    }
     if (total != live_.size()) throw std::logic_error("live-order index size differs from the books");
+    if (md_total != md_seq_)
+      throw std::logic_error("the instruments' market data sequence numbers do not add up to the engine's");
     live_.for_each([this](std::uint64_t key, const Order* o) {
       if (o->key != key) throw std::logic_error("live-order index key differs from its order's");
       bool owned = false;
@@ -371,9 +396,9 @@ class MatchingEngine {
       own.level(o->level).qty -= o->order_qty - rq.qty;
       o->order_qty = rq.qty;
       report(ReportType::kModified, *o, OrderType::kLimit);
-      md_order(MdType::kModify, *o);
+      md_order(b, MdType::kModify, *o);
     } else {
-      md_order(MdType::kDelete, *o);
+      md_order(b, MdType::kDelete, *o);
       unlink(b, o);
       o->price = rq.price;
       o->order_qty = rq.qty;
@@ -456,7 +481,7 @@ class MatchingEngine {
       m.contra_order_id = in.order_id;
       m.price = px;
       m.qty = q;
-      md(m);
+      md(b, m);
       b.last_trade = px;
       b.has_last_trade = true;
       if (maker->open_qty() == 0) {
@@ -479,7 +504,7 @@ class MatchingEngine {
     BookSide& s = b.side(o->side);
     o->level = s.find_or_insert(o->price);
     s.level(o->level).push_back(o);
-    md_order(MdType::kAdd, *o);
+    md_order(b, MdType::kAdd, *o);
   }
   // Takes `o` out of its level (removing the level if it empties).
   NT_ALWAYS_INLINE void unlink(OrderBook& b, Order* o) noexcept {
@@ -498,7 +523,7 @@ class MatchingEngine {
   // Cancels a resting order: kCancelled, market data kDelete, gone.
   void remove_resting(OrderBook& b, Order* o, CancelReason why) noexcept {
     cancelled(*o, OrderType::kLimit, why);
-    md_order(MdType::kDelete, *o);
+    md_order(b, MdType::kDelete, *o);
     unlink(b, o);
     retire(b, o);
   }
@@ -557,20 +582,22 @@ class MatchingEngine {
     r.reason = why;
     sink_.on_report(r);
   }
-  NT_ALWAYS_INLINE void md(MdEvent& m) noexcept {
+  // `b` is the request's instrument's book (every output of a request is on it).
+  NT_ALWAYS_INLINE void md(OrderBook& b, MdEvent& m) noexcept {
     m.seq = ++md_seq_;
+    m.instrument_seq = ++b.md_seq;
     m.event_id = event_id_;
     m.instrument = instrument_;
     sink_.on_market_data(m);
   }
-  NT_ALWAYS_INLINE void md_order(MdType type, const Order& o) noexcept {
+  NT_ALWAYS_INLINE void md_order(OrderBook& b, MdType type, const Order& o) noexcept {
     MdEvent m{};
     m.type = type;
     m.side = o.side;
     m.order_id = o.order_id;
     m.price = o.price;
     m.qty = o.open_qty();
-    md(m);
+    md(b, m);
   }
   NT_ALWAYS_INLINE static Top top(const OrderBook& b) noexcept {
     Top t{0, 0, 0, 0};
@@ -578,7 +605,7 @@ class MatchingEngine {
     if (const PriceLevel* l = b.asks.best()) t.ask_price = l->price, t.ask_qty = l->qty;
     return t;
   }
-  NT_ALWAYS_INLINE void emit_top_if_changed(const OrderBook& b, const Top& before) noexcept {
+  NT_ALWAYS_INLINE void emit_top_if_changed(OrderBook& b, const Top& before) noexcept {
     const Top now = top(b);
     if (now == before) return;
     MdEvent m{};
@@ -587,7 +614,7 @@ class MatchingEngine {
     m.bid_qty = now.bid_qty;
     m.ask_price = now.ask_price;
     m.ask_qty = now.ask_qty;
-    md(m);
+    md(b, m);
   }
 
   Sink& sink_;

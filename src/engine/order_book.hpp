@@ -1,6 +1,7 @@
 // Everything the engine keeps for one instrument: its configuration, two book
-// sides, its pool of resting orders, its finished-order memory and its last
-// trade price. Not thread-safe: the engine's thread owns it.
+// sides, its pool of resting orders, its finished-order memory, its last
+// trade price and its own market data sequence number. Not thread-safe: the
+// engine's thread owns it.
 #pragma once
 
 #include <algorithm>
@@ -99,6 +100,7 @@ struct OrderBook {
   Qty max_order_qty;
   Price last_trade = 0;
   bool has_last_trade = false;
+  Seq md_seq = 0;  // last MdEvent::instrument_seq of this instrument (0: none yet)
   BookSide bids;
   BookSide asks;
   core::ObjectPool<Order> orders;

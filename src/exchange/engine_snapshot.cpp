@@ -98,6 +98,7 @@ std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std:
   for (const auto& b : s.books) {
     w.put(static_cast<std::uint8_t>(b.has_last_trade));
     w.put(b.last_trade);
+    w.put(b.md_seq);
     w.put(static_cast<std::uint64_t>(b.orders.size()));
     for (const auto& o : b.orders) {
       w.put(o.order_id);
@@ -137,13 +138,14 @@ LoadedSnapshot decode_engine_snapshot(const std::vector<std::uint8_t>& bytes, st
   s.report_seq = r.get<std::uint64_t>("counters");
   s.md_seq = r.get<std::uint64_t>("counters");
   s.next_order_id = r.get<std::uint64_t>("counters");
-  const std::uint64_t nbooks = r.count("books", 1 + 8 + 8 + 8);
+  const std::uint64_t nbooks = r.count("books", 1 + 8 + 8 + 8 + 8);
   s.books.resize(nbooks);
   for (auto& b : s.books) {
     const auto has = r.get<std::uint8_t>("book");
     if (has > 1) throw std::runtime_error("bad last-trade flag");
     b.has_last_trade = has == 1;
     b.last_trade = r.get<std::int64_t>("book");
+    b.md_seq = r.get<std::uint64_t>("book");
     b.orders.resize(r.count("orders", kOrderBytes));
     for (auto& o : b.orders) {
       o.order_id = r.get<std::uint64_t>("order");

@@ -43,13 +43,14 @@ class MdChannel {
   // seq_jumps()) or the packet is full, the packet is sent first.
   template <typename M>
   NT_ALWAYS_INLINE void append(const M& m, std::uint64_t seq) noexcept {
+    static_assert(sizeof(M) <= proto::kMaxMdMessageLength, "a market data message the packet limits do not cover");
     if (seq != next_seq_) [[unlikely]] {
       seq_jumps_.add();
       if (!writer_.empty()) send_packet();
     }
     if (!writer_.append(m, seq)) {
       send_packet();
-      (void)writer_.append(m, seq);  // an empty packet always has room: mtu >= kMinMtu > any message
+      (void)writer_.append(m, seq);  // an empty packet always has room: md_packet.hpp asserts kMinMtu fits any message
     }
     next_seq_ = seq + 1;
   }

@@ -30,6 +30,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.order_id = e.order_id;
       m.price = e.price;
       m.qty = e.qty;
+      m.instrument_seq = e.instrument_seq;
       channel_.append(m, e.seq);
       break;
     }
@@ -40,6 +41,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.instrument = e.instrument;
       m.order_id = e.order_id;
       m.qty = e.qty;
+      m.instrument_seq = e.instrument_seq;
       channel_.append(m, e.seq);
       break;
     }
@@ -48,6 +50,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.header = header<proto::MdDeleteOrder>(proto::MdMsgType::kDeleteOrder, wire_side(e.side));
       m.instrument = e.instrument;
       m.order_id = e.order_id;
+      m.instrument_seq = e.instrument_seq;
       channel_.append(m, e.seq);
       break;
     }
@@ -59,6 +62,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.taker_order_id = e.contra_order_id;
       m.price = e.price;
       m.qty = e.qty;
+      m.instrument_seq = e.instrument_seq;
       channel_.append(m, e.seq);
       break;
     }
@@ -70,6 +74,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.bid_qty = e.bid_qty;
       m.ask_price = e.ask_price;
       m.ask_qty = e.ask_qty;
+      m.instrument_seq = e.instrument_seq;
       channel_.append(m, e.seq);
       break;
     }

@@ -1,10 +1,12 @@
 // The incremental market data publisher (docs/EXCHANGE.md "Pipeline",
 // PROTOCOL.md §2): encodes each engine MdEvent as its wire message on channel
-// 1 with the event's own sequence number, packs consecutive events into
-// packets up to the MTU (a full packet goes out as soon as the next message
-// does not fit; flush() sends the partial one at the end of each engine
-// batch, so an event waits at most one batch), sends heartbeats when idle,
-// and forwards every event to the snapshot publisher through an MdRing.
+// 1 with the event's own sequence number (and, in the message, its
+// instrument's: both are the engine's, so both continue across restarts),
+// packs consecutive events into packets up to the MTU (a full packet goes out
+// as soon as the next message does not fit; flush() sends the partial one at
+// the end of each engine batch, so an event waits at most one batch), sends
+// heartbeats when idle, and forwards every event to the snapshot publisher
+// through an MdRing.
 //
 // Thread-safety: one thread calls on_md/flush/do_work (the md publisher's
 // agent thread); the counters may be read from any thread. The MdRing's

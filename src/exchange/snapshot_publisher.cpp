@@ -31,6 +31,7 @@ SnapshotPublisher::SnapshotPublisher(const MarketDataConfig& config,
       interval_ticks_(std::max<std::uint64_t>(
           1, ms_to_ticks(clock, checked_interval(config)) / books_.instrument_count())),
       next_due_(clock.now()),  // the first snapshot goes out at once: late joiners need not wait a cycle
+      instrument_seq_(std::make_unique<engine::Seq[]>(books_.instrument_count())),  // zeroed
       staged_(std::make_unique<proto::MdOrder[]>(largest_book(instruments))) {}
 
 void SnapshotPublisher::apply(const engine::MdEvent& e) noexcept {
@@ -43,6 +44,9 @@ void SnapshotPublisher::apply(const engine::MdEvent& e) noexcept {
     case engine::MdType::kTrade: (void)books_.trade(e.instrument, e.order_id, e.price, e.qty); break;
     case engine::MdType::kTopOfBook: break;  // derived from the orders: nothing to keep
   }
+  // An unknown instrument was refused (and counted) by the books above, or
+  // is a TopOfBook that changes nothing: no counter of it to move.
+  if (e.instrument < books_.instrument_count()) instrument_seq_[e.instrument] = e.instrument_seq;
   last_seq_ = e.seq;
 }
 
@@ -59,6 +63,7 @@ void SnapshotPublisher::start_snapshot() noexcept {
     m.order_id = o.order_id;
     m.price = o.price;
     m.qty = o.qty;
+    m.instrument_seq = instrument_seq_[inst];
   });
   staged_count_ = n;
   staged_next_ = 0;
@@ -67,6 +72,7 @@ void SnapshotPublisher::start_snapshot() noexcept {
   bound_.instrument = inst;
   bound_.last_seq = last_seq_;
   bound_.orders = n;
+  bound_.instrument_seq = instrument_seq_[inst];
   channel_.append(bound_, channel_.next_seq());
   sending_ = true;
 }

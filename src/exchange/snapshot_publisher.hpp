@@ -3,10 +3,12 @@
 // order-by-order books (book::BookReplica) from the engine's MdEvents, which
 // MdPublisher forwards through an MdRing, and sends one instrument's full book
 // on channel 2 every snapshot_interval_ms / instruments, instruments in turn:
-// SnapshotStart(instrument, last_seq, orders), one SnapshotOrder per resting
-// order in priority order, SnapshotEnd, with the channel's own sequence
-// numbers from 1, split over as many packets as the MTU needs; heartbeats
-// when idle.
+// SnapshotStart(instrument, last_seq, orders, instrument_seq), one
+// SnapshotOrder per resting order in priority order, SnapshotEnd, with the
+// channel's own sequence numbers from 1, split over as many packets as the
+// MTU needs; heartbeats when idle. instrument_seq is the instrument's last
+// applied event's (each instrument's is tracked), so a consumer can line the
+// snapshot up with that instrument's incremental messages alone.
 //
 // Why a staged copy: a snapshot must reflect exactly the incremental messages
 // up to last_seq, but a big book takes many packets. When a snapshot starts,
@@ -50,7 +52,8 @@ class SnapshotPublisher {
 
   // Before the first do_work(), after the engine recovered its books: copies
   // every resting order of `engine` (a MatchingEngine) into the replica and
-  // takes its last market data sequence number as last_seq. Throws
+  // takes its last market data sequence number as last_seq, and each
+  // instrument's (last_instrument_md_seq) as that instrument's. Throws
   // std::runtime_error when the replica cannot hold the engine's books (it
   // is sized from the same config, so this means a wiring bug).
   template <typename Engine>
@@ -65,6 +68,10 @@ class SnapshotPublisher {
   const book::BookReplica& books() const noexcept { return books_; }
   // Seq of the last incremental event applied (0: none yet).
   engine::Seq last_seq() const noexcept { return last_seq_; }
+  // instrument_seq of the last event of `inst` applied (0: none yet, or no such instrument).
+  engine::Seq last_instrument_seq(book::InstrumentId inst) const noexcept {
+    return inst < books_.instrument_count() ? instrument_seq_[inst] : 0;
+  }
   const MdChannel& channel() const noexcept { return channel_; }
   // Complete snapshots sent (SnapshotEnd queued), and events taken from the ring.
   std::uint64_t snapshots() const noexcept { return snapshots_.get(); }
@@ -87,6 +94,7 @@ class SnapshotPublisher {
   std::uint64_t interval_ticks_;  // between two snapshots (of consecutive instruments)
   std::uint64_t next_due_;        // clock tick when the next snapshot starts
   engine::Seq last_seq_ = 0;
+  std::unique_ptr<engine::Seq[]> instrument_seq_;  // per instrument: last instrument_seq applied
   book::InstrumentId next_instrument_ = 0;
 
   // The snapshot being sent: staged_[0, staged_count_) encoded SnapshotOrders.
@@ -116,6 +124,7 @@ void SnapshotPublisher::seed_from(const Engine& engine) {
                                    " of instrument " + std::to_string(inst) + ": " + std::string(book::to_string(r)));
       });
     }
+    instrument_seq_[inst] = engine.last_instrument_md_seq(inst);
   }
   last_seq_ = engine.last_md_seq();
 }

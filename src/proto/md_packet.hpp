@@ -6,6 +6,7 @@
 // writer/reader per thread; parse_packet is stateless.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,13 @@
 #include "proto/market_data.hpp"
 
 namespace nanotick::proto {
+
+// The longest market data message (every one ends with its u64 instrument_seq).
+inline constexpr std::size_t kMaxMdMessageLength =
+    std::max({sizeof(MdOrder), sizeof(MdModifyOrder), sizeof(MdDeleteOrder), sizeof(MdTrade), sizeof(MdTopOfBook),
+              sizeof(MdSnapshotBound)});
+// So a message always fits an empty packet: a writer never has to split one.
+static_assert(sizeof(PacketHeader) + kMaxMdMessageLength <= kMinMtu);
 
 class PacketWriter {
  public:

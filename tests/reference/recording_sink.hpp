@@ -51,7 +51,8 @@ inline bool same(const engine::ExecReport& a, const engine::ExecReport& b) {
 }
 
 inline bool same(const engine::MdEvent& a, const engine::MdEvent& b) {
-  return a.seq == b.seq && a.event_id == b.event_id && a.instrument == b.instrument &&
+  return a.seq == b.seq && a.instrument_seq == b.instrument_seq && a.event_id == b.event_id &&
+         a.instrument == b.instrument &&
          a.type == b.type && a.side == b.side && a.pad[0] == b.pad[0] && a.pad[1] == b.pad[1] &&
          a.order_id == b.order_id && a.contra_order_id == b.contra_order_id && a.price == b.price &&
          a.qty == b.qty && a.bid_price == b.bid_price && a.bid_qty == b.bid_qty &&
@@ -92,7 +93,8 @@ inline std::string describe(const engine::ExecReport& r) {
 
 inline std::string describe(const engine::MdEvent& m) {
   std::ostringstream s;
-  s << "MdEvent{seq=" << m.seq << " event_id=" << m.event_id << " instrument=" << m.instrument
+  s << "MdEvent{seq=" << m.seq << " instrument_seq=" << m.instrument_seq << " event_id=" << m.event_id
+    << " instrument=" << m.instrument
     << " type=" << detail::raw(m.type) << " side=" << detail::raw(m.side)
     << " order_id=" << m.order_id << " contra=" << m.contra_order_id << " price=" << m.price
     << " qty=" << m.qty << " bid=" << m.bid_qty << "@" << m.bid_price << " ask=" << m.ask_qty

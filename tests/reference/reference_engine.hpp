@@ -59,7 +59,7 @@ class ReferenceEngine {
 
   ReferenceEngine(const engine::EngineConfig& config, Sink& sink) : sink_(sink) {
     config.validate();
-    for (const auto& instrument : config.instruments) books_.push_back(Book{instrument, {}, {}, {}, {}, {}});
+    for (const auto& instrument : config.instruments) books_.push_back(Book{instrument, {}, {}, {}, {}, {}, 0, 0});
   }
 
   void process(const Request& request) noexcept {
@@ -121,6 +121,9 @@ class ReferenceEngine {
   Seq requests_processed() const noexcept { return requests_; }
   Seq last_report_seq() const noexcept { return report_seq_; }
   Seq last_md_seq() const noexcept { return md_seq_; }
+  Seq last_instrument_md_seq(InstrumentId instrument) const noexcept {
+    return instrument < books_.size() ? books_[instrument].md_seq : 0;
+  }
   std::optional<Price> last_trade(InstrumentId instrument) const noexcept {
     return instrument < books_.size() ? books_[instrument].last_trade : std::nullopt;
   }
@@ -171,6 +174,9 @@ class ReferenceEngine {
       live_total += count;
     }
     if (live_total != live_.size()) fail(0, "live index holds orders that do not rest");
+    Seq md_total = 0;
+    for (const Book& book : books_) md_total += book.md_seq;
+    if (md_total != md_seq_) fail(0, "instrument market data counts do not add up to the engine's");
   }
 
  private:
@@ -207,6 +213,7 @@ class ReferenceEngine {
     std::deque<Key> finished;          // oldest first, at most max_orders
     std::map<Key, int> finished_count; // key -> entries in `finished`
     std::size_t live = 0;
+    Seq md_seq = 0;  // this instrument's market data events so far
   };
   struct Top {
     Price bid_price = 0;
@@ -375,6 +382,7 @@ class ReferenceEngine {
   engine::MdEvent md(MdType type) {
     engine::MdEvent e{};
     e.seq = ++md_seq_;
+    e.instrument_seq = ++books_[request_.instrument].md_seq;  // market data only follows a known instrument
     e.event_id = request_.event_id;
     e.instrument = request_.instrument;
     e.type = type;

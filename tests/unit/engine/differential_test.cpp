@@ -97,6 +97,11 @@ std::string book_difference(const Ref& expected, const Fast& actual) {
         << actual.live_orders(in);
       return s.str();
     }
+    if (expected.last_instrument_md_seq(in) != actual.last_instrument_md_seq(in)) {
+      s << "instrument " << in << ": market data instrument_seq " << expected.last_instrument_md_seq(in)
+        << " vs " << actual.last_instrument_md_seq(in);
+      return s.str();
+    }
     if (expected.last_trade(in) != actual.last_trade(in)) {
       s << "instrument " << in << ": last trade " << expected.last_trade(in).value_or(-1)
         << " vs " << actual.last_trade(in).value_or(-1) << " (-1 = none)";

@@ -256,6 +256,33 @@ TYPED_TEST_P(EngineScenarios, ShouldNumberReportsAndEventsWithoutGaps) {
   EXPECT_EQ(t.engine().last_md_seq(), s.md.size());
 }
 
+TYPED_TEST_P(EngineScenarios, ShouldNumberEachInstrumentsEventsFromOneWithoutGaps) {
+  NT_SCENARIO_NAMES;
+  EXPECT_EQ(t.engine().last_instrument_md_seq(0), 0u);
+  EXPECT_EQ(t.engine().last_instrument_md_seq(1), 0u);
+  for (std::uint64_t i = 1; i <= 6; ++i) {
+    t.buy(i, 100, 2);                                               // instrument 0
+    t.sell(100 + i, 1000, 3, kLimit, StpMode::kNone, 2, 1);         // instrument 1
+    t.buy(200 + i, 1000, 1, kIoc, StpMode::kNone, 1, 1);            // trades on instrument 1
+    if (i % 2 == 0) t.cancel(i, 1);                                 // instrument 0
+    t.buy(300 + i, 7, 1, kLimit, StpMode::kNone, 1, 1);             // rejected (off tick): no event
+  }
+  const auto& s = t.sink();
+  std::vector<std::uint64_t> last(2, 0);
+  for (std::size_t i = 0; i < s.md.size(); ++i) {
+    const auto& m = s.md[i];
+    ASSERT_LT(m.instrument, 2u);
+    EXPECT_EQ(m.instrument_seq, last[m.instrument] + 1) << "event " << i << " (global seq " << m.seq << ")";
+    last[m.instrument] = m.instrument_seq;
+  }
+  EXPECT_GT(last[0], 0u);
+  EXPECT_GT(last[1], last[0]) << "the instruments' counts differ: each counts its own events only";
+  EXPECT_EQ(t.engine().last_instrument_md_seq(0), last[0]);
+  EXPECT_EQ(t.engine().last_instrument_md_seq(1), last[1]);
+  EXPECT_EQ(last[0] + last[1], t.engine().last_md_seq());
+  EXPECT_EQ(t.engine().last_instrument_md_seq(2), 0u) << "no such instrument";
+}
+
 TYPED_TEST_P(EngineScenarios, ShouldEmitTopOfBookOnlyWhenTheBestChanges) {
   NT_SCENARIO_NAMES;
   EXPECT_EQ(types(t.buy(1, 100, 5).md), (Events{MT::kAdd, MT::kTopOfBook}));
@@ -347,6 +374,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     ShouldKeepFilledQuantityAcrossAModify, ShouldCancelWhenModifiedToAtMostTheFilledQuantity,
     ShouldRejectAModifyWithNoChangeOrInvalidValues,
     ShouldRejectADuplicateLiveIdWithoutTouchingTheBook, ShouldNumberReportsAndEventsWithoutGaps,
+    ShouldNumberEachInstrumentsEventsFromOneWithoutGaps,
     ShouldEmitTopOfBookOnlyWhenTheBestChanges,
     ShouldRejectWhenOrderCapacityIsExhaustedEvenIfItWouldFill,
     ShouldRejectWhenLevelCapacityIsExhausted, ShouldForgetTheOldestFinishedOrdersFirst);

@@ -1,7 +1,8 @@
 // export_state / import_state: an engine loaded from another's exported state
 // continues with exactly the same outputs and books, on random streams of
 // every request type (the shapes of the differential test), at many cut
-// points; inconsistent states are refused.
+// points (each instrument's market data sequence number included);
+// inconsistent states are refused.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -34,6 +35,8 @@ TEST(EngineState, ImportedEngineContinuesIdentically) {
       Engine b(shape.config, sink_b);
       b.import_state(exported);
       ASSERT_EQ(compare_books(a, b), "") << shape.name << " cut " << cut;
+      for (InstrumentId inst = 0; inst < a.instrument_count(); ++inst)
+        ASSERT_EQ(b.last_instrument_md_seq(inst), a.last_instrument_md_seq(inst)) << shape.name << " cut " << cut;
       EXPECT_TRUE(b.export_state() == exported) << shape.name << " cut " << cut;
       for (std::uint64_t i = 0; i < 3000; ++i) {
         const Request r = gen.next();
@@ -84,6 +87,13 @@ TEST(EngineState, InconsistentStatesAreRefused) {
   st = good;
   st.books[with_orders].orders[0].side = static_cast<Side>(9);
   refused(st, "not a valid resting order");
+  ASSERT_GT(good.md_seq, 0u) << "the stream produced no market data";
+  st = good;
+  st.books[with_orders].md_seq += 1;  // one instrument claims an event the engine never numbered
+  refused(st, "add up to");
+  st = good;
+  st.books[with_orders].md_seq = ~Seq{0};  // would wrap the sum
+  refused(st, "add up to more");
   RecordingSink s;
   Engine used(shape.config, s);
   used.process(gen.next());

@@ -20,12 +20,13 @@ ne::EngineState sample_state(std::uint64_t salt) {
   ne::EngineState s;
   s.requests = 1000 + salt;
   s.report_seq = 2000 + salt;
-  s.md_seq = 3000 + salt;
   s.next_order_id = 400 + salt;
   for (int b = 0; b < 3; ++b) {
     ne::EngineState::Book book;
     book.has_last_trade = b != 1;
     book.last_trade = -5 + b;
+    book.md_seq = 1000 * static_cast<std::uint64_t>(b) + salt;  // distinct per book: a swap would show
+    s.md_seq += book.md_seq;  // the engine's is their sum
     for (int i = 0; i < 5 * b; ++i)
       book.orders.push_back({static_cast<ne::OrderId>(10 + i), static_cast<ne::ClientId>(1 + i % 3),
                              static_cast<ne::ClientOrderId>(100 + i), i % 2 ? ne::Side::kSell : ne::Side::kBuy,

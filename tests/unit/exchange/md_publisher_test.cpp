@@ -1,5 +1,6 @@
 // MdPublisher over real multicast on 127.0.0.1, TTL 0: each engine event
-// becomes its wire message with the event's seq, bursts split at the MTU in
+// becomes its wire message with the event's seq (in the header) and
+// instrument_seq (in the message), bursts split at the MTU in
 // order, partial packets wait for flush(), heartbeats announce the next seq
 // when idle, a seq jump starts a new packet, every event is forwarded to the
 // snapshot ring (waiting, counted, when it is full), config errors name the
@@ -92,6 +93,7 @@ struct Feed {
 ne::MdEvent add(ne::Seq seq, ne::OrderId id, ne::Side side = ne::Side::kBuy, ne::Price price = 100, ne::Qty qty = 10) {
   ne::MdEvent e{};
   e.seq = seq;
+  e.instrument_seq = 500 + seq;  // any value: the publisher copies it, never computes it
   e.instrument = 3;
   e.type = ne::MdType::kAdd;
   e.side = side;
@@ -132,6 +134,7 @@ TEST(MdPublisher, ShouldEncodeEachEventAsItsWireMessageWithTheEventSeq) {
   top.seq = 45, top.instrument = 3, top.type = ne::MdType::kTopOfBook;
   top.bid_price = 99, top.bid_qty = 4, top.ask_price = 0, top.ask_qty = 0;
   events.push_back(top);
+  for (std::size_t i = 1; i < events.size(); ++i) events[i].instrument_seq = 900 + i;
   for (const ne::MdEvent& e : events) pub.on_md(e);
   EXPECT_EQ(pub.packets(), 0u) << "a partial packet waits for flush()";
   pub.flush();
@@ -150,6 +153,7 @@ TEST(MdPublisher, ShouldEncodeEachEventAsItsWireMessageWithTheEventSeq) {
   EXPECT_EQ(a.order_id, 7u);
   EXPECT_EQ(a.price, 105);
   EXPECT_EQ(a.qty, 30);
+  EXPECT_EQ(a.instrument_seq, 541u);
 
   ASSERT_EQ(p->messages[1].type, np::MdMsgType::kModifyOrder);
   const auto m = p->messages[1].as<np::MdModifyOrder>();
@@ -157,6 +161,7 @@ TEST(MdPublisher, ShouldEncodeEachEventAsItsWireMessageWithTheEventSeq) {
   EXPECT_EQ(m.order_id, 7u);
   EXPECT_EQ(m.qty, 20);
   EXPECT_EQ(m.header.side, 2) << "the order's side";
+  EXPECT_EQ(m.instrument_seq, 901u);
 
   ASSERT_EQ(p->messages[2].type, np::MdMsgType::kTrade);
   const auto t = p->messages[2].as<np::MdTrade>();
@@ -166,11 +171,13 @@ TEST(MdPublisher, ShouldEncodeEachEventAsItsWireMessageWithTheEventSeq) {
   EXPECT_EQ(t.taker_order_id, 9u);
   EXPECT_EQ(t.price, 105);
   EXPECT_EQ(t.qty, 5);
+  EXPECT_EQ(t.instrument_seq, 902u);
 
   ASSERT_EQ(p->messages[3].type, np::MdMsgType::kDeleteOrder);
   const auto d = p->messages[3].as<np::MdDeleteOrder>();
   EXPECT_EQ(d.instrument, 3u);
   EXPECT_EQ(d.order_id, 7u);
+  EXPECT_EQ(d.instrument_seq, 903u);
 
   ASSERT_EQ(p->messages[4].type, np::MdMsgType::kTopOfBook);
   const auto b = p->messages[4].as<np::MdTopOfBook>();
@@ -180,6 +187,7 @@ TEST(MdPublisher, ShouldEncodeEachEventAsItsWireMessageWithTheEventSeq) {
   EXPECT_EQ(b.bid_qty, 4);
   EXPECT_EQ(b.ask_price, 0);
   EXPECT_EQ(b.ask_qty, 0);
+  EXPECT_EQ(b.instrument_seq, 904u);
 
   EXPECT_EQ(pub.packets(), 1u);
   EXPECT_EQ(pub.messages(), 5u);
@@ -194,10 +202,10 @@ TEST(MdPublisher, ShouldEncodeEachEventAsItsWireMessageWithTheEventSeq) {
 }
 
 TEST(MdPublisher, ShouldSplitABurstAtTheMtuInOrder) {
-  Feed feed("239.255.78.2", 128);
+  Feed feed("239.255.78.2", 136);
   auto ring = make_ring();
   nx::MdPublisher pub(feed.config, *ring);
-  // 16-byte header + 3 x 32-byte AddOrder = 112: the 4th add does not fit in 128.
+  // 16-byte header + 3 x 40-byte AddOrder = 136: the 4th add does not fit.
   for (ne::Seq s = 1; s <= 10; ++s) pub.on_md(add(s, s));
   EXPECT_EQ(pub.packets(), 3u) << "full packets go out without waiting for flush()";
   pub.flush();
@@ -206,11 +214,12 @@ TEST(MdPublisher, ShouldSplitABurstAtTheMtuInOrder) {
   for (int i = 0; i < 4; ++i) {
     const std::optional<Packet> p = feed.next();
     ASSERT_TRUE(p.has_value()) << "packet " << i;
-    EXPECT_LE(p->size, 128u);
+    EXPECT_LE(p->size, 136u);
     EXPECT_EQ(p->header.first_seq, expect_seq);
     for (const Message& m : p->messages) {
       EXPECT_EQ(m.seq, expect_seq);
       EXPECT_EQ(m.as<np::MdOrder>().order_id, expect_seq) << "never reordered";
+      EXPECT_EQ(m.as<np::MdOrder>().instrument_seq, 500 + expect_seq);
       ++expect_seq;
     }
     counts.push_back(p->header.count);
@@ -219,21 +228,23 @@ TEST(MdPublisher, ShouldSplitABurstAtTheMtuInOrder) {
   EXPECT_TRUE(feed.nothing_waiting());
   EXPECT_EQ(pub.packets(), 4u);
   EXPECT_EQ(pub.messages(), 10u);
-  EXPECT_EQ(pub.bytes(), 3u * 112 + 48);
+  EXPECT_EQ(pub.bytes(), 3u * 136 + 56);
 
-  // Mixed sizes fill a packet exactly: 16 + 40 + 40 + 32 = 128.
+  // Mixed sizes fill a packet exactly: 16 + 48 (Trade) + 48 (TopOfBook) + 24 (DeleteOrder) = 136.
   ne::MdEvent trade = add(11, 1);
   trade.type = ne::MdType::kTrade;
   ne::MdEvent top = add(12, 0);
   top.type = ne::MdType::kTopOfBook;
+  ne::MdEvent del = add(13, 1);
+  del.type = ne::MdType::kDelete;
   pub.on_md(trade);
   pub.on_md(top);
-  pub.on_md(add(13, 13));
+  pub.on_md(del);
   pub.on_md(add(14, 14));
   pub.flush();
   const std::optional<Packet> full = feed.next();
   ASSERT_TRUE(full.has_value());
-  EXPECT_EQ(full->size, 128u);
+  EXPECT_EQ(full->size, 136u);
   EXPECT_EQ(full->header.count, 3);
   const std::optional<Packet> rest = feed.next();
   ASSERT_TRUE(rest.has_value());

@@ -1,20 +1,23 @@
 // SnapshotPublisher over real multicast on 127.0.0.1, TTL 0: the snapshot of
 // an instrument after adds, trades, modifies and deletes (content, priority
-// order, last_seq), MTU splitting with the per-pass packet budget, a snapshot
+// order, last_seq, the instrument's own instrument_seq), MTU splitting with the per-pass packet budget, a snapshot
 // that stays consistent while events keep arriving during it, round robin
 // over instruments, heartbeats announcing the next seq, seeding from a
 // recovered engine, config errors, no allocation in do_work, and an end to
 // end run: a real MatchingEngine -> MdPublisher -> ring -> SnapshotPublisher
 // where both the incremental feed and every snapshot must agree with the
-// engine. Each test uses its own group in 239.255.78.128/25 and a
+// engine, and every snapshot's instrument_seq with the feed (the snapshot
+// audit of PROTOCOL.md §2.3). Each test uses its own group in 239.255.78.128/25 and a
 // kernel-picked port.
 #include "exchange/snapshot_publisher.hpp"
 
 #include <gtest/gtest.h>
 #include <poll.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -22,6 +25,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "book/book_replica.hpp"
@@ -49,6 +53,7 @@ struct Snapshot {
   std::uint32_t orders_announced = 0;
   std::uint64_t start_seq = 0;  // the snapshot channel's seq of SnapshotStart
   std::vector<nb::RestingOrder> orders;
+  std::uint64_t instrument_seq = 0;
 };
 
 using OrderRow = std::tuple<ne::OrderId, ne::Side, ne::Price, ne::Qty>;
@@ -128,13 +133,14 @@ class SnapshotListener {
       case np::MdMsgType::kSnapshotStart: {
         EXPECT_FALSE(open_.has_value()) << "SnapshotStart inside a snapshot";
         const auto b = np::read_md<np::MdSnapshotBound>(m);
-        open_ = Snapshot{b.instrument, b.last_seq, b.orders, seq, {}};
+        open_ = Snapshot{b.instrument, b.last_seq, b.orders, seq, {}, b.instrument_seq};
         break;
       }
       case np::MdMsgType::kSnapshotOrder: {
         ASSERT_TRUE(open_.has_value()) << "SnapshotOrder outside a snapshot";
         const auto o = np::read_md<np::MdOrder>(m);
         EXPECT_EQ(o.instrument, open_->instrument);
+        EXPECT_EQ(o.instrument_seq, open_->instrument_seq) << "a SnapshotOrder carries its snapshot's instrument_seq";
         open_->orders.push_back({o.order_id, o.price, o.qty, static_cast<ne::Side>(o.header.side)});
         break;
       }
@@ -144,6 +150,7 @@ class SnapshotListener {
         EXPECT_EQ(b.instrument, open_->instrument);
         EXPECT_EQ(b.last_seq, open_->last_seq);
         EXPECT_EQ(b.orders, open_->orders_announced);
+        EXPECT_EQ(b.instrument_seq, open_->instrument_seq);
         EXPECT_EQ(open_->orders.size(), open_->orders_announced);
         complete.push_back(*open_);
         open_.reset();
@@ -177,7 +184,8 @@ std::vector<nb::InstrumentCapacity> caps(std::uint32_t n, std::uint32_t max_orde
   return std::vector<nb::InstrumentCapacity>(n, nb::InstrumentCapacity{max_orders, 64});
 }
 
-// Builds MdEvents with consecutive seqs, as the engine would.
+// Builds MdEvents with consecutive seqs and per-instrument consecutive
+// instrument_seqs, as the engine would.
 class EventSource {
  public:
   explicit EventSource(nx::MdRing& ring) : ring_(ring) {}
@@ -202,6 +210,7 @@ class EventSource {
             ne::Qty qty) {
     ne::MdEvent e{};
     e.seq = ++seq_;
+    e.instrument_seq = ++instrument_seq_.at(inst);
     e.instrument = inst;
     e.type = type;
     e.side = side;
@@ -213,6 +222,7 @@ class EventSource {
   }
   nx::MdRing& ring_;
   ne::Seq seq_ = 0;
+  std::array<ne::Seq, 8> instrument_seq_{};  // a fixed array: the allocation test counts every new
 };
 
 TEST(SnapshotPublisher, ShouldSendTheBookAndLastSeqAfterAddsTradesModifiesAndDeletes) {
@@ -239,6 +249,7 @@ TEST(SnapshotPublisher, ShouldSendTheBookAndLastSeqAfterAddsTradesModifiesAndDel
   const Snapshot& s = listener.complete[0];
   EXPECT_EQ(s.instrument, 0u) << "the cycle starts with instrument 0";
   EXPECT_EQ(s.last_seq, 12u) << "every event applied, the TopOfBooks included";
+  EXPECT_EQ(s.instrument_seq, 11u) << "instrument 0's own count: the event of instrument 1 is not in it";
   EXPECT_EQ(s.start_seq, 1u) << "the snapshot channel numbers its messages from 1";
   EXPECT_EQ(rows(s.orders),
             (std::vector<OrderRow>{{1, kBuy, 100, 6}, {5, kSell, 104, 2}, {3, kSell, 105, 6}}));
@@ -249,6 +260,9 @@ TEST(SnapshotPublisher, ShouldSendTheBookAndLastSeqAfterAddsTradesModifiesAndDel
   EXPECT_EQ(pub.book_rejects(), 0u);
   EXPECT_EQ(pub.channel().messages(), 5u);
   EXPECT_EQ(rows(pub.books(), 1), (std::vector<OrderRow>{{9, kSell, 50, 1}}));
+  EXPECT_EQ(pub.last_instrument_seq(0), 11u);
+  EXPECT_EQ(pub.last_instrument_seq(1), 1u);
+  EXPECT_EQ(pub.last_instrument_seq(2), 0u) << "no such instrument";
 }
 
 TEST(SnapshotPublisher, ShouldSplitASnapshotAtTheMtuAFewPacketsPerPass) {
@@ -274,9 +288,10 @@ TEST(SnapshotPublisher, ShouldSplitASnapshotAtTheMtuAFewPacketsPerPass) {
   ASSERT_EQ(listener.complete.size(), 1u);
   EXPECT_EQ(rows(listener.complete[0].orders), want);
   EXPECT_EQ(listener.complete[0].orders_announced, 40u);
-  // Start (24) + 2 orders fill 16 + 24 + 64 = 104 bytes; then 3 orders (112)
-  // per packet; End (24) fits after the last 2.
-  EXPECT_EQ(listener.packets(), 1u + 13u);
+  // Start (32) + 2 orders (40 each) fill 16 + 32 + 80 = 128 bytes; then 2
+  // orders per packet (16 + 80 = 96: a third does not fit); End (32) fits
+  // after the last 2 (128).
+  EXPECT_EQ(listener.packets(), 1u + 19u);
   EXPECT_EQ(pub.channel().messages(), 42u);
 }
 
@@ -295,9 +310,11 @@ TEST(SnapshotPublisher, ShouldKeepASnapshotAtItsLastSeqWhileEventsArriveDuringIt
   ASSERT_EQ(listener.complete.size(), 1u);
   const Snapshot& s = listener.complete[0];
   EXPECT_EQ(s.last_seq, 40u);
+  EXPECT_EQ(s.instrument_seq, 40u);
   ASSERT_EQ(s.orders.size(), 40u) << "the later deletes are not in it";
   for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(s.orders[i].order_id, i + 1);
   EXPECT_EQ(pub.last_seq(), 61u) << "the books went on meanwhile";
+  EXPECT_EQ(pub.last_instrument_seq(0), 61u);
   EXPECT_EQ(pub.books().order_count(0), 21u);
 }
 
@@ -318,6 +335,7 @@ TEST(SnapshotPublisher, ShouldCycleThroughTheInstrumentsInTurn) {
     EXPECT_EQ(s.orders.size(), s.instrument + 1) << "snapshot " << i;
     for (const nb::RestingOrder& o : s.orders) EXPECT_EQ(o.price, 10 * static_cast<ne::Price>(s.instrument + 1));
     EXPECT_EQ(s.last_seq, 6u);
+    EXPECT_EQ(s.instrument_seq, s.instrument + 1u) << "snapshot " << i << ": its instrument's events only";
   }
 }
 
@@ -330,6 +348,7 @@ TEST(SnapshotPublisher, ShouldSendHeartbeatsAnnouncingTheNextSeqWhenIdle) {
   ASSERT_EQ(listener.complete.size(), 1u) << "the first (empty) snapshot goes out at once";
   EXPECT_EQ(listener.complete[0].orders_announced, 0u);
   EXPECT_EQ(listener.complete[0].last_seq, 0u);
+  EXPECT_EQ(listener.complete[0].instrument_seq, 0u) << "no event of the instrument yet";
   ASSERT_GE(listener.heartbeat_seqs.size(), 2u);
   EXPECT_EQ(listener.heartbeat_seqs[0], 3u) << "Start 1, End 2: the next is 3";
   EXPECT_EQ(listener.heartbeat_seqs[1], 3u);
@@ -393,11 +412,16 @@ TEST(SnapshotPublisher, ShouldSeedItsBooksFromARecoveredEngine) {
   nx::SnapshotPublisher pub(config_for(listener, 1400, 20), c, *ring);
   pub.seed_from(engine);
   EXPECT_EQ(pub.last_seq(), engine.last_md_seq());
+  ASSERT_GT(engine.last_instrument_md_seq(1), engine.last_instrument_md_seq(0)) << "distinct counts tell them apart";
+  EXPECT_GT(engine.last_instrument_md_seq(0), 0u);
+  for (ne::InstrumentId inst = 0; inst < 2; ++inst)
+    EXPECT_EQ(pub.last_instrument_seq(inst), engine.last_instrument_md_seq(inst)) << "instrument " << inst;
   listener.run_until([&] { (void)pub.do_work(); }, [&] { return listener.complete.size() >= 2; });
   ASSERT_GE(listener.complete.size(), 2u);
   for (const Snapshot& s : listener.complete) {
     EXPECT_EQ(rows(s.orders), rows_of_engine(engine, s.instrument)) << "instrument " << s.instrument;
     EXPECT_EQ(s.last_seq, engine.last_md_seq());
+    EXPECT_EQ(s.instrument_seq, engine.last_instrument_md_seq(s.instrument)) << "instrument " << s.instrument;
   }
   EXPECT_EQ(listener.complete[1].orders.size(), 2u);
 
@@ -405,6 +429,35 @@ TEST(SnapshotPublisher, ShouldSeedItsBooksFromARecoveredEngine) {
   const std::vector<nb::InstrumentCapacity> c3 = nb::capacities_of(other);
   nx::SnapshotPublisher mismatched(config_for(listener, 1400, 20), c3, *ring);
   EXPECT_THROW(mismatched.seed_from(engine), std::runtime_error);
+}
+
+// (instrument, instrument_seq) of one incremental wire message.
+std::pair<std::uint32_t, std::uint64_t> instrument_seq_of(np::MdMsgType t, const std::uint8_t* m) {
+  switch (t) {
+    case np::MdMsgType::kAddOrder: {
+      const auto x = np::read_md<np::MdOrder>(m);
+      return {x.instrument, x.instrument_seq};
+    }
+    case np::MdMsgType::kModifyOrder: {
+      const auto x = np::read_md<np::MdModifyOrder>(m);
+      return {x.instrument, x.instrument_seq};
+    }
+    case np::MdMsgType::kDeleteOrder: {
+      const auto x = np::read_md<np::MdDeleteOrder>(m);
+      return {x.instrument, x.instrument_seq};
+    }
+    case np::MdMsgType::kTrade: {
+      const auto x = np::read_md<np::MdTrade>(m);
+      return {x.instrument, x.instrument_seq};
+    }
+    case np::MdMsgType::kTopOfBook: {
+      const auto x = np::read_md<np::MdTopOfBook>(m);
+      return {x.instrument, x.instrument_seq};
+    }
+    default:
+      ADD_FAILURE() << "not an incremental message: " << np::to_string(t);
+      return {0, 0};
+  }
 }
 
 // Applies one incremental wire message to a consumer's replica; false on a refusal.
@@ -508,6 +561,19 @@ TEST(SnapshotPublisher, ShouldAgreeWithTheEngineAndTheIncrementalFeedEndToEnd) {
   EXPECT_EQ(snap_pub.book_rejects(), 0u);
   EXPECT_EQ(snap_pub.last_seq(), engine.last_md_seq());
 
+  // Each instrument's messages are numbered 1, 2, 3... by instrument_seq, and
+  // the counts end where the engine's do.
+  std::map<std::uint32_t, std::uint64_t> last_of;
+  for (const WireMsg& w : feed) {
+    const auto [inst, iseq] = instrument_seq_of(w.type, w.bytes.data());
+    ASSERT_EQ(iseq, last_of[inst] + 1) << "instrument " << inst << " at seq " << w.seq;
+    last_of[inst] = iseq;
+  }
+  for (ne::InstrumentId inst = 0; inst < kInstruments; ++inst) {
+    EXPECT_EQ(last_of[inst], engine.last_instrument_md_seq(inst)) << "instrument " << inst;
+    EXPECT_EQ(snap_pub.last_instrument_seq(inst), engine.last_instrument_md_seq(inst)) << "instrument " << inst;
+  }
+
   // The snapshot publisher's books and a consumer rebuilt from the feed both equal the engine's.
   nb::BookReplica consumer(c);
   for (const WireMsg& w : feed) ASSERT_TRUE(apply_wire(consumer, w.type, w.bytes.data())) << "seq " << w.seq;
@@ -522,11 +588,15 @@ TEST(SnapshotPublisher, ShouldAgreeWithTheEngineAndTheIncrementalFeedEndToEnd) {
   for (std::size_t k = 0; k < snapshots.complete.size(); k += 1 + snapshots.complete.size() / 40) {
     const Snapshot& s = snapshots.complete[k];
     nb::BookReplica replay(c);
+    std::uint64_t instrument_seq = 0;  // the instrument's last message with seq <= last_seq (the audit)
     for (const WireMsg& w : feed) {
       if (w.seq > s.last_seq) break;
       ASSERT_TRUE(apply_wire(replay, w.type, w.bytes.data()));
+      if (const auto [inst, iseq] = instrument_seq_of(w.type, w.bytes.data()); inst == s.instrument)
+        instrument_seq = iseq;
     }
     EXPECT_EQ(rows(s.orders), rows(replay, s.instrument)) << "snapshot " << k << " at seq " << s.last_seq;
+    EXPECT_EQ(s.instrument_seq, instrument_seq) << "snapshot " << k << " at seq " << s.last_seq;
     ++checked;
   }
   EXPECT_GT(checked, 0u);
@@ -537,6 +607,7 @@ TEST(SnapshotPublisher, ShouldAgreeWithTheEngineAndTheIncrementalFeedEndToEnd) {
       if (s.instrument == inst) last = &s;
     ASSERT_NE(last, nullptr);
     EXPECT_EQ(last->last_seq, engine.last_md_seq());
+    EXPECT_EQ(last->instrument_seq, engine.last_instrument_md_seq(inst));
     EXPECT_EQ(rows(last->orders), rows_of_engine(engine, inst));
   }
 }

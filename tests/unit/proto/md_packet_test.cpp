@@ -1,4 +1,5 @@
-// Market data packets (docs/PROTOCOL.md §2): MTU splitting, heartbeats and the
+// Market data packets (docs/PROTOCOL.md §2): every message's length and
+// offsets as the §2.2 table gives them, MTU splitting, heartbeats and the
 // rejection of every malformed datagram.
 #include "proto/md_packet.hpp"
 
@@ -19,6 +20,7 @@ np::MdOrder add(std::uint64_t id) {
   m.order_id = id;
   m.price = 100 + static_cast<std::int64_t>(id);
   m.qty = 10;
+  m.instrument_seq = 1000 + id;
   return m;
 }
 
@@ -30,10 +32,64 @@ np::MdTrade trade() {
   t.taker_order_id = 9;
   t.price = 101;
   t.qty = 3;
+  t.instrument_seq = 77;
   return t;
 }
 
 std::vector<std::uint8_t> copy(std::span<const std::uint8_t> s) { return {s.begin(), s.end()}; }
+
+// The little-endian unsigned value of bytes [at, at + n) of `m`'s encoding.
+template <typename M>
+std::uint64_t field(const M& m, std::size_t at, std::size_t n) {
+  std::uint8_t bytes[sizeof(M)];
+  std::memcpy(bytes, &m, sizeof(M));
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) v |= std::uint64_t{bytes[at + i]} << (8 * i);
+  return v;
+}
+
+TEST(MdPacket, EveryMessageHasTheLengthOfTheProtocolTable) {
+  using T = np::MdMsgType;
+  EXPECT_EQ(np::md_message_length(T::kAddOrder), 40u);
+  EXPECT_EQ(np::md_message_length(T::kModifyOrder), 32u);
+  EXPECT_EQ(np::md_message_length(T::kDeleteOrder), 24u);
+  EXPECT_EQ(np::md_message_length(T::kTrade), 48u);
+  EXPECT_EQ(np::md_message_length(T::kTopOfBook), 48u);
+  EXPECT_EQ(np::md_message_length(T::kSnapshotStart), 32u);
+  EXPECT_EQ(np::md_message_length(T::kSnapshotOrder), 40u);
+  EXPECT_EQ(np::md_message_length(T::kSnapshotEnd), 32u);
+  EXPECT_EQ(np::md_message_length(static_cast<T>(6)), 0u);
+  EXPECT_EQ(np::kMaxMdMessageLength, 48u);
+}
+
+TEST(MdPacket, EveryMessageEndsWithItsInstrumentSeqAtTheTablesOffset) {
+  const std::uint64_t s = 0x0102030405060708ULL;
+  np::MdOrder add_order{};
+  add_order.instrument_seq = s;
+  EXPECT_EQ(field(add_order, 32, 8), s);
+  np::MdModifyOrder modify{};
+  modify.instrument_seq = s;
+  EXPECT_EQ(field(modify, 24, 8), s);
+  np::MdDeleteOrder del{};
+  del.instrument_seq = s;
+  EXPECT_EQ(field(del, 16, 8), s);
+  np::MdTrade tr{};
+  tr.instrument_seq = s;
+  EXPECT_EQ(field(tr, 40, 8), s);
+  np::MdTopOfBook top{};
+  top.instrument_seq = s;
+  EXPECT_EQ(field(top, 40, 8), s);
+  np::MdSnapshotBound bound{};
+  bound.instrument = 3;
+  bound.last_seq = 99;
+  bound.orders = 7;
+  bound.instrument_seq = s;
+  EXPECT_EQ(field(bound, 4, 4), 3u);
+  EXPECT_EQ(field(bound, 8, 8), 99u);
+  EXPECT_EQ(field(bound, 16, 4), 7u);
+  EXPECT_EQ(field(bound, 20, 4), 0u);  // reserved
+  EXPECT_EQ(field(bound, 24, 8), s);
+}
 
 TEST(MdPacket, RoundTripKeepsOrderAndSequence) {
   np::PacketWriter w(np::Channel::kIncremental, 1400);
@@ -42,7 +98,7 @@ TEST(MdPacket, RoundTripKeepsOrderAndSequence) {
   ASSERT_TRUE(w.append(add(3), 43));
   const auto pkt = copy(w.finish());
   EXPECT_TRUE(w.empty());
-  EXPECT_EQ(pkt.size(), 16u + 32 + 40 + 32);
+  EXPECT_EQ(pkt.size(), 16u + 40 + 48 + 40);
   np::PacketHeader h;
   ASSERT_EQ(np::parse_packet(pkt, np::Channel::kIncremental, h), np::PacketError::kNone);
   EXPECT_EQ(h.count, 3);
@@ -56,6 +112,9 @@ TEST(MdPacket, RoundTripKeepsOrderAndSequence) {
       const auto tr = np::read_md<np::MdTrade>(p);
       EXPECT_EQ(tr.taker_order_id, 9u);
       EXPECT_EQ(tr.header.side, 2);
+      EXPECT_EQ(tr.instrument_seq, 77u);
+    } else {
+      EXPECT_EQ(np::read_md<np::MdOrder>(p).instrument_seq, 1000 + np::read_md<np::MdOrder>(p).order_id);
     }
   });
   EXPECT_EQ(seqs, (std::vector<std::uint64_t>{41, 42, 43}));
@@ -144,7 +203,7 @@ TEST_F(MdPacketMalformed, EachDefectHasItsOwnError) {
   EXPECT_EQ(parse(b), np::PacketError::kUnknownMessageType);
 
   b = good;
-  b[16] = 24;  // AddOrder claiming 24 bytes
+  b[16] = 32;  // AddOrder claiming 32 bytes (its length before instrument_seq)
   EXPECT_EQ(parse(b), np::PacketError::kBadMessageLength);
 
   b = good;
