@@ -4,7 +4,8 @@ layout of src/engine/request.hpp, which the doc points to).
 
 The recovery test replays the journal the killed exchange left behind through
 this model and compares the result with what the restarted exchange publishes
-(its snapshot channel's books, its next exec_seq and market data seq) and with
+(its snapshot channel's books, its next exec_seq and market data seq, each
+instrument's market data instrument_seq) and with
 every report the clients received before the kill (same exec_seq, same fields).
 
 Scope: what the tests send. New orders of every type and cancels and modifies
@@ -116,6 +117,7 @@ class InstrumentModel:
     asks: List[Order] = field(default_factory=list)
     last_trade: Optional[int] = None
     finished: set = field(default_factory=set)  # (client, client_order_id)
+    md_seq: int = 0  # the instrument's last market data instrument_seq (MATCHING.md "Sequence numbers")
 
     def side_list(self, side: int) -> List[Order]:
         return self.bids if side == w.BUY else self.asks
@@ -175,9 +177,10 @@ class EngineModel:
                      price=req.price, order_qty=req.qty, side=req.side, order_type=req.order_type, exec_type=exec_type,
                      reject_reason=reason)
 
-    def _md(self, kind: str) -> None:
+    def _md(self, ins: InstrumentModel, kind: str) -> None:
         self.md_count_by_type[kind] = self.md_count_by_type.get(kind, 0) + 1
         self.next_md_seq += 1
+        ins.md_seq += 1
 
     def _finish(self, ins: InstrumentModel, o: Order) -> None:
         o.done = True
@@ -280,7 +283,7 @@ class EngineModel:
             maker.cum += q
             self._order_report(req, o, w.EXEC_FILL, last_price=maker.price, last_qty=q, is_maker=0)
             self._order_report(req, maker, w.EXEC_FILL, last_price=maker.price, last_qty=q, is_maker=1)
-            self._md("trade")
+            self._md(ins, "trade")
             ins.last_trade = maker.price
             if maker.open == 0:
                 book.pop(0)
@@ -290,7 +293,7 @@ class EngineModel:
         if o.open > 0 and o.order_type == w.LIMIT:
             ins.rest(o)
             self.live[(o.client, o.client_order_id)] = o
-            self._md("add")
+            self._md(ins, "add")
             return
         if o.open > 0:
             self._order_report(req, o, w.EXEC_CANCELLED, cancel_reason=w.CANCEL_IOC_RESIDUAL)
@@ -316,7 +319,7 @@ class EngineModel:
         before = ins.top()
         ins.side_list(o.side).remove(o)
         self._order_report(req, o, w.EXEC_CANCELLED, cancel_reason=w.CANCEL_USER)
-        self._md("delete")
+        self._md(ins, "delete")
         self._finish(ins, o)
         self._top(ins, before)
 
@@ -334,15 +337,15 @@ class EngineModel:
         if req.qty <= o.cum:
             ins.side_list(o.side).remove(o)
             self._order_report(req, o, w.EXEC_CANCELLED, cancel_reason=w.CANCEL_MODIFY_BELOW_FILLED)
-            self._md("delete")
+            self._md(ins, "delete")
             self._finish(ins, o)
         elif req.price == o.price and req.qty < o.qty:
             o.qty = req.qty
             self._order_report(req, o, w.EXEC_MODIFIED)
-            self._md("modify")
+            self._md(ins, "modify")
         else:
             ins.side_list(o.side).remove(o)
-            self._md("delete")
+            self._md(ins, "delete")
             o.price, o.qty = req.price, req.qty
             self._order_report(req, o, w.EXEC_MODIFIED)
             self.live.pop((o.client, o.client_order_id))
@@ -352,7 +355,11 @@ class EngineModel:
 
     def _top(self, ins: InstrumentModel, before) -> None:
         if ins.top() != before:
-            self._md("top")
+            self._md(ins, "top")
+
+    def instrument_seqs(self) -> Dict[int, int]:
+        """Each instrument's last market data instrument_seq (0: no event yet)."""
+        return {i: ins.md_seq for i, ins in enumerate(self.instruments)}
 
     def books(self) -> Dict[int, List[Tuple[int, int, int, int]]]:
         return {i: ins.priority_list() for i, ins in enumerate(self.instruments)}

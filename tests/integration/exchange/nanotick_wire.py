@@ -428,7 +428,11 @@ def _md(type_: int, length: int, channel: int, fmt: str, fields: Tuple[str, ...]
 
 
 # The 4-byte message header is length (2), type (1), side (1); the body starts at 4.
-@_md(1, 32, CHANNEL_INCREMENTAL, "IQqq", ("instrument", "order_id", "price", "qty"))
+# Every message ends with a u64 instrument_seq (PROTOCOL.md 2.2/2.3): on the
+# incremental channel its instrument's own sequence number, on the snapshot
+# channel the one the snapshot reflects. `seq` is not on the wire in a message:
+# it is the packet's first_seq + the message's position (set by decode_packet).
+@_md(1, 40, CHANNEL_INCREMENTAL, "IQqqQ", ("instrument", "order_id", "price", "qty", "instrument_seq"))
 @dataclass
 class MdAddOrder(MdMessage):
     side: int = 0
@@ -436,29 +440,32 @@ class MdAddOrder(MdMessage):
     order_id: int = 0
     price: int = 0
     qty: int = 0
+    instrument_seq: int = 0
     seq: int = 0
 
 
-@_md(2, 24, CHANNEL_INCREMENTAL, "IQq", ("instrument", "order_id", "qty"))
+@_md(2, 32, CHANNEL_INCREMENTAL, "IQqQ", ("instrument", "order_id", "qty", "instrument_seq"))
 @dataclass
 class MdModifyOrder(MdMessage):
     side: int = 0
     instrument: int = 0
     order_id: int = 0
     qty: int = 0
+    instrument_seq: int = 0
     seq: int = 0
 
 
-@_md(3, 16, CHANNEL_INCREMENTAL, "IQ", ("instrument", "order_id"))
+@_md(3, 24, CHANNEL_INCREMENTAL, "IQQ", ("instrument", "order_id", "instrument_seq"))
 @dataclass
 class MdDeleteOrder(MdMessage):
     side: int = 0
     instrument: int = 0
     order_id: int = 0
+    instrument_seq: int = 0
     seq: int = 0
 
 
-@_md(4, 40, CHANNEL_INCREMENTAL, "IQQqq", ("instrument", "maker_order_id", "taker_order_id", "price", "qty"))
+@_md(4, 48, CHANNEL_INCREMENTAL, "IQQqqQ", ("instrument", "maker_order_id", "taker_order_id", "price", "qty", "instrument_seq"))
 @dataclass
 class MdTrade(MdMessage):
     side: int = 0  # the aggressor's side
@@ -467,10 +474,11 @@ class MdTrade(MdMessage):
     taker_order_id: int = 0
     price: int = 0
     qty: int = 0
+    instrument_seq: int = 0
     seq: int = 0
 
 
-@_md(5, 40, CHANNEL_INCREMENTAL, "Iqqqq", ("instrument", "bid_price", "bid_qty", "ask_price", "ask_qty"))
+@_md(5, 48, CHANNEL_INCREMENTAL, "IqqqqQ", ("instrument", "bid_price", "bid_qty", "ask_price", "ask_qty", "instrument_seq"))
 @dataclass
 class MdTopOfBook(MdMessage):
     side: int = 0
@@ -479,20 +487,22 @@ class MdTopOfBook(MdMessage):
     bid_qty: int = 0
     ask_price: int = 0
     ask_qty: int = 0
+    instrument_seq: int = 0
     seq: int = 0
 
 
-@_md(10, 24, CHANNEL_SNAPSHOT, "IQI4x", ("instrument", "last_seq", "orders"))
+@_md(10, 32, CHANNEL_SNAPSHOT, "IQI4xQ", ("instrument", "last_seq", "orders", "instrument_seq"))
 @dataclass
 class MdSnapshotStart(MdMessage):
     side: int = 0
     instrument: int = 0
     last_seq: int = 0
     orders: int = 0
+    instrument_seq: int = 0  # the instrument's last incremental instrument_seq with seq <= last_seq (0: none)
     seq: int = 0
 
 
-@_md(11, 32, CHANNEL_SNAPSHOT, "IQqq", ("instrument", "order_id", "price", "qty"))
+@_md(11, 40, CHANNEL_SNAPSHOT, "IQqqQ", ("instrument", "order_id", "price", "qty", "instrument_seq"))
 @dataclass
 class MdSnapshotOrder(MdMessage):
     side: int = 0
@@ -500,16 +510,18 @@ class MdSnapshotOrder(MdMessage):
     order_id: int = 0
     price: int = 0
     qty: int = 0
+    instrument_seq: int = 0  # its snapshot's
     seq: int = 0
 
 
-@_md(12, 24, CHANNEL_SNAPSHOT, "IQI4x", ("instrument", "last_seq", "orders"))
+@_md(12, 32, CHANNEL_SNAPSHOT, "IQI4xQ", ("instrument", "last_seq", "orders", "instrument_seq"))
 @dataclass
 class MdSnapshotEnd(MdMessage):
     side: int = 0
     instrument: int = 0
     last_seq: int = 0
     orders: int = 0
+    instrument_seq: int = 0
     seq: int = 0
 
 
@@ -565,7 +577,10 @@ def decode_packet(data: bytes) -> Packet:
         if pos + mlen > length:
             raise WireError("bad_length", f"{cls.__name__} runs past the packet's end")
         values = cls.BODY.unpack_from(data, pos + _MD_HEADER.size)
-        messages.append(cls(side, *values, seq=first_seq + i))  # type: ignore[call-arg]
+        msg = cls(side, *values, seq=first_seq + i)  # type: ignore[call-arg]
+        if channel == CHANNEL_INCREMENTAL and msg.instrument_seq == 0:  # type: ignore[attr-defined]
+            raise WireError("seq", f"{cls.__name__} seq {first_seq + i} with instrument_seq 0 (they start at 1)")
+        messages.append(msg)
         pos += mlen
     if pos != length:
         raise WireError("bad_length", f"{length - pos} bytes after the last of {count} messages")

@@ -8,7 +8,10 @@ After each restart:
   acknowledged was accepted with the same order id (nothing acknowledged lost);
 - the restarted exchange's books, as its snapshot channel publishes them,
   equal the replay's books order by order, and reflect exactly the replay's
-  last market data seq; the incremental channel continues at the next seq;
+  last market data seq and each instrument's last instrument_seq; the
+  incremental channel continues at the next seq, and each instrument's
+  messages at its next instrument_seq (gap-free within the run, and nothing
+  published before a kill is missing from the replay's numbering);
 - a cancel of an acknowledged order the replay has resting is answered
   Cancelled (not UnknownOrder), with the replay's next exec_seq, above every
   exec_seq acknowledged before the kill.
@@ -26,6 +29,7 @@ import threading
 import time
 
 import engine_model as em
+import md_books as mb
 import nanotick_wire as w
 from exchange_harness import InstrumentSpec, MdRecorder, make_config
 from order_flow import OrderTracker, RandomFlow, TrackedOrder, check_reports_against_model
@@ -89,9 +93,12 @@ def test_kill_9_under_load_then_restart_recovers_everything_acknowledged(start_e
             where = f"seed {seed}, run {run}"
             # The recovered books, as published, equal the replay of the journal.
             last_md = model.next_md_seq - 1
+            start_iseqs = model.instrument_seqs()  # each instrument's last instrument_seq before this run
+            assert sum(start_iseqs.values()) == last_md, (where, start_iseqs, last_md)
             snaps = md.wait_snapshots(len(config.instruments), 0)
             for ins, snap in snaps.items():
                 assert snap.last_seq == last_md, f"{where}: snapshot of {ins} reflects md seq {snap.last_seq}, the journal replay ends at {last_md}"
+                assert snap.instrument_seq == start_iseqs[ins], f"{where}: snapshot of {ins} says instrument_seq {snap.instrument_seq}, the journal replay {start_iseqs[ins]}"
                 assert snap.priority_list() == model.books()[ins], f"{where}: recovered book of {ins} differs from the journal replay"
             md.wait_incremental_heartbeat(model.next_md_seq)
             for t in trackers:
@@ -110,14 +117,26 @@ def test_kill_9_under_load_then_restart_recovers_everything_acknowledged(start_e
                     next_exec += 1
                     cancelled += 1
             if cancelled:
-                md.wait_for(lambda: any(m.seq == model.next_md_seq for p in md.packets()[0] for m in p.messages), 3.0,
-                            f"the first market data message after the restart to carry seq {model.next_md_seq}")
+                first = md.wait_for(lambda: next((m for p in md.packets()[0] for m in p.messages if m.seq == model.next_md_seq), None), 3.0,
+                                    f"the first market data message after the restart to carry seq {model.next_md_seq}")
+                assert first.instrument_seq == start_iseqs[first.instrument] + 1, (where, first, start_iseqs)
             if run == KILLS:
                 break
             run_until_killed(ex, trackers, flows, seconds=rng.uniform(0.2, 0.8))
-            md.check(mtu=1400)
+            md.check(mtu=1400)  # per instrument too: instrument_seq +1 per message within the run
+            # Each instrument's numbering went on from where the recovered engine had it.
+            incremental = md.packets()[0]
+            for ins, first_iseq in mb.first_instrument_seqs(incremental).items():
+                assert first_iseq == start_iseqs[ins] + 1, f"{where}: instrument {ins} restarted at instrument_seq {first_iseq}, expected {start_iseqs[ins] + 1}"
+            heard = {}
+            for p in incremental:
+                for m in p.messages:
+                    heard[m.instrument] = m.instrument_seq
         model, scan = em.replay_journal(config.journal_dir, config.instruments)
         where = f"seed {seed}, after kill {run + 1}"
+        # What was published before the kill was journaled first: the replay numbers it all.
+        for ins, iseq in heard.items():
+            assert iseq <= model.instrument_seqs()[ins], f"{where}: instrument {ins} published instrument_seq {iseq}, the journal replay ends at {model.instrument_seqs()[ins]}"
         resting = sum(len(b) for b in model.books().values())
         print(f"{where}: journal {len(scan.requests)} requests ({scan.stopped_because}), {len(model.reports)} reports, "
               f"{model.next_md_seq - 1} md messages, {resting} resting; clients received {sum(len(t.reports) for t in trackers)} "

@@ -2,9 +2,11 @@
 their fills, and the market data received over multicast (incremental feed and
 snapshot channel) reproduces the exchange's book: it equals what the clients
 know is resting, the snapshots equal the incremental book order by order, the
-trades match the fills, and a replay of the exchange's journal through the
+trades match the fills, each instrument's messages are numbered by their own
+gap-free instrument_seq (which the snapshots' instrument_seq matches: the
+snapshot audit), and a replay of the exchange's journal through the
 independent model (engine_model.py) gives every report the clients received,
-byte for byte, and the same books and market data sequence.
+byte for byte, and the same books and market data sequence numbers.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import random
 import time
 
 import engine_model as em
+import md_books as mb
 import nanotick_wire as w
 from exchange_harness import MdRecorder, make_config
 from order_flow import OrderTracker, RandomFlow, check_reports_against_model
@@ -36,14 +39,15 @@ def test_two_clients_trade_and_both_receive_their_fills(start_exchange, config):
             md.wait_incremental_heartbeat(5)
             msgs = [m for p in md.packets()[0] for m in p.messages]
             assert msgs == [
-                w.MdAddOrder(side=w.SELL, instrument=0, order_id=1, price=1000, qty=10, seq=1),
-                w.MdTopOfBook(instrument=0, bid_price=0, bid_qty=0, ask_price=1000, ask_qty=10, seq=2),
-                w.MdTrade(side=w.BUY, instrument=0, maker_order_id=1, taker_order_id=2, price=1000, qty=4, seq=3),
-                w.MdTopOfBook(instrument=0, bid_price=0, bid_qty=0, ask_price=1000, ask_qty=6, seq=4),
+                w.MdAddOrder(side=w.SELL, instrument=0, order_id=1, price=1000, qty=10, instrument_seq=1, seq=1),
+                w.MdTopOfBook(instrument=0, bid_price=0, bid_qty=0, ask_price=1000, ask_qty=10, instrument_seq=2, seq=2),
+                w.MdTrade(side=w.BUY, instrument=0, maker_order_id=1, taker_order_id=2, price=1000, qty=4, instrument_seq=3, seq=3),
+                w.MdTopOfBook(instrument=0, bid_price=0, bid_qty=0, ask_price=1000, ask_qty=6, instrument_seq=4, seq=4),
             ]
             snaps = md.wait_snapshots(2, 4)
             assert snaps[0].last_seq == 4 and snaps[0].priority_list() == [(w.SELL, 1, 1000, 6)]
-            assert snaps[1].priority_list() == []
+            assert snaps[0].instrument_seq == 4
+            assert snaps[1].priority_list() == [] and snaps[1].instrument_seq == 0  # no message of instrument 1 yet
             md.check(mtu=1400, from_start=True)
             assert not a.in_seq_errors and not b.in_seq_errors
         ex.stop()
@@ -89,9 +93,15 @@ def test_market_data_reproduces_the_book_and_the_journal_replays_to_the_same_rep
         assert makers == collections.Counter((m.maker_order_id, m.price, m.qty) for m in books.trades)
         assert takers == collections.Counter((m.taker_order_id, m.price, m.qty) for m in books.trades)
         snaps = md.wait_snapshots(2, last_seq)
+        assert sum(books.instrument_seqs.values()) == last_seq, (books.instrument_seqs, last_seq)  # from 1, no gaps
         for ins in (0, 1):
             assert snaps[ins].last_seq == last_seq
             assert snaps[ins].priority_list() == books.book(ins).priority_list(), f"seed {seed}: snapshot of {ins} differs from the incremental book"
+            assert snaps[ins].instrument_seq == books.instrument_seqs[ins], f"seed {seed}: snapshot of {ins}"
+        incremental = md.packets()[0]
+        for snap in md.snapshots():  # every snapshot heard, also those taken while the flow ran
+            problem = mb.audit_snapshot(snap, incremental)
+            assert problem is None, f"seed {seed}: {problem}"
         md.check(mtu=200, from_start=True)
         for t in trackers:
             t.session.close()
@@ -110,6 +120,7 @@ def test_market_data_reproduces_the_book_and_the_journal_replays_to_the_same_rep
     for r in scan.requests[:600]:
         before.apply(r)
     assert before.next_md_seq - 1 == last_seq, (before.next_md_seq, last_seq)
+    assert before.instrument_seqs() == books.instrument_seqs, (before.instrument_seqs(), books.instrument_seqs)
     assert before.books() == {ins: books.book(ins).priority_list() for ins in (0, 1)}
 
 

@@ -1,8 +1,9 @@
 """Unit tests of nanotick_wire (no server needed): every message's bytes against
 the offset tables of docs/PROTOCOL.md, written here field by field with
 int.to_bytes (not with the struct formats the module uses), round trips, the
-decoders' rejection of malformed input, the stream framer, the book builder and
-the credential hash against the demo config's stored form.
+decoders' rejection of malformed input, the stream framer, the book builder
+(with its per-instrument instrument_seq check), the snapshot assembler, the
+snapshot audit and the credential hash against the demo config's stored form.
 """
 
 from __future__ import annotations
@@ -177,35 +178,39 @@ def md_header(length: int, type_: int, side: int):
 
 
 def test_market_data_message_layouts():
-    assert w.MdAddOrder(side=1, instrument=2, order_id=3, price=-4, qty=5).encode() == layout(
-        32, md_header(32, 1, 1) + [(4, 4, 2, False), (8, 8, 3, False), (16, 8, -4, True), (24, 8, 5, True)])
-    assert w.MdModifyOrder(side=2, instrument=1, order_id=9, qty=6).encode() == layout(
-        24, md_header(24, 2, 2) + [(4, 4, 1, False), (8, 8, 9, False), (16, 8, 6, True)])
-    assert w.MdDeleteOrder(side=1, instrument=1, order_id=9).encode() == layout(16, md_header(16, 3, 1) + [(4, 4, 1, False), (8, 8, 9, False)])
-    assert w.MdTrade(side=2, instrument=0, maker_order_id=4, taker_order_id=8, price=100, qty=7).encode() == layout(
-        40, md_header(40, 4, 2) + [(4, 4, 0, False), (8, 8, 4, False), (16, 8, 8, False), (24, 8, 100, True), (32, 8, 7, True)])
-    assert w.MdTopOfBook(instrument=1, bid_price=99, bid_qty=10, ask_price=101, ask_qty=20).encode() == layout(
-        40, md_header(40, 5, 0) + [(4, 4, 1, False), (8, 8, 99, True), (16, 8, 10, True), (24, 8, 101, True), (32, 8, 20, True)])
-    assert w.MdSnapshotStart(instrument=1, last_seq=77, orders=3).encode() == layout(
-        24, md_header(24, 10, 0) + [(4, 4, 1, False), (8, 8, 77, False), (16, 4, 3, False)])
-    assert w.MdSnapshotOrder(side=2, instrument=1, order_id=5, price=100, qty=1).encode() == layout(
-        32, md_header(32, 11, 2) + [(4, 4, 1, False), (8, 8, 5, False), (16, 8, 100, True), (24, 8, 1, True)])
-    assert w.MdSnapshotEnd(instrument=1, last_seq=77, orders=3).encode()[2] == 12
+    assert w.MdAddOrder(side=1, instrument=2, order_id=3, price=-4, qty=5, instrument_seq=6).encode() == layout(
+        40, md_header(40, 1, 1) + [(4, 4, 2, False), (8, 8, 3, False), (16, 8, -4, True), (24, 8, 5, True), (32, 8, 6, False)])
+    assert w.MdModifyOrder(side=2, instrument=1, order_id=9, qty=6, instrument_seq=7).encode() == layout(
+        32, md_header(32, 2, 2) + [(4, 4, 1, False), (8, 8, 9, False), (16, 8, 6, True), (24, 8, 7, False)])
+    assert w.MdDeleteOrder(side=1, instrument=1, order_id=9, instrument_seq=8).encode() == layout(
+        24, md_header(24, 3, 1) + [(4, 4, 1, False), (8, 8, 9, False), (16, 8, 8, False)])
+    assert w.MdTrade(side=2, instrument=0, maker_order_id=4, taker_order_id=8, price=100, qty=7, instrument_seq=1 << 40).encode() == layout(
+        48, md_header(48, 4, 2) + [(4, 4, 0, False), (8, 8, 4, False), (16, 8, 8, False), (24, 8, 100, True), (32, 8, 7, True), (40, 8, 1 << 40, False)])
+    assert w.MdTopOfBook(instrument=1, bid_price=99, bid_qty=10, ask_price=101, ask_qty=20, instrument_seq=9).encode() == layout(
+        48, md_header(48, 5, 0) + [(4, 4, 1, False), (8, 8, 99, True), (16, 8, 10, True), (24, 8, 101, True), (32, 8, 20, True), (40, 8, 9, False)])
+    assert w.MdSnapshotStart(instrument=1, last_seq=77, orders=3, instrument_seq=40).encode() == layout(
+        32, md_header(32, 10, 0) + [(4, 4, 1, False), (8, 8, 77, False), (16, 4, 3, False), (24, 8, 40, False)])
+    assert w.MdSnapshotOrder(side=2, instrument=1, order_id=5, price=100, qty=1, instrument_seq=40).encode() == layout(
+        40, md_header(40, 11, 2) + [(4, 4, 1, False), (8, 8, 5, False), (16, 8, 100, True), (24, 8, 1, True), (32, 8, 40, False)])
+    end = w.MdSnapshotEnd(instrument=1, last_seq=77, orders=3, instrument_seq=40).encode()
+    assert end == layout(32, md_header(32, 12, 0) + [(4, 4, 1, False), (8, 8, 77, False), (16, 4, 3, False), (24, 8, 40, False)])
 
 
 def test_packet_header_layout_and_round_trip():
-    msgs = [w.MdAddOrder(side=1, instrument=0, order_id=1, price=100, qty=5), w.MdDeleteOrder(side=1, instrument=0, order_id=1)]
+    msgs = [w.MdAddOrder(side=1, instrument=0, order_id=1, price=100, qty=5, instrument_seq=3),
+            w.MdDeleteOrder(side=1, instrument=0, order_id=1, instrument_seq=4)]
     data = w.Packet(w.CHANNEL_INCREMENTAL, 41, msgs).encode()
-    assert data[:16] == layout(16, [(0, 2, 16 + 32 + 16, False), (2, 1, 1, False), (3, 1, 1, False), (4, 2, 2, False), (8, 8, 41, False)])
+    assert data[:16] == layout(16, [(0, 2, 16 + 40 + 24, False), (2, 1, 1, False), (3, 1, 1, False), (4, 2, 2, False), (8, 8, 41, False)])
     pkt = w.decode_packet(data)
     assert [m.seq for m in pkt.messages] == [41, 42]
-    assert pkt.messages[0] == w.MdAddOrder(side=1, instrument=0, order_id=1, price=100, qty=5, seq=41)
+    assert pkt.messages[0] == w.MdAddOrder(side=1, instrument=0, order_id=1, price=100, qty=5, instrument_seq=3, seq=41)
+    assert pkt.messages[1] == w.MdDeleteOrder(side=1, instrument=0, order_id=1, instrument_seq=4, seq=42)
     hb = w.decode_packet(layout(16, [(0, 2, 16, False), (2, 1, 2, False), (3, 1, 1, False), (8, 8, 9, False)]))
     assert hb.is_heartbeat and hb.first_seq == 9 and hb.channel == w.CHANNEL_SNAPSHOT
 
 
 def test_packet_decoder_rejects_malformed_packets():
-    good = w.Packet(w.CHANNEL_INCREMENTAL, 1, [w.MdDeleteOrder(side=1, instrument=0, order_id=1)]).encode()
+    good = w.Packet(w.CHANNEL_INCREMENTAL, 1, [w.MdDeleteOrder(side=1, instrument=0, order_id=1, instrument_seq=1)]).encode()
     cases = {
         "short": good[:10],
         "bad_length": good + b"\0",  # length field no longer matches the datagram
@@ -216,7 +221,7 @@ def test_packet_decoder_rejects_malformed_packets():
         with pytest.raises(w.WireError) as e:
             w.decode_packet(data)
         assert e.value.what == what
-    wrong_channel = w.Packet(w.CHANNEL_SNAPSHOT, 1, [w.MdDeleteOrder(side=1, instrument=0, order_id=1)]).encode()
+    wrong_channel = w.Packet(w.CHANNEL_SNAPSHOT, 1, [w.MdDeleteOrder(side=1, instrument=0, order_id=1, instrument_seq=1)]).encode()
     with pytest.raises(w.WireError) as e:
         w.decode_packet(wrong_channel)
     assert e.value.what == "channel"
@@ -224,35 +229,79 @@ def test_packet_decoder_rejects_malformed_packets():
     bad_count[4] = 2  # says two messages, carries one
     with pytest.raises(w.WireError):
         w.decode_packet(bytes(bad_count))
+    old_length = bytearray(good[:16 + 16])  # a DeleteOrder of the layout without instrument_seq
+    old_length[0:2] = (16 + 16).to_bytes(2, "little")
+    old_length[16:18] = (16).to_bytes(2, "little")
+    with pytest.raises(w.WireError) as e:
+        w.decode_packet(bytes(old_length))
+    assert e.value.what == "bad_length"
+    zero = w.Packet(w.CHANNEL_INCREMENTAL, 1, [w.MdDeleteOrder(side=1, instrument=0, order_id=1, instrument_seq=0)]).encode()
+    with pytest.raises(w.WireError) as e:  # an instrument's incremental numbers start at 1
+        w.decode_packet(zero)
+    assert e.value.what == "seq"
+    # On the snapshot channel 0 is valid: the snapshot of an instrument with no message yet.
+    empty = w.Packet(w.CHANNEL_SNAPSHOT, 1, [w.MdSnapshotStart(instrument=0, instrument_seq=0), w.MdSnapshotEnd(instrument=0, instrument_seq=0)])
+    assert w.decode_packet(empty.encode()).messages[0].instrument_seq == 0
 
 
 def test_book_applies_incremental_messages_in_priority_order():
     books = mb.IncrementalBooks()
     pkt = w.Packet(w.CHANNEL_INCREMENTAL, 1, [
-        w.MdAddOrder(side=w.BUY, instrument=0, order_id=1, price=100, qty=5),
-        w.MdAddOrder(side=w.BUY, instrument=0, order_id=2, price=101, qty=5),
-        w.MdAddOrder(side=w.BUY, instrument=0, order_id=3, price=100, qty=7),
-        w.MdAddOrder(side=w.SELL, instrument=0, order_id=4, price=105, qty=2),
-        w.MdTopOfBook(instrument=0, bid_price=101, bid_qty=5, ask_price=105, ask_qty=2),
-        w.MdTrade(side=w.SELL, instrument=0, maker_order_id=2, taker_order_id=9, price=101, qty=5),
-        w.MdModifyOrder(side=w.BUY, instrument=0, order_id=1, qty=4),
-        w.MdTopOfBook(instrument=0, bid_price=100, bid_qty=11, ask_price=105, ask_qty=2),
+        w.MdAddOrder(side=w.BUY, instrument=0, order_id=1, price=100, qty=5, instrument_seq=1),
+        w.MdAddOrder(side=w.BUY, instrument=0, order_id=2, price=101, qty=5, instrument_seq=2),
+        w.MdAddOrder(side=w.BUY, instrument=0, order_id=3, price=100, qty=7, instrument_seq=3),
+        w.MdAddOrder(side=w.SELL, instrument=0, order_id=4, price=105, qty=2, instrument_seq=4),
+        w.MdTopOfBook(instrument=0, bid_price=101, bid_qty=5, ask_price=105, ask_qty=2, instrument_seq=5),
+        w.MdTrade(side=w.SELL, instrument=0, maker_order_id=2, taker_order_id=9, price=101, qty=5, instrument_seq=6),
+        w.MdModifyOrder(side=w.BUY, instrument=0, order_id=1, qty=4, instrument_seq=7),
+        w.MdTopOfBook(instrument=0, bid_price=100, bid_qty=11, ask_price=105, ask_qty=2, instrument_seq=8),
     ])
     books.apply_packet(w.decode_packet(pkt.encode()))
     assert books.book(0).priority_list() == [(w.BUY, 1, 100, 4), (w.BUY, 3, 100, 7), (w.SELL, 4, 105, 2)]
     assert books.next_seq == 9
+    assert books.instrument_seqs == {0: 8}
     with pytest.raises(AssertionError):  # a gap is detected
-        books.apply_packet(w.Packet(w.CHANNEL_INCREMENTAL, 11, [w.MdDeleteOrder(side=1, instrument=0, order_id=1)]))
+        books.apply_packet(w.Packet(w.CHANNEL_INCREMENTAL, 11, [w.MdDeleteOrder(side=1, instrument=0, order_id=1, instrument_seq=9)]))
     with pytest.raises(AssertionError):  # a wrong top of book is detected
         b2 = mb.IncrementalBooks()
-        b2.apply_packet(w.decode_packet(w.Packet(w.CHANNEL_INCREMENTAL, 1, [w.MdTopOfBook(instrument=0, bid_price=1, bid_qty=1)]).encode()))
+        b2.apply_packet(w.decode_packet(w.Packet(w.CHANNEL_INCREMENTAL, 1, [w.MdTopOfBook(instrument=0, bid_price=1, bid_qty=1, instrument_seq=1)]).encode()))
+
+
+def test_book_checks_each_instruments_own_sequence():
+    def add(ins: int, oid: int, iseq: int) -> w.MdAddOrder:
+        return w.MdAddOrder(side=w.BUY, instrument=ins, order_id=oid, price=100, qty=1, instrument_seq=iseq)
+
+    def packet(first_seq: int, msgs) -> w.Packet:  # as received: every message gets its seq
+        return w.decode_packet(w.Packet(w.CHANNEL_INCREMENTAL, first_seq, msgs).encode())
+
+    # Interleaved instruments: each counts its own messages only.
+    books = mb.IncrementalBooks()
+    books.apply_packet(packet(1, [add(0, 1, 1), add(1, 2, 1), add(1, 3, 2), add(0, 4, 2)]))
+    assert books.instrument_seqs == {0: 2, 1: 2}
+    with pytest.raises(AssertionError, match="instrument 1 instrument_seq 4, expected 3"):
+        books.apply_packet(packet(5, [add(1, 5, 4)]))
+    # Heard from seq 1: every instrument starts at 1.
+    with pytest.raises(AssertionError, match="expected 1"):
+        mb.IncrementalBooks().apply_packet(packet(1, [add(0, 1, 2)]))
+    # Joined mid-stream: an instrument's first message sets its start, unless the start is known.
+    late = mb.IncrementalBooks()
+    late.apply_packet(packet(50, [add(0, 1, 20), add(0, 2, 21)]))
+    assert late.instrument_seqs == {0: 21}
+    known = mb.IncrementalBooks(instrument_seqs={0: 19})
+    with pytest.raises(AssertionError, match="expected 20"):
+        known.apply_packet(packet(50, [add(0, 1, 21)]))
+    # sequence_problems reports the same, per instrument.
+    packets = [packet(1, [add(0, 1, 1), add(1, 2, 1)]), packet(3, [add(1, 3, 3), add(0, 4, 2)])]
+    assert mb.sequence_problems(packets, 1) == ["instrument 1: seq 3 has instrument_seq 3, expected 2"]
+    assert mb.sequence_problems(packets[1:]) == []
+    assert mb.first_instrument_seqs(packets) == {0: 1, 1: 1}
 
 
 def test_snapshot_assembler_needs_a_gapless_snapshot():
-    start = w.MdSnapshotStart(instrument=1, last_seq=10, orders=2)
-    o1 = w.MdSnapshotOrder(side=1, instrument=1, order_id=1, price=100, qty=1)
-    o2 = w.MdSnapshotOrder(side=2, instrument=1, order_id=2, price=101, qty=1)
-    end = w.MdSnapshotEnd(instrument=1, last_seq=10, orders=2)
+    start = w.MdSnapshotStart(instrument=1, last_seq=10, orders=2, instrument_seq=6)
+    o1 = w.MdSnapshotOrder(side=1, instrument=1, order_id=1, price=100, qty=1, instrument_seq=6)
+    o2 = w.MdSnapshotOrder(side=2, instrument=1, order_id=2, price=101, qty=1, instrument_seq=6)
+    end = w.MdSnapshotEnd(instrument=1, last_seq=10, orders=2, instrument_seq=6)
     a = mb.SnapshotAssembler()
     a.apply_packet(w.Packet(w.CHANNEL_SNAPSHOT, 1, [start, o1]))
     a.apply_packet(w.Packet(w.CHANNEL_SNAPSHOT, 4, [o2, end]))  # seq 3 is missing
@@ -260,6 +309,29 @@ def test_snapshot_assembler_needs_a_gapless_snapshot():
     a.apply_packet(w.Packet(w.CHANNEL_SNAPSHOT, 6, [start, o1]))
     a.apply_packet(w.Packet(w.CHANNEL_SNAPSHOT, 8, [o2, end]))
     assert [s.priority_list() for s in a.complete] == [[(1, 1, 100, 1), (2, 2, 101, 1)]]
+    assert a.complete[0].instrument_seq == 6
+    bad_end = w.MdSnapshotEnd(instrument=1, last_seq=10, orders=2, instrument_seq=7)
+    with pytest.raises(AssertionError, match="does not match its SnapshotStart"):
+        mb.SnapshotAssembler().apply_packet(w.Packet(w.CHANNEL_SNAPSHOT, 1, [start, o1, o2, bad_end]))
+    bad_order = w.MdSnapshotOrder(side=1, instrument=1, order_id=1, price=100, qty=1, instrument_seq=5)
+    with pytest.raises(AssertionError, match="instrument_seq"):
+        mb.SnapshotAssembler().apply_packet(w.Packet(w.CHANNEL_SNAPSHOT, 1, [start, bad_order]))
+
+
+def test_snapshot_audit_compares_with_the_instruments_last_message_up_to_last_seq():
+    def top(ins: int, iseq: int) -> w.MdTopOfBook:
+        return w.MdTopOfBook(instrument=ins, instrument_seq=iseq)
+
+    feed = [w.decode_packet(w.Packet(w.CHANNEL_INCREMENTAL, 1, [top(0, 1), top(1, 1), top(0, 2), top(1, 2), top(1, 3)]).encode())]
+    assert mb.audit_snapshot(mb.Snapshot(0, 4, [], 2), feed) is None
+    assert mb.audit_snapshot(mb.Snapshot(1, 4, [], 2), feed) is None  # seq 5 is after the snapshot
+    assert mb.audit_snapshot(mb.Snapshot(1, 5, [], 3), feed) is None
+    assert "says instrument_seq 1" in mb.audit_snapshot(mb.Snapshot(0, 4, [], 1), feed)
+    assert mb.audit_snapshot(mb.Snapshot(2, 5, [], 0), feed) is None  # an instrument with no message: 0
+    assert mb.audit_snapshot(mb.Snapshot(2, 5, [], 7), feed, instrument_seq_before=7) is None  # quiet since a restart
+    assert "before the snapshot's last_seq" in mb.audit_snapshot(mb.Snapshot(0, 9, [], 2), feed)
+    heartbeat = w.decode_packet(w.Packet(w.CHANNEL_INCREMENTAL, 10, []).encode())  # next seq 10: 6..9 lost
+    assert mb.audit_snapshot(mb.Snapshot(0, 9, [], 2), feed + [heartbeat]) is None
 
 
 # -- credentials ----------------------------------------------------------------------
