@@ -94,9 +94,9 @@ void append_csv(std::string& out, const engine::ExecReport& r) {
 }
 
 void append_csv(std::string& out, const engine::MdEvent& m) {
-  fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", m.seq, m.event_id,
+  fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", m.seq, m.event_id,
                  m.instrument, name_of(m.type), name_of(m.side), m.order_id, m.contra_order_id, m.price, m.qty,
-                 m.bid_price, m.bid_qty, m.ask_price, m.ask_qty);
+                 m.bid_price, m.bid_qty, m.ask_price, m.ask_qty, m.instrument_seq);
 }
 
 CsvFileWriter::CsvFileWriter(const std::string& path, std::string_view header) : path_(path) {

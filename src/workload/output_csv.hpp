@@ -18,7 +18,7 @@ inline constexpr std::string_view kReportCsvHeader =
     "order_qty,last_price,last_qty,cum_qty,leaves_qty,contra_order_id,is_maker,reason,cancel_reason\n";
 inline constexpr std::string_view kMarketDataCsvHeader =
     "seq,event_id,instrument,type,side,order_id,contra_order_id,price,qty,bid_price,bid_qty,ask_price,"
-    "ask_qty\n";
+    "ask_qty,instrument_seq\n";
 
 std::string name_of(engine::ReportType type);
 std::string name_of(engine::CancelReason reason);

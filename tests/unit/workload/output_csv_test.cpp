@@ -70,9 +70,10 @@ TEST(OutputCsv, ShouldWriteEveryMarketDataFieldInHeaderOrder) {
   m.bid_qty = 5;
   m.ask_price = 0;
   m.ask_qty = 0;
+  m.instrument_seq = 7;
   std::string out;
   append_csv(out, m);
-  EXPECT_EQ(out, "1,2,3,top_of_book,buy,0,0,0,0,100,5,0,0\n");
+  EXPECT_EQ(out, "1,2,3,top_of_book,buy,0,0,0,0,100,5,0,0,7\n");
   EXPECT_EQ(columns(out), columns(kMarketDataCsvHeader));
 }
 
@@ -110,9 +111,9 @@ TEST(OutputCsv, FileWriterShouldWriteTheHeaderThenTheLines) {
   // Built with append(): GCC 12's LTO flags string operator+ here with a
   // false -Wstringop-overflow.
   std::string expected(kMarketDataCsvHeader);
-  expected.append("1,0,0,add,sell,0,0,0,0,0,0,0,0\n");
-  expected.append("2,0,0,add,sell,0,0,0,0,0,0,0,0\n");
-  expected.append("3,0,0,add,sell,0,0,0,0,0,0,0,0\n");
+  expected.append("1,0,0,add,sell,0,0,0,0,0,0,0,0,0\n");
+  expected.append("2,0,0,add,sell,0,0,0,0,0,0,0,0,0\n");
+  expected.append("3,0,0,add,sell,0,0,0,0,0,0,0,0,0\n");
   EXPECT_EQ(text.str(), expected);
 }
 
