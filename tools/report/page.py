@@ -1,0 +1,197 @@
+"""The self-contained HTML page of the latency report: plotly.js inlined
+once in <head> (no network), one figure per metric (distribution beside a
+time series with its rolling mean), the percentile table, throughput per hop
+and the run's files. Pure functions from analysis results to a string.
+
+Figures stay small whatever the run's size: distributions are histogrammed
+here (80 bins up to p99.9, the tail counted in the title), and time series
+are thinned to at most MAX_POINTS samples, always keeping the largest ones so
+spikes stay visible; rolling means are computed on every sample first.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+from typing import List, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.offline
+from plotly.subplots import make_subplots
+
+from . import analysis, stats
+from .ntt import TelemetryFile
+
+MAX_POINTS = 3000
+KEEP_LARGEST = 100
+HIST_BINS = 80
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 24px; color: #222; max-width: 1400px; }
+h1 { margin-bottom: 4px; } h2 { margin-top: 36px; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 8px 0 16px 0; font-size: 14px; }
+th, td { border: 1px solid #ddd; padding: 4px 10px; text-align: right; }
+th { background: #f3f3f3; } td.l, th.l { text-align: left; }
+.note { color: #666; font-size: 13px; } .warn { color: #a40; }
+.metric { margin: 18px 0; }
+"""
+
+
+def _fmt(v: float) -> str:
+    if v != v:  # NaN
+        return "-"
+    return f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}"
+
+
+def _thin(t: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Indices of at most MAX_POINTS samples: evenly spaced plus the largest."""
+    n = v.size
+    if n <= MAX_POINTS:
+        return np.arange(n)
+    even = np.linspace(0, n - 1, MAX_POINTS - KEEP_LARGEST).astype(np.int64)
+    largest = np.argpartition(v, n - KEEP_LARGEST)[n - KEEP_LARGEST :]
+    return np.unique(np.concatenate([even, largest]))
+
+
+def metric_figure(m: analysis.Metric) -> go.Figure:
+    s = stats.summarize(m.values_ns)
+    v = m.values_ns
+    hi = s["p99.9"]
+    body = v[v <= hi]
+    tail = int(v.size - body.size)
+    counts, edges = np.histogram(body, bins=HIST_BINS) if body.size else (np.zeros(0), np.zeros(1))
+    dist_title = "distribution (ns)" + (f": {tail} above p99.9 not drawn, max {_fmt(s['max'])}" if tail else "")
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.4, 0.6],
+                        subplot_titles=(dist_title, "over time (ns) with rolling mean"))
+    fig.add_trace(
+        go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges), name="samples",
+               marker_color="#4c78a8", showlegend=False,
+               hovertemplate="%{x:.1f} ns: %{y} samples<extra></extra>"),
+        row=1, col=1,
+    )
+    mean, window = analysis.rolling_mean(v)
+    keep = _thin(m.t_s, v)
+    fig.add_trace(
+        go.Scatter(x=m.t_s[keep], y=v[keep], mode="markers", name="sample",
+                   marker=dict(size=3, color="#4c78a8", opacity=0.45),
+                   hovertemplate="t=%{x:.3f} s: %{y:.1f} ns<extra></extra>"),
+        row=1, col=2,
+    )
+    fig.add_trace(
+        go.Scatter(x=m.t_s[keep], y=mean[keep], mode="lines", name=f"rolling mean ({window} samples)",
+                   line=dict(color="#e45756", width=2)),
+        row=1, col=2,
+    )
+    fig.update_xaxes(title_text="ns", row=1, col=1)
+    fig.update_yaxes(title_text="samples", row=1, col=1)
+    fig.update_xaxes(title_text="s since run start", row=1, col=2)
+    fig.update_yaxes(title_text="ns", row=1, col=2)
+    fig.update_layout(height=330, margin=dict(l=50, r=20, t=40, b=40),
+                      legend=dict(orientation="h", x=0.42, y=-0.22), template="plotly_white")
+    return fig
+
+
+def throughput_figure(tp: analysis.Throughput) -> go.Figure:
+    fig = go.Figure()
+    for name, rate in tp.per_second.items():
+        # Steps: each value is the rate over its whole bin.
+        fig.add_trace(go.Scatter(x=tp.t_s, y=rate, mode="lines", line_shape="hv", name=name))
+    fig.update_layout(height=380, template="plotly_white", margin=dict(l=50, r=20, t=30, b=40),
+                      xaxis_title=f"s since run start (bins of {tp.bin_s * 1e3:g} ms)",
+                      yaxis_title="records per second")
+    return fig
+
+
+def _div(fig: go.Figure) -> str:
+    return fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})
+
+
+def percentile_rows(metrics: Sequence[analysis.Metric]) -> List[dict]:
+    rows = []
+    for m in metrics:
+        s = stats.summarize(m.values_ns)
+        rows.append({"section": m.section, "metric": m.name, **s, "notes": m.notes})
+    return rows
+
+
+def _percentile_table(metrics: Sequence[analysis.Metric]) -> str:
+    head = "".join(f"<th>{h}</th>" for h in ("count", "p50", "p90", "p99", "p99.9", "max", "mean"))
+    out = [f'<table><tr><th class="l">section</th><th class="l">metric</th>{head}<th class="l">notes</th></tr>']
+    for r in percentile_rows(metrics):
+        notes = ", ".join(f"{v} {k}" for k, v in r["notes"].items())
+        cells = "".join(f"<td>{_fmt(r[k])}</td>" for k in ("p50", "p90", "p99", "p99.9", "max", "mean"))
+        out.append(f'<tr><td class="l">{html.escape(r["section"])}</td><td class="l">{html.escape(r["metric"])}</td>'
+                   f'<td>{r["count"]:,}</td>{cells}<td class="l">{html.escape(notes)}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _files_table(files: Sequence[TelemetryFile]) -> str:
+    out = ['<table><tr><th class="l">file</th><th class="l">process</th><th>pid</th><th>ticks/ns</th>'
+           '<th class="l">clock</th><th class="l">started (UTC)</th><th>records</th><th>dropped</th>'
+           '<th class="l">recorders</th></tr>']
+    for f in files:
+        started = _dt.datetime.fromtimestamp(f.start_epoch_ns / 1e9, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+        if f.trailer is None:
+            dropped = '<span class="warn">unknown: no trailer</span>'
+            recorders = '<span class="warn">file cut short (process did not stop cleanly)</span>'
+        else:
+            dropped = f'{f.trailer.dropped:,}' if not f.trailer.dropped else f'<span class="warn">{f.trailer.dropped:,}</span>'
+            recorders = ", ".join(f"{html.escape(r.name)} ({r.records:,} / {r.dropped:,} dropped)" for r in f.trailer.recorders)
+        out.append(f'<tr><td class="l">{html.escape(f.path.name)}</td><td class="l">{html.escape(f.process_name)}</td>'
+                   f'<td>{f.pid}</td><td>{f.ticks_per_ns:.6f}</td><td class="l">{f.clock_source}</td>'
+                   f'<td class="l">{started}</td><td>{f.records.size:,}</td><td>{dropped}</td>'
+                   f'<td class="l">{recorders}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _section(title: str, metrics: Sequence[analysis.Metric]) -> str:
+    parts = [f"<h2>{html.escape(title)}</h2>"]
+    empty = [m.name for m in metrics if m.values_ns.size == 0]
+    for m in metrics:
+        if m.values_ns.size == 0:
+            continue
+        parts.append(f'<div class="metric"><h3>{html.escape(m.name)}</h3>'
+                     f'<p class="note">{html.escape(m.description)}; {m.values_ns.size:,} samples</p>{_div(metric_figure(m))}</div>')
+    if empty:
+        parts.append(f'<p class="note">No samples: {html.escape(", ".join(empty))}</p>')
+    return "\n".join(parts)
+
+
+def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], tp: analysis.Throughput) -> str:
+    by = lambda *sections: [m for m in metrics if m.section in sections]  # noqa: E731
+    clock = ("invariant TSC, calibrated by each process against its steady clock"
+             if run.clock_source == "tsc" else "steady clock (no invariant TSC: ticks are ns)")
+    rates = ", ".join(f"{f.process_name} {f.ticks_per_ns:.6f}" for f in run.files)
+    generated = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    body = [
+        "<h1>nanotick latency report</h1>",
+        f'<p class="note">run directory {html.escape(str(run_dir))}; generated {generated}</p>',
+        f"<p><b>Clock:</b> {clock}. <b>Rate used: {run.ticks_per_ns:.6f} ticks per ns</b> "
+        f"(median of the files' calibrated rates: {html.escape(rates)}). All figures are in nanoseconds.</p>",
+        "<h2>Percentiles</h2>",
+        '<p class="note">Nearest-rank percentiles of every sample. Notes: unmatched = records of the later hop '
+        "with no record of the earlier hop for their key; negative = pairs whose later hop came first (keying "
+        "error or a record lost to a full ring), left out; keyless = records with key 0 (no id, e.g. a decision "
+        "no packet caused), never joined; saturated = timer calls longer than 2^32 ticks.</p>",
+        _percentile_table(metrics),
+        _section("End to end", by("end to end")),
+        _section("Hop to hop: exchange", by("exchange")),
+        _section("Hop to hop: wire (between processes)", by("wire")),
+        _section("Hop to hop: trader", by("trader")),
+        _section("Function timers", by("function")),
+        "<h2>Throughput</h2>",
+        '<p class="note">Records per second of every hop point, all processes together.</p>',
+        _div(throughput_figure(tp)) if tp.per_second else '<p class="note">No hop records.</p>',
+        "<h2>Telemetry files</h2>",
+        _files_table(run.files),
+    ]
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<title>nanotick latency report</title>"
+        f"<style>{_CSS}</style>"
+        f"<script type=\"text/javascript\">{plotly.offline.get_plotlyjs()}</script>"
+        "</head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )

@@ -1,0 +1,80 @@
+"""nanotick latency report: reads RUN_DIR/telemetry/*.ntt, writes
+RUN_DIR/report.html (self-contained) and prints the percentile table.
+
+    build/venv/bin/python -m tools.report RUN_DIR [--output FILE] [--quiet]
+
+(run from the repository root; ./nanotick report RUN_DIR does this). Exit
+status: 0 written, 2 when the run cannot be reported (no telemetry files, a
+malformed file, files that do not share a clock), with one line saying why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from . import analysis, ntt, page, stats
+
+
+def text_table(run: analysis.Run, metrics: Sequence[analysis.Metric]) -> str:
+    """The plain-text percentile table (ns) the demo prints."""
+    cols = ["count"] + [stats.label(p) for p in stats.PERCENTILES] + ["max"]
+    name_w = max([len("metric")] + [len(m.name) for m in metrics])
+    sec_w = max([len("section")] + [len(m.section) for m in metrics])
+    lines = [
+        f"TSC rate used: {run.ticks_per_ns:.6f} ticks/ns ({run.clock_source}; median of {len(run.files)} file(s))",
+        f"{'section':<{sec_w}}  {'metric':<{name_w}}  " + "  ".join(f"{c:>10}" for c in cols) + "  (ns)",
+    ]
+    for row in page.percentile_rows(metrics):
+        cells = [f"{row['count']:>10}"] + [f"{_num(row[c]):>10}" for c in cols[1:]]
+        notes = ", ".join(f"{v} {k}" for k, v in row["notes"].items())
+        lines.append(f"{row['section']:<{sec_w}}  {row['metric']:<{name_w}}  " + "  ".join(cells)
+                     + (f"  {notes}" if notes else ""))
+    dropped = [f for f in run.files if f.trailer is not None and f.trailer.dropped]
+    for f in dropped:
+        lines.append(f"warning: {f.path.name}: {f.trailer.dropped} records dropped (rings full)")
+    for f in run.files:
+        if f.trailer is None:
+            lines.append(f"warning: {f.path.name}: no trailer (the process did not stop cleanly); drops unknown")
+    return "\n".join(lines)
+
+
+def _num(v: float) -> str:
+    if v != v:
+        return "-"
+    return f"{v:.1f}"
+
+
+def build(run_dir: Path, output: Optional[Path] = None) -> tuple[Path, str]:
+    """Writes the report; returns its path and the text table."""
+    run = analysis.build_run(ntt.read_run(run_dir))
+    metrics = analysis.all_metrics(run)
+    out = output or Path(run_dir) / "report.html"
+    out.write_text(page.render(str(run_dir), run, metrics, analysis.throughput(run)), encoding="utf-8")
+    return out, text_table(run, metrics)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="nanotick report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", type=Path, help="run directory holding telemetry/*.ntt")
+    parser.add_argument("--output", type=Path, help="HTML file to write (default RUN_DIR/report.html)")
+    parser.add_argument("--quiet", action="store_true", help="do not print the percentile table")
+    args = parser.parse_args(argv)
+    try:
+        out, table = build(args.run_dir, args.output)
+    except (ntt.NttError, analysis.ReportError) as e:
+        print(f"nanotick report: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"nanotick report: error: cannot write the report: {e}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(table)
+    print(f"report: {out}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m tools.report` is the entry point
+    sys.exit(main())
