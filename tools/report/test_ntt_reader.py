@@ -4,6 +4,7 @@ Writer: it reads them exactly, and names what is wrong with a broken one."""
 from __future__ import annotations
 
 import struct
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,6 @@ def test_reads_header_points_records_and_trailer(fixture_binary, tmp_path):
     script = (f"process exch-1 {tmp_path}/a.ntt\nrecorder gw\n"
               "record 10 ex_tcp_read 4294967297 0 0\nrecord 25 fn_book_add 7 0 99\n"
               "recorder md\nrecord 40 ex_md_write 11 12 0\n")
-    import subprocess
     done = subprocess.run([str(fixture_binary)], input=script, text=True, capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     f = ntt.read_file(tmp_path / "a.ntt")

@@ -19,7 +19,7 @@ import numpy as np
 import plotly.offline
 import pytest
 
-from . import analysis, ntt, report, synthetic
+from . import analysis, ntt, report, stats, synthetic
 from .conftest import ROOT, write_run
 
 
@@ -77,8 +77,6 @@ def test_function_timers_are_cycles_over_the_rate(built):
 def test_percentiles_are_nearest_rank_of_the_samples(built):
     _, scenario, _, metrics = built
     rate = run_rate(scenario)
-    from . import stats
-
     for name, ticks in list(scenario.expected_ticks.items()) + list(scenario.timer_ticks.items()):
         ns = [t / rate for t in ticks]
         s = stats.summarize(metrics[name].values_ns)
@@ -108,7 +106,6 @@ def test_cli_writes_the_html_and_prints_the_table(synthetic_run):
     done = subprocess.run([sys.executable, "-m", "tools.report", str(run_dir)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    lines = {line.split()[1] if len(line.split()) > 1 else "": line for line in done.stdout.splitlines()}
     assert f"TSC rate used: {rate:.6f} ticks/ns" in done.stdout
     for name in ("tick_to_trade", "order_round_trip", "fn_book_add"):
         ticks = scenario.expected_ticks.get(name) or scenario.timer_ticks[name]
