@@ -1,5 +1,6 @@
 """The last step of a demo run: the latency report. Runs the report generator
-(tools/report/report.py RUN_DIR, from another part of issue 6) when this
+(`python -m tools.report RUN_DIR` from the repository root; a plain script
+is run as `script RUN_DIR` in the run directory) when this
 build has it, with its output in logs/report.log, and says where report.html
 is; a tree without the generator gets "report: not available in this build".
 
@@ -34,11 +35,17 @@ def make_report(script: pathlib.Path, run_dir: pathlib.Path, python: Optional[st
                 timeout_s: float = REPORT_TIMEOUT_S) -> ReportOutcome:
     if not script.is_file():
         return ReportOutcome(True, NOT_AVAILABLE)
+    run_dir = run_dir.resolve()
     log = run_dir / "logs" / "report.log"
     args = [python or sys.executable, str(script), str(run_dir)]
+    cwd = run_dir
+    if (script.parent / "__main__.py").is_file():
+        # tools/report is a package: `python -m tools.report RUN_DIR` from the repository root.
+        cwd = script.parent.parent.parent
+        args = [python or sys.executable, "-m", f"{script.parent.parent.name}.{script.parent.name}", str(run_dir)]
     try:
         with open(log, "wb") as err:
-            done = subprocess.run(args, cwd=str(run_dir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            done = subprocess.run(args, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=err, timeout=timeout_s, start_new_session=True,
                                   preexec_fn=child_setup(os.getpid()))
     except subprocess.TimeoutExpired:
