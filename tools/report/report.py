@@ -57,7 +57,7 @@ def build(run_dir: Path, output: Optional[Path] = None) -> tuple[Path, str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="nanotick report", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="./nanotick report", description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path, help="run directory holding telemetry/*.ntt")
     parser.add_argument("--output", type=Path, help="HTML file to write (default RUN_DIR/report.html)")
     parser.add_argument("--quiet", action="store_true", help="do not print the percentile table")
