@@ -1,6 +1,8 @@
 // nanotick-exchange: the exchange server (docs/EXCHANGE.md). Loads the
 // config, recovers from the journal, serves until SIGINT/SIGTERM, then shuts
-// down cleanly and prints its counters.
+// down cleanly and prints its counters. With --telemetry DIR its critical
+// threads record hops and function timers into DIR/exchange.ntt
+// (docs/TELEMETRY.md), completed once the server has stopped.
 #include <CLI/CLI.hpp>
 
 #include <atomic>
@@ -9,12 +11,14 @@
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <memory>
 #include <string>
 #include <thread>
 
 #include "config/toml_reader.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/exchange_server.hpp"
+#include "telemetry/writer.hpp"
 
 namespace {
 
@@ -41,6 +45,11 @@ int main(int argc, char** argv) {
   app.add_option("--journal-dir", journal_dir, "overrides [journal] dir");
   app.add_option("--status", status_every, "print a status line every N seconds (0: never)")
       ->check(CLI::Range(0.0, 3600.0));
+  std::string telemetry_dir;
+  app.add_option("--telemetry", telemetry_dir,
+                 "write hop stamps and function timers to DIR/exchange.ntt (docs/TELEMETRY.md)")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory);
   CLI11_PARSE(app, argc, argv);
 
   struct sigaction sa {};
@@ -53,7 +62,13 @@ int main(int argc, char** argv) {
   try {
     ExchangeConfig config = load_exchange_config(config_path);
     if (!journal_dir.empty()) config.journal.dir = journal_dir;
-    ExchangeServer server(config, log_line);
+    // Declared before the server: it must outlive the threads recording into it.
+    std::unique_ptr<nanotick::telemetry::Writer> telemetry;
+    if (!telemetry_dir.empty())
+      telemetry = std::make_unique<nanotick::telemetry::Writer>(
+          nanotick::telemetry::WriterOptions{.path = telemetry_dir + "/exchange.ntt", .process_name = "exchange"});
+    ExchangeServer server(config, log_line, telemetry.get());
+    if (telemetry) telemetry->start();
     server.start();
     log_line("order entry listening on " + server.order_entry_address().to_string() + ", market data " +
              config.market_data.incremental + " (incremental) " + config.market_data.snapshot + " (snapshot), " +
@@ -76,6 +91,16 @@ int main(int argc, char** argv) {
     }
     if (g_stop_signal != 0) log_line(std::string("received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
     server.shutdown();
+    if (telemetry) {
+      telemetry->stop();  // the recording threads have stopped: the file gets its trailer
+      if (const std::string error = telemetry->error(); !error.empty()) {
+        log_line("error: telemetry file " + telemetry->path() + " is incomplete: " + error);
+        rc = 1;
+      } else {
+        log_line("telemetry: " + std::to_string(telemetry->records_written()) + " records in " + telemetry->path() +
+                 ", " + std::to_string(telemetry->dropped()) + " dropped (ring full)");
+      }
+    }
     std::printf("%s", server.counters_report().c_str());
     std::fflush(stdout);
     log_line(rc == 0 ? "stopped cleanly" : "stopped after an error");

@@ -3,17 +3,23 @@
 // trades its strategy until SIGINT/SIGTERM or --duration, then cancels its
 // orders, logs out and prints its summary (positions, PnL, orders, risk,
 // market data recovery, tick-to-trade) as "key value" lines on stdout.
+// With --telemetry DIR its engine thread (and, dedicated, its receiver
+// thread) record hops and function timers into DIR/<trader name>.ntt
+// (docs/TELEMETRY.md), completed once trading has stopped.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "config/toml_reader.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread.hpp"
+#include "telemetry/writer.hpp"
 #include "trading/strategies/liquidity_taker.hpp"
 #include "trading/strategies/market_maker.hpp"
 #include "trading/strategies/random_strategy.hpp"
@@ -34,11 +40,39 @@ void log_line(std::string_view text) {
   std::fflush(stderr);
 }
 
+// The telemetry file of this trader: DIR/<name>.ntt. The name becomes a file
+// name (and the file's process name), and must not take the exchange's file.
+std::unique_ptr<nanotick::telemetry::Writer> open_telemetry(const std::string& dir,
+                                                            const nanotick::trading::TraderConfig& config) {
+  const std::string& name = config.name;
+  const bool usable = !name.empty() && name.size() <= 63 && name.find_first_not_of(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos &&
+      name.front() != '.';
+  if (!usable)
+    throw std::invalid_argument("--telemetry: the trader's name '" + name + "' ([trader] name in " + config.source +
+                                ") cannot name its telemetry file: use 1..63 letters, digits, '.', '_' or '-', "
+                                "not starting with '.'");
+  if (name == "exchange")
+    throw std::invalid_argument("--telemetry: a trader named 'exchange' would overwrite the exchange's telemetry "
+                                "file: rename it ([trader] name in " + config.source + ")");
+  return std::make_unique<nanotick::telemetry::Writer>(
+      nanotick::telemetry::WriterOptions{.path = dir + "/" + name + ".ntt", .process_name = name});
+}
+
 template <typename Strategy>
 int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, double duration_s,
-          const std::string& book_dump_path) {
+          const std::string& book_dump_path, const std::string& telemetry_dir) {
   using namespace nanotick;
-  trading::Trader<Strategy> trader(config, strategy);
+  // Before the trader: the writer outlives every thread recording into it.
+  std::unique_ptr<telemetry::Writer> writer;
+  trading::TraderTelemetry recorders;
+  if (!telemetry_dir.empty()) {
+    writer = open_telemetry(telemetry_dir, config);
+    recorders.engine = &writer->create_recorder("engine");
+    if (config.thread_mode == exchange::ThreadMode::kDedicated) recorders.receiver = &writer->create_recorder("receiver");
+  }
+  trading::Trader<Strategy> trader(config, strategy, recorders);
+  if (writer) writer->start();
   if (!config.cpus.empty()) {
     if (const std::error_code ec = core::pin_current_thread(config.cpus[0]); ec)
       log_line("warning: cannot pin to cpu " + std::to_string(config.cpus[0]) + ": " + ec.message());
@@ -69,6 +103,17 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
     }
   });
   if (g_stop_signal != 0) log_line(std::string("received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + ", stopped");
+  bool telemetry_failed = false;
+  if (writer) {
+    writer->stop();  // run() returned: no thread records any more, the file gets its trailer
+    if (const std::string error = writer->error(); !error.empty()) {
+      log_line("error: telemetry file " + writer->path() + " is incomplete: " + error);
+      telemetry_failed = true;
+    } else {
+      log_line("telemetry: " + std::to_string(writer->records_written()) + " records in " + writer->path() + ", " +
+               std::to_string(writer->dropped()) + " dropped (ring full)");
+    }
+  }
   if (!book_dump_path.empty()) {
     std::FILE* f = std::fopen(book_dump_path.c_str(), "w");
     const std::string dump = trader.book_dump();
@@ -84,6 +129,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
     log_line("error: the exchange refused the logon for good (reason above): check the config; stopped");
     return 1;
   }
+  if (telemetry_failed) return 1;
   log_line("stopped cleanly");
   return 0;
 }
@@ -100,6 +146,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e7));
   std::string book_dump_path;
   app.add_option("--book-dump", book_dump_path, "at exit, write every book order by order to this file");
+  std::string telemetry_dir;
+  app.add_option("--telemetry", telemetry_dir,
+                 "write hop stamps and function timers to DIR/<trader name>.ntt (docs/TELEMETRY.md)")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory);
   CLI11_PARSE(app, argc, argv);
 
   struct sigaction sa {};
@@ -113,9 +164,13 @@ int main(int argc, char** argv) {
     const TraderConfig config = load_trader_config(config_path);
     g_name = "nanotick-trader[" + config.name + "]";
     switch (config.strategy) {
-      case StrategyKind::kMarketMaker: return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path);
-      case StrategyKind::kLiquidityTaker: return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path);
-      case StrategyKind::kRandom: return trade(config, RandomStrategy(config.strategy_params, config.seed), duration_s, book_dump_path);
+      case StrategyKind::kMarketMaker:
+        return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir);
+      case StrategyKind::kLiquidityTaker:
+        return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir);
+      case StrategyKind::kRandom:
+        return trade(config, RandomStrategy(config.strategy_params, config.seed), duration_s, book_dump_path,
+                     telemetry_dir);
     }
     log_line("error: unknown strategy kind");
     return 2;

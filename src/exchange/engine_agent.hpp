@@ -3,6 +3,14 @@
 // compact mode hands them straight to the gateway and the market data
 // publisher on this same thread (DirectSink) and in dedicated mode pushes them
 // into rings for their threads (RingSink). Not thread-safe: one thread.
+//
+// Telemetry (docs/TELEMETRY.md), when a recorder is bound to the agent's
+// thread: ex_engine_in and ex_engine_out around each request, and one timer
+// for the same span by request kind -- fn_book_add for a new order that did
+// not trade, fn_book_match for one that did (the sinks count the trade events
+// they pass on), fn_book_cancel, fn_engine_process for a modify. Two clock
+// readings per request serve all three records. The engine itself stays pure:
+// it is timed from here.
 #pragma once
 
 #include <immintrin.h>
@@ -12,6 +20,7 @@
 #include "core/counter.hpp"
 #include "engine/matching_engine.hpp"
 #include "exchange/pipeline.hpp"
+#include "telemetry/instrument.hpp"
 
 namespace nanotick::exchange {
 
@@ -23,15 +32,25 @@ struct DirectSink {
   Gateway* gateway;
   Publisher* publisher;
   bool muted = false;
+  std::uint64_t trades = 0;  // trade events passed on (EngineAgent tells a match from an add by it)
 
   void on_report(const engine::ExecReport& r) noexcept {
     if (!muted) gateway->on_report(r);
   }
   void on_market_data(const engine::MdEvent& m) noexcept {
+    trades += m.type == engine::MdType::kTrade ? 1 : 0;
     if (!muted) publisher->on_md(m);
   }
+  // Compact mode publishes inside the engine step (each event encoded, full
+  // packets sent as they fill); the batch's last partial packet goes out here
+  // and is what fn_md_publish times in this layout.
   void end_of_batch() noexcept {
-    if (!muted) publisher->flush();
+    if (muted) return;
+    if constexpr (requires(const Publisher& p) { p.pending(); }) {
+      if (!publisher->pending()) return;  // nothing left to send: no publishing step to time
+    }
+    NT_TIMED(fn_md_publish);
+    publisher->flush();
   }
 };
 
@@ -43,12 +62,14 @@ struct RingSink {
   MdRing* market_data;
   bool muted = false;
   core::Counter full_waits;
+  std::uint64_t trades = 0;  // trade events passed on (EngineAgent tells a match from an add by it)
 
   void on_report(const engine::ExecReport& r) noexcept {
     if (muted) return;
     while (!reports->try_push(r)) wait();
   }
   void on_market_data(const engine::MdEvent& m) noexcept {
+    trades += m.type == engine::MdType::kTrade ? 1 : 0;
     if (muted) return;
     while (!market_data->try_push(m)) wait();
   }
@@ -71,11 +92,15 @@ class EngineAgent {
   std::string_view role_name() const noexcept { return "engine"; }
 
   int do_work() noexcept {
+    telemetry::Recorder* const recorder = NT_RECORDER();
     std::size_t n = 0;
     for (; n < kBatch; ++n) {
       const InboundRequest* rq = in_.front();
       if (rq == nullptr) break;
-      engine_.process(rq->request);
+      if (recorder != nullptr) [[unlikely]]
+        process_recorded(*recorder, rq->request);
+      else
+        engine_.process(rq->request);
       in_.pop();
     }
     if (n != 0) sink_.end_of_batch();
@@ -86,6 +111,26 @@ class EngineAgent {
   const engine::MatchingEngine<Sink>& engine() const noexcept { return engine_; }
 
  private:
+  // One request with its hops and its timer (see the header comment).
+  void process_recorded(telemetry::Recorder& recorder, const engine::Request& rq) noexcept {
+    const std::uint64_t key = telemetry_order_key(rq.event_id);
+    const std::uint64_t trades_before = sink_.trades;
+    const std::uint64_t start = recorder.now();
+    (void)recorder.record_at(start, telemetry::Point::ex_engine_in, key, 0, 0);
+    engine_.process(rq);
+    const std::uint64_t end = recorder.now();
+    telemetry::Point timer = telemetry::Point::fn_engine_process;
+    switch (rq.type) {
+      case engine::RequestType::kNew:
+        timer = sink_.trades != trades_before ? telemetry::Point::fn_book_match : telemetry::Point::fn_book_add;
+        break;
+      case engine::RequestType::kCancel: timer = telemetry::Point::fn_book_cancel; break;
+      default: break;
+    }
+    (void)recorder.record_at(start, timer, key, 0, telemetry::saturate_ticks(start, end));
+    (void)recorder.record_at(end, telemetry::Point::ex_engine_out, key, 0, 0);
+  }
+
   RequestRing& in_;
   Sink& sink_;
   engine::MatchingEngine<Sink> engine_;
@@ -112,9 +157,16 @@ class MdDrainer {
  public:
   MdDrainer(MdRing& ring, Publisher& publisher) noexcept : ring_(ring), publisher_(publisher) {}
   std::string_view role_name() const noexcept { return "md-publisher"; }
+  // fn_md_publish (telemetry) times one drained batch: its events encoded,
+  // the packets that filled sent, and the last partial one flushed.
   int do_work() noexcept {
-    const auto n = ring_.drain([this](const engine::MdEvent& m) { publisher_.on_md(m); }, 256);
-    if (n != 0) publisher_.flush();
+    if (ring_.empty()) return publisher_.do_work();
+    std::size_t n = 0;
+    {
+      NT_TIMED(fn_md_publish);
+      n = ring_.drain([this](const engine::MdEvent& m) { publisher_.on_md(m); }, 256);
+      if (n != 0) publisher_.flush();
+    }
     return static_cast<int>(n) + publisher_.do_work();
   }
 

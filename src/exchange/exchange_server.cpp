@@ -22,6 +22,8 @@
 #include "exchange/snapshot_publisher.hpp"
 #include "exchange/snapshotter.hpp"
 #include "proto/order_entry.hpp"
+#include "telemetry/bound_agent.hpp"
+#include "telemetry/writer.hpp"
 
 namespace nanotick::exchange {
 
@@ -109,11 +111,21 @@ struct Layout {
   virtual std::string failure() const = 0;
 };
 
+// Answers per session that may wait for their write with a telemetry stamp
+// pending (past that they are counted as unstamped): 96 KiB per session.
+constexpr std::size_t kAnswerStampSlots = 4096;
+
 struct ExchangeServer::Impl {
-  Impl(const ExchangeConfig& c, Log l) : config(c), log(std::move(l)) {}
+  Impl(const ExchangeConfig& c, Log l, telemetry::Writer* w) : config(c), log(std::move(l)), telemetry(w) {}
+
+  // The recorder named `name` for one critical thread, or nullptr without telemetry.
+  telemetry::Recorder* recorder(const char* name) const {
+    return telemetry != nullptr ? &telemetry->create_recorder(name) : nullptr;
+  }
 
   const ExchangeConfig& config;
   Log log;
+  telemetry::Writer* telemetry;
   RequestRing gateway_to_sequencer;
   RequestRing sequencer_to_engine;
   ReportRing reports;           // dedicated mode: engine -> gateway
@@ -160,9 +172,13 @@ class CompactLayout final : public Layout {
  public:
   using Sink = DirectSink<OrderGateway, MdPublisher>;
   using Critical = core::CompositeAgent<OrderGateway&, Sequencer&, EngineAgent<Sink>&, MdPublisher&>;
+  using BoundCritical = telemetry::BoundAgent<Critical&>;
 
   explicit CompactLayout(ExchangeServer::Impl& s)
-      : s_(s), sink_{nullptr, nullptr, true}, engine_(s.config.engine, s.sequencer_to_engine, sink_) {}
+      : s_(s),
+        sink_{nullptr, nullptr, true, 0},
+        engine_(s.config.engine, s.sequencer_to_engine, sink_),
+        recorder_(s.recorder("critical")) {}
 
   void replay(const engine::Request& rq) override { engine_.engine().process(rq); }
   void import_state(const engine::EngineState& st) override { engine_.engine().import_state(st); }
@@ -179,7 +195,8 @@ class CompactLayout final : public Layout {
 
   void start() override {
     critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, *s_.publisher);
-    critical_runner_.emplace(core::make_agent_runner(*critical_, runner_options(s_.config, 0, "nt-critical"),
+    bound_ = std::make_unique<BoundCritical>(*critical_, recorder_);
+    critical_runner_.emplace(core::make_agent_runner(*bound_, runner_options(s_.config, 0, "nt-critical"),
                                                      idle_config(s_.config)));
     critical_runner_->start();
   }
@@ -193,8 +210,10 @@ class CompactLayout final : public Layout {
   ExchangeServer::Impl& s_;
   Sink sink_;
   EngineAgent<Sink> engine_;
+  telemetry::Recorder* const recorder_;
   std::unique_ptr<Critical> critical_;
-  std::optional<core::ConfiguredAgentRunner<Critical>> critical_runner_;
+  std::unique_ptr<BoundCritical> bound_;
+  std::optional<core::ConfiguredAgentRunner<BoundCritical>> critical_runner_;
 };
 
 // Dedicated: one thread per critical agent, rings between them.
@@ -202,9 +221,19 @@ class DedicatedLayout final : public Layout {
  public:
   using Engine = EngineAgent<RingSink>;
   using GatewayThread = core::CompositeAgent<OrderGateway&, ReportDrainer<OrderGateway>>;
+  using BoundGateway = telemetry::BoundAgent<GatewayThread&>;
+  using BoundSequencer = telemetry::BoundAgent<Sequencer&>;
+  using BoundEngine = telemetry::BoundAgent<Engine&>;
+  using BoundMd = telemetry::BoundAgent<MdDrainer<MdPublisher>&>;
 
   explicit DedicatedLayout(ExchangeServer::Impl& s)
-      : s_(s), sink_{&s.reports, &s.md_to_publisher, true, {}}, engine_(s.config.engine, s.sequencer_to_engine, sink_) {}
+      : s_(s),
+        sink_{&s.reports, &s.md_to_publisher, true, {}, 0},
+        engine_(s.config.engine, s.sequencer_to_engine, sink_),
+        gateway_recorder_(s.recorder("gateway")),
+        sequencer_recorder_(s.recorder("sequencer")),
+        engine_recorder_(s.recorder("engine")),
+        md_recorder_(s.recorder("md")) {}
 
   void replay(const engine::Request& rq) override { engine_.engine().process(rq); }
   void import_state(const engine::EngineState& st) override { engine_.engine().import_state(st); }
@@ -218,12 +247,16 @@ class DedicatedLayout final : public Layout {
   void start() override {
     gateway_ = std::make_unique<GatewayThread>(*s_.gateway, ReportDrainer<OrderGateway>(s_.reports, *s_.gateway));
     md_ = std::make_unique<MdDrainer<MdPublisher>>(s_.md_to_publisher, *s_.publisher);
+    bound_gateway_ = std::make_unique<BoundGateway>(*gateway_, gateway_recorder_);
+    bound_sequencer_ = std::make_unique<BoundSequencer>(*s_.sequencer, sequencer_recorder_);
+    bound_engine_ = std::make_unique<BoundEngine>(engine_, engine_recorder_);
+    bound_md_ = std::make_unique<BoundMd>(*md_, md_recorder_);
     const auto idle = idle_config(s_.config);
-    gateway_runner_.emplace(core::make_agent_runner(*gateway_, runner_options(s_.config, 0, "nt-gateway"), idle));
+    gateway_runner_.emplace(core::make_agent_runner(*bound_gateway_, runner_options(s_.config, 0, "nt-gateway"), idle));
     sequencer_runner_.emplace(
-        core::make_agent_runner(*s_.sequencer, runner_options(s_.config, 1, "nt-sequencer"), idle));
-    engine_runner_.emplace(core::make_agent_runner(engine_, runner_options(s_.config, 2, "nt-engine"), idle));
-    md_runner_.emplace(core::make_agent_runner(*md_, runner_options(s_.config, 3, "nt-md"), idle));
+        core::make_agent_runner(*bound_sequencer_, runner_options(s_.config, 1, "nt-sequencer"), idle));
+    engine_runner_.emplace(core::make_agent_runner(*bound_engine_, runner_options(s_.config, 2, "nt-engine"), idle));
+    md_runner_.emplace(core::make_agent_runner(*bound_md_, runner_options(s_.config, 3, "nt-md"), idle));
     gateway_runner_->start();
     sequencer_runner_->start();
     engine_runner_->start();
@@ -250,18 +283,26 @@ class DedicatedLayout final : public Layout {
   ExchangeServer::Impl& s_;
   RingSink sink_;
   Engine engine_;
+  telemetry::Recorder* const gateway_recorder_;
+  telemetry::Recorder* const sequencer_recorder_;
+  telemetry::Recorder* const engine_recorder_;
+  telemetry::Recorder* const md_recorder_;
   std::unique_ptr<GatewayThread> gateway_;
   std::unique_ptr<MdDrainer<MdPublisher>> md_;
-  std::optional<core::ConfiguredAgentRunner<GatewayThread>> gateway_runner_;
-  std::optional<core::ConfiguredAgentRunner<Sequencer>> sequencer_runner_;
-  std::optional<core::ConfiguredAgentRunner<Engine>> engine_runner_;
-  std::optional<core::ConfiguredAgentRunner<MdDrainer<MdPublisher>>> md_runner_;
+  std::unique_ptr<BoundGateway> bound_gateway_;
+  std::unique_ptr<BoundSequencer> bound_sequencer_;
+  std::unique_ptr<BoundEngine> bound_engine_;
+  std::unique_ptr<BoundMd> bound_md_;
+  std::optional<core::ConfiguredAgentRunner<BoundGateway>> gateway_runner_;
+  std::optional<core::ConfiguredAgentRunner<BoundSequencer>> sequencer_runner_;
+  std::optional<core::ConfiguredAgentRunner<BoundEngine>> engine_runner_;
+  std::optional<core::ConfiguredAgentRunner<BoundMd>> md_runner_;
 };
 
 }  // namespace
 
-ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log)
-    : impl_(std::make_unique<Impl>(config, std::move(log))) {
+ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry::Writer* telemetry)
+    : impl_(std::make_unique<Impl>(config, std::move(log), telemetry)) {
   Impl& s = *impl_;
   if (config.threads.mode == ThreadMode::kDedicated) {
     s.layout = std::make_unique<DedicatedLayout>(s);
@@ -309,7 +350,8 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log)
       static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
               .count())
-          << 20);
+          << 20,
+      telemetry != nullptr ? kAnswerStampSlots : 0);
   // Recovered resting orders of cancel-on-disconnect clients have no session
   // any more: they are cancelled first thing (sequenced and journaled).
   s.layout->seed_gateway(*s.gateway);
@@ -406,6 +448,7 @@ std::string ExchangeServer::counters_report() const {
   line("reports_dropped_client_gone", g.reports_dropped.get());
   line("answers_dropped_slow_consumer", g.answers_dropped.get());
   line("disconnect_cancels", g.disconnect_cancels.get());
+  if (s.telemetry != nullptr) line("telemetry.answers_unstamped", g.answers_unstamped.get());
   for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
     line("session_reject." + std::string(proto::to_string(static_cast<proto::SessionRejectReason>(i))),
          g.session_rejects[i].get());

@@ -6,6 +6,12 @@
 //
 // Threads: construct, start(), poll failure(), shutdown() and read the
 // report from one controlling thread (main); the agents run on their own.
+//
+// Telemetry (docs/TELEMETRY.md): given a telemetry::Writer, the server
+// creates one recorder per critical thread of its layout ("critical" in
+// compact mode; "gateway", "sequencer", "engine", "md" in dedicated mode)
+// and binds each on its thread while the thread runs. The caller starts the
+// writer before start() and stops it after shutdown().
 #pragma once
 
 #include <cstdint>
@@ -17,6 +23,10 @@
 #include "exchange/exchange_config.hpp"
 #include "net/socket_address.hpp"
 
+namespace nanotick::telemetry {
+class Writer;
+}
+
 namespace nanotick::exchange {
 
 class ExchangeServer {
@@ -26,7 +36,9 @@ class ExchangeServer {
   // Opens the journal (recovering the books from it: the recovery report goes
   // to `log`), binds the order-entry and market data sockets. Throws with a
   // message naming what failed (config, journal, address in use...).
-  ExchangeServer(const ExchangeConfig& config, Log log);
+  // `telemetry` (optional, not started yet) gets the critical threads'
+  // recorders and must outlive the server.
+  ExchangeServer(const ExchangeConfig& config, Log log, telemetry::Writer* telemetry = nullptr);
   ~ExchangeServer();
   ExchangeServer(const ExchangeServer&) = delete;
   ExchangeServer& operator=(const ExchangeServer&) = delete;

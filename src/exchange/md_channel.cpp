@@ -63,6 +63,7 @@ std::uint64_t ms_to_ticks(const core::TscClock& clock, std::uint64_t ms) noexcep
 MdChannel::MdChannel(proto::Channel channel, const MarketDataConfig& config, std::uint64_t next_seq,
                      const core::TscClock& clock)
     : clock_(clock),
+      stamp_sends_(channel == proto::Channel::kIncremental),
       sender_(sender_config(channel, config)),
       writer_(channel, checked_mtu(config)),
       next_seq_(checked_next_seq(next_seq)),

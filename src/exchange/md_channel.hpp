@@ -11,9 +11,15 @@
 // socket, throws naming the config key); append/flush/heartbeat are hot-path:
 // noexcept, no allocation, a refused datagram is counted, never retried (a
 // consumer sees the gap and recovers from the snapshot channel).
+//
+// Telemetry: on the incremental channel, each packet of messages sent (not a
+// heartbeat, not a refused one) is stamped ex_md_write with its first_seq,
+// right after the send returned, when a recorder is bound to the thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -23,6 +29,7 @@
 #include "exchange/exchange_config.hpp"
 #include "net/udp_multicast.hpp"
 #include "proto/md_packet.hpp"
+#include "telemetry/instrument.hpp"
 
 namespace nanotick::exchange {
 
@@ -101,10 +108,20 @@ class MdChannel {
     packets_.add();
     bytes_.add(packet.size());
     messages_.add(count);
-    if (heartbeat) heartbeats_.add();
+    if (heartbeat) {
+      heartbeats_.add();
+    } else if (stamp_sends_) {
+      NT_HOP(ex_md_write, first_seq_of(packet));
+    }
+  }
+  static std::uint64_t first_seq_of(std::span<const std::uint8_t> packet) noexcept {
+    std::uint64_t seq;
+    std::memcpy(&seq, packet.data() + offsetof(proto::PacketHeader, first_seq), sizeof seq);
+    return seq;
   }
 
   const core::TscClock& clock_;
+  const bool stamp_sends_;  // the incremental channel: its packets are the md keys of telemetry
   net::UdpMulticastSender sender_;
   proto::PacketWriter writer_;
   std::uint64_t next_seq_;

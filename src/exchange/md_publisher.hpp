@@ -44,6 +44,8 @@ class MdPublisher {
 
   // Sends the partial packet, if any. Call once per engine batch.
   void flush() noexcept { (void)channel_.flush(); }
+  // A partial packet waits for flush().
+  bool pending() const noexcept { return channel_.pending(); }
 
   // Agent duty cycle: sends a partial packet left over by the caller, else a
   // heartbeat when nothing was sent for heartbeat_ms. Returns packets sent.

@@ -8,6 +8,7 @@
 #include "engine/order.hpp"
 #include "net/socket_address.hpp"
 #include "proto/order_entry_codec.hpp"
+#include "telemetry/instrument.hpp"
 
 namespace nanotick::exchange {
 
@@ -25,7 +26,8 @@ std::size_t total_orders(const ExchangeConfig& c) {
 
 }  // namespace
 
-OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, std::uint64_t session_id_base)
+OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, std::uint64_t session_id_base,
+                           std::size_t answer_stamp_slots)
     : config_(config),
       requests_(requests),
       clock_(core::TscClock::global()),
@@ -38,8 +40,10 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
       resting_(total_orders(config)) {
   const std::size_t slots = config.server.max_sessions + kOverflowSlots;
   sessions_.reserve(slots);
-  for (std::size_t i = 0; i < slots; ++i)
+  for (std::size_t i = 0; i < slots; ++i) {
     sessions_.push_back(std::make_unique<Session>(i, kInputBufferBytes, config.server.output_buffer_bytes));
+    sessions_.back()->answer_stamps.allocate(answer_stamp_slots);
+  }
   pending_cancels_.reserve(total_orders(config));
   for (std::size_t i = 0; i < config.clients.size(); ++i)
     client_index_[config.clients[i].id & engine::kMaxClientId] = static_cast<std::int32_t>(i);
@@ -127,6 +131,8 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     s.out.clear();
     s.received_seq.fill(0);
     s.unwritten_acks = 0;
+    s.out_written = 0;
+    s.answer_stamps.clear();
     ++open_connections_;
     counters_.connections_open.set(open_connections_);
     counters_.connections_accepted.add();
@@ -232,6 +238,10 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
         s.input_blocked = true;
         return false;
       }
+      // Taken once the message is consumed (a blocked one is framed again
+      // later): its request carries it on, and the ack latency starts here.
+      const std::uint64_t tsc = clock_.now();
+      NT_HOP_AT(ex_tcp_read, tsc, (std::uint64_t{s.client_id} << 32) | h.seq);
       if (!s.rate.try_take(now)) {
         ++s.expected_seq;
         session_reject(s, h, proto::SessionRejectReason::kRateLimited, now);
@@ -271,7 +281,7 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
         rq.qty = m.qty;
       }
       ++s.expected_seq;
-      forward(s, rq, h.seq);
+      forward(s, rq, h.seq, tsc);
       return true;
     }
     default:
@@ -282,8 +292,7 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
   }
 }
 
-void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq) noexcept {
-  const std::uint64_t tsc = clock_.now();
+void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept {
   // A limit order may rest: tracked from now on, so a disconnect before its
   // acknowledgement still cancels it (the cancel is queued behind it).
   if (rq.type == engine::RequestType::kNew && rq.order_type == engine::OrderType::kLimit &&
@@ -334,13 +343,13 @@ void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t
 }
 
 template <typename M>
-void OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
-  if (s.state == SessionState::kFree || s.state == SessionState::kClosing) return;
+bool OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
+  if (s.state == SessionState::kFree || s.state == SessionState::kClosing) return false;
   m.header.seq = s.next_out_seq;
   bool queued = s.out.append(&m, sizeof m);
   if (!queued) {
     flush(s);  // make room by writing what the socket takes now
-    if (s.state == SessionState::kFree) return;
+    if (s.state == SessionState::kFree) return false;
     queued = s.out.append(&m, sizeof m);
   }
   if (!queued) {
@@ -348,11 +357,28 @@ void OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
     // is queued in the room that leaves, and the session closes.
     drop_unwritten_output(s);
     logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
-    return;
+    return false;
   }
   ++s.next_out_seq;
   s.last_out_ns = now;
   counters_.messages_out.add();
+  return true;
+}
+
+template <typename M>
+void OrderGateway::send_answer(Session& s, const M& m, std::uint64_t cause_event_id, std::uint64_t now) noexcept {
+  if (!send(s, m, now)) return;
+  if (!NT_RECORDING() || !s.answer_stamps.enabled()) return;
+  // Its last byte is the last queued: the stream offset written + what waits.
+  if (!s.answer_stamps.push(s.out_written + s.out.size(), (std::uint64_t{s.client_id} << 32) | m.ref_seq,
+                            telemetry_order_key(cause_event_id)))
+    counters_.answers_unstamped.add();
+}
+
+void OrderGateway::stamp_written_answers(Session& s, std::uint64_t tsc) noexcept {
+  s.answer_stamps.take_written(s.out_written, [tsc](std::uint64_t key, std::uint64_t aux) {
+    NT_HOP_AT(ex_tcp_write, tsc, key, aux);
+  });
 }
 
 void OrderGateway::session_reject(Session& s, const proto::Header& h, proto::SessionRejectReason reason,
@@ -444,6 +470,7 @@ void OrderGateway::drop_unwritten_output(Session& s) noexcept {
     ++dropped;
   }
   s.out.truncate(s.out_head_rest);
+  s.answer_stamps.drop_beyond(s.out_written + s.out.size());
   s.next_out_seq -= dropped;
   s.unwritten_acks = 0;  // never written: no acknowledgement latency to record
   counters_.answers_dropped.add(dropped);
@@ -463,16 +490,20 @@ void OrderGateway::flush(Session& s) noexcept {
     }
     note_written(s, r.bytes);
     s.out.consume(r.bytes);
+    s.out_written += r.bytes;
     s.output_stalled_ns = 0;
     counters_.bytes_out.add(r.bytes);
   }
+  std::uint64_t now_tsc = 0;
   if (s.out.empty() && s.unwritten_acks != 0) {
-    const std::uint64_t now_tsc = clock_.now();
+    now_tsc = clock_.now();
     for (std::size_t i = 0; i < s.unwritten_acks; ++i)
       ack_latency_.record(static_cast<std::uint64_t>(
           clock_.to_ns(static_cast<std::int64_t>(now_tsc - s.unwritten_ack_tsc[i]))));
     s.unwritten_acks = 0;
   }
+  if (s.answer_stamps.has_written(s.out_written)) [[unlikely]]  // only telemetry queues stamps
+    stamp_written_answers(s, now_tsc != 0 ? now_tsc : clock_.now());
   if (s.state == SessionState::kClosing && s.out.empty() && !s.write_shut) {
     ::shutdown(s.stream.fd(), SHUT_WR);  // then wait for the peer's EOF (read_session) or the deadline
     s.write_shut = true;
@@ -528,7 +559,9 @@ void OrderGateway::begin_shutdown() noexcept {
 }
 
 // The report side (order_gateway_reports.cpp) sends these.
-template void OrderGateway::send<proto::ExecutionReport>(Session&, proto::ExecutionReport, std::uint64_t) noexcept;
-template void OrderGateway::send<proto::OrderReject>(Session&, proto::OrderReject, std::uint64_t) noexcept;
+template void OrderGateway::send_answer<proto::ExecutionReport>(Session&, const proto::ExecutionReport&, std::uint64_t,
+                                                                std::uint64_t) noexcept;
+template void OrderGateway::send_answer<proto::OrderReject>(Session&, const proto::OrderReject&, std::uint64_t,
+                                                            std::uint64_t) noexcept;
 
 }  // namespace nanotick::exchange

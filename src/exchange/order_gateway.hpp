@@ -11,6 +11,15 @@
 // flushes every session's output once. Nothing allocates after construction.
 // Not thread-safe: one thread calls everything (on_report included: directly
 // from the engine in compact mode, from the report ring in dedicated mode).
+//
+// Telemetry (docs/TELEMETRY.md), when a recorder is bound to its thread:
+// ex_tcp_read for each order message framed from a logged-on session (at the
+// TSC the request carries on), and ex_tcp_write for each answer (execution
+// report, cancel / modify reject) once its last byte was written to the
+// socket, keyed by its recipient's (client_id << 32) | ref_seq with the
+// request that caused it as aux. Answers wait for their write in each
+// session's AnswerStamps, allocated when the gateway is built with
+// answer_stamp_slots > 0.
 #pragma once
 
 #include <array>
@@ -50,6 +59,7 @@ struct GatewayCounters {
   core::Counter disconnect_cancels;
   core::Counter disconnect_cancels_dropped;  // no room left to queue one (more resting orders than capacity)
   core::Counter pending_cancels;             // queued, not yet in the sequencer's ring
+  core::Counter answers_unstamped;  // telemetry: answers sent without ex_tcp_write (a session's stamp ring was full)
   std::array<core::Counter, 9> session_rejects;  // by SessionRejectReason (index = code)
   std::array<core::Counter, 6> logon_rejects;    // by LogonRejectReason
   std::array<core::Counter, 7> logouts;          // by LogoutReason we sent
@@ -73,7 +83,10 @@ struct ClientFillTotals {
 class OrderGateway {
  public:
   // Binds the order-entry address (throws net::SocketError if it cannot).
-  OrderGateway(const ExchangeConfig& config, RequestRing& requests, std::uint64_t session_id_base);
+  // `answer_stamp_slots`: answers per session that may wait for their write
+  // with an ex_tcp_write stamp pending (0: answers are not stamped).
+  OrderGateway(const ExchangeConfig& config, RequestRing& requests, std::uint64_t session_id_base,
+               std::size_t answer_stamp_slots = 0);
   ~OrderGateway();
   OrderGateway(const OrderGateway&) = delete;
   OrderGateway& operator=(const OrderGateway&) = delete;
@@ -121,7 +134,7 @@ class OrderGateway {
   // Handles one framed message; false = stop processing this session's input now.
   bool handle_message(Session& s, const proto::Header& h, const std::uint8_t* bytes, std::uint64_t now) noexcept;
   void handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept;
-  void forward(Session& s, const engine::Request& rq, std::uint32_t seq) noexcept;
+  void forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept;
   void push_pending_cancels() noexcept;
   void begin_shutdown() noexcept;
   void run_timers(std::uint64_t now) noexcept;
@@ -129,8 +142,13 @@ class OrderGateway {
   void note_written(Session& s, std::size_t n) noexcept;
   void drop_unwritten_output(Session& s) noexcept;
 
+  // Queues `m`; false when it was not (session closing or gone, or a slow consumer dropped).
   template <typename M>
-  void send(Session& s, M m, std::uint64_t now) noexcept;
+  bool send(Session& s, M m, std::uint64_t now) noexcept;
+  // An answer to a client (report or reject): sent, and stamped once written when telemetry records.
+  template <typename M>
+  void send_answer(Session& s, const M& m, std::uint64_t cause_event_id, std::uint64_t now) noexcept;
+  void stamp_written_answers(Session& s, std::uint64_t tsc) noexcept;
   void session_reject(Session& s, const proto::Header& h, proto::SessionRejectReason reason,
                       std::uint64_t now) noexcept;
   // Sends Logout(reason) and starts closing (flush, shut the write side, wait for EOF).

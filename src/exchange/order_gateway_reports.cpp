@@ -52,7 +52,7 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
     m.instrument = r.instrument;
     m.ref_seq = ref_seq;
     m.reason = static_cast<std::uint16_t>(r.reason);
-    send(s, m, now);
+    send_answer(s, m, r.event_id, now);
     return;
   }
   auto m = proto::make_message<proto::ExecutionReport>(0);
@@ -73,7 +73,7 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   m.is_maker = r.is_maker ? 1 : 0;
   m.reject_reason = static_cast<std::uint16_t>(r.reason);
   m.cancel_reason = static_cast<std::uint8_t>(r.cancel_reason);
-  send(s, m, now);
+  send_answer(s, m, r.event_id, now);
 }
 
 // Follows each client's resting orders from the reports: accepted limit

@@ -1,7 +1,7 @@
 // What flows between the exchange's agents (docs/EXCHANGE.md "Pipeline"):
 // gateway -> sequencer -> engine requests with their receive timestamps, and
 // the event id that ties every engine output back to the session message that
-// caused it. Plain values and ring types; each ring has one producer and one
+// caused it (and, with the connection serial dropped, its telemetry key). Plain values and ring types; each ring has one producer and one
 // consumer thread.
 #pragma once
 
@@ -35,5 +35,14 @@ constexpr std::uint64_t make_event_id(std::uint32_t client, std::uint16_t genera
 constexpr std::uint32_t event_client(std::uint64_t id) noexcept { return static_cast<std::uint32_t>(id >> 48); }
 constexpr std::uint16_t event_generation(std::uint64_t id) noexcept { return static_cast<std::uint16_t>(id >> 32); }
 constexpr std::uint32_t event_seq(std::uint64_t id) noexcept { return static_cast<std::uint32_t>(id); }
+
+// The telemetry order key of a request (docs/TELEMETRY.md "Points and keys"):
+// (client << 32) | session seq -- the connection serial dropped, since the
+// trader stamping the same message cannot know it. 0 ("no id") for requests
+// the exchange made itself (cancel on disconnect: seq 0).
+constexpr std::uint64_t telemetry_order_key(std::uint64_t event_id) noexcept {
+  const std::uint32_t seq = event_seq(event_id);
+  return seq == 0 ? 0 : (std::uint64_t{event_client(event_id)} << 32) | seq;
+}
 
 }  // namespace nanotick::exchange

@@ -9,6 +9,12 @@
 // If the journal cannot take a record (disk full), the sequencer halts: it
 // forwards nothing more, so nothing unjournaled is ever acknowledged, and the
 // server reports the error and stops. An agent; not thread-safe.
+//
+// Telemetry (docs/TELEMETRY.md), when a recorder is bound to its thread:
+// ex_sequencer_in as each request is taken from the gateway's ring,
+// ex_sequencer_out for each request forwarded (one clock reading for the
+// batch: they leave together), and fn_sequencer for the pass, from its start
+// to that reading.
 #pragma once
 
 #include <algorithm>
@@ -20,6 +26,7 @@
 #include "exchange/exchange_config.hpp"
 #include "exchange/journal_writer.hpp"
 #include "exchange/pipeline.hpp"
+#include "telemetry/instrument.hpp"
 
 namespace nanotick::exchange {
 
@@ -34,7 +41,8 @@ class Sequencer {
 
   int do_work() noexcept {
     if (halted_.load(std::memory_order_relaxed)) return 0;
-    if (in_.empty()) return 0;
+    // Nothing to move, or no room to move it: not a pass (fn_sequencer times passes that move requests).
+    if (in_.empty() || out_.size() == RequestRing::capacity()) return 0;
     busy_.store(true, std::memory_order_release);  // a batch is between its pop and its push
     const int n = sequence_batch();
     busy_.store(false, std::memory_order_release);
@@ -50,12 +58,16 @@ class Sequencer {
 
  private:
   int sequence_batch() noexcept {
+    telemetry::Recorder* const recorder = NT_RECORDER();
+    const std::uint64_t pass_start = recorder != nullptr ? recorder->now() : 0;
     const std::size_t room = RequestRing::capacity() - out_.size();
     std::size_t n = 0;
     while (n < std::min(kBatch, room)) {
       const InboundRequest* rq = in_.front();
       if (rq == nullptr) break;
       batch_[n] = *rq;
+      if (recorder != nullptr) [[unlikely]]
+        (void)recorder->record(telemetry::Point::ex_sequencer_in, telemetry_order_key(rq->request.event_id));
       if (!journal_.append(batch_[n].request)) {
         halted_.store(true, std::memory_order_release);
         break;  // this request and everything after it stay unacknowledged
@@ -69,9 +81,20 @@ class Sequencer {
       return static_cast<int>(n);
     }
     for (std::size_t i = 0; i < n; ++i) (void)out_.try_push(batch_[i]);  // room checked above
+    if (recorder != nullptr) [[unlikely]]
+      stamp_forwarded(*recorder, pass_start, n);
     sequenced_.add(n);
     batches_.add();
     return static_cast<int>(n);
+  }
+
+  NT_COLD void stamp_forwarded(telemetry::Recorder& recorder, std::uint64_t pass_start, std::size_t n) noexcept {
+    const std::uint64_t now = recorder.now();
+    for (std::size_t i = 0; i < n; ++i)
+      (void)recorder.record_at(now, telemetry::Point::ex_sequencer_out,
+                               telemetry_order_key(batch_[i].request.event_id), 0, 0);
+    (void)recorder.record_at(pass_start, telemetry::Point::fn_sequencer, 0, 0,
+                             telemetry::saturate_ticks(pass_start, now));
   }
 
   RequestRing& in_;

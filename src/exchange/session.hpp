@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -16,6 +17,58 @@
 #include "net/tcp.hpp"
 
 namespace nanotick::exchange {
+
+// Telemetry (ex_tcp_write, docs/TELEMETRY.md): the answers queued in a
+// session's output and not yet written, each with the offset in the
+// connection's output stream of its last byte and its two keys, oldest first.
+// When the writes pass an answer's end it is stamped. A fixed ring, allocated
+// only when the gateway stamps answers; a full ring refuses (the caller counts
+// the answer as unstamped). Not thread-safe: the gateway's thread.
+class AnswerStamps {
+ public:
+  // Start-up: room for at least `capacity` answers (a power of two); 0 leaves it disabled.
+  void allocate(std::size_t capacity) {
+    if (capacity == 0) return;
+    std::size_t n = 1;
+    while (n < capacity) n <<= 1;
+    slots_ = std::make_unique<Slot[]>(n);
+    mask_ = n - 1;
+  }
+  bool enabled() const noexcept { return slots_ != nullptr; }
+  bool push(std::uint64_t end, std::uint64_t key, std::uint64_t aux) noexcept {
+    if (!enabled() || tail_ - head_ > mask_) return false;
+    slots_[tail_++ & mask_] = Slot{end, key, aux};
+    return true;
+  }
+  // Whether the oldest answer's last byte is within the first `written` bytes.
+  bool has_written(std::uint64_t written) const noexcept {
+    return head_ != tail_ && slots_[head_ & mask_].end <= written;
+  }
+  // Calls fn(key, aux) for each answer written completely, oldest first, and forgets it.
+  template <typename Fn>
+  void take_written(std::uint64_t written, Fn&& fn) noexcept {
+    while (has_written(written)) {
+      const Slot& slot = slots_[head_++ & mask_];
+      fn(slot.key, slot.aux);
+    }
+  }
+  // Forgets the answers ending beyond `queued` (dropped unwritten).
+  void drop_beyond(std::uint64_t queued) noexcept {
+    while (tail_ != head_ && slots_[(tail_ - 1) & mask_].end > queued) --tail_;
+  }
+  void clear() noexcept { head_ = tail_ = 0; }
+
+ private:
+  struct Slot {
+    std::uint64_t end;
+    std::uint64_t key;
+    std::uint64_t aux;
+  };
+  std::unique_ptr<Slot[]> slots_;
+  std::size_t mask_ = 0;
+  std::uint64_t head_ = 0;
+  std::uint64_t tail_ = 0;
+};
 
 enum class SessionState : std::uint8_t {
   kFree,           // slot unused
@@ -57,6 +110,10 @@ struct Session {
   std::array<std::uint32_t, kAckSlots> received_seq{};
   std::array<std::uint64_t, kAckSlots> unwritten_ack_tsc{};
   std::size_t unwritten_acks = 0;
+  // Bytes of `out` written to this connection so far: with out.size(), the
+  // stream offset the answer stamps are kept in.
+  std::uint64_t out_written = 0;
+  AnswerStamps answer_stamps;
 };
 
 }  // namespace nanotick::exchange

@@ -4,6 +4,9 @@
 //   NT_HOP(tr_decision, md_seq, order);   // with aux
 //   NT_TIMED(fn_risk_check);              // times the rest of the enclosing scope
 //   NT_TIMED(fn_book_match, order_key);   // a timer may carry a key too
+//   NT_HOP_AT(tr_tcp_write, tsc, key);    // a hop at a clock reading taken earlier
+//   if (NT_RECORDING()) { ... }           // work done only to feed telemetry
+//   if (Recorder* r = NT_RECORDER()) { ... }  // several records from one clock read
 //
 // Points are named without their enum prefix and checked at compile time:
 // an unknown name does not compile, nor does a timer in NT_HOP or a hop in
@@ -13,6 +16,15 @@
 // On a thread with no recorder bound the macros record nothing and do not
 // evaluate their key / aux arguments (NT_TIMED's key excepted: it is stored
 // at the start of the scope).
+//
+// NT_HOP_AT stamps with a TSC the caller already has (a socket layer's
+// reading right after its system call, the start of a step whose timer is
+// recorded too), so a hop costs no clock read of its own. NT_RECORDING() and
+// NT_RECORDER() let instrumented code skip work that only feeds telemetry
+// (extracting a key from a packet, queueing a stamp until a later write) and
+// share one clock reading among several records (Recorder::record_at); both
+// are constant false / nullptr with the switch off, so that code is dead and
+// removed by the compiler.
 //
 // Build switch: NANOTICK_TELEMETRY (CMake option of the same name, default
 // ON) is defined to 1 or 0 on the nanotick_telemetry target and so on every
@@ -27,6 +39,9 @@
 #error "NANOTICK_TELEMETRY is not defined: link the nanotick_telemetry CMake target, which defines it to 1 or 0 from the option NANOTICK_TELEMETRY"
 #endif
 
+#include <cstdint>
+
+#include "core/compiler.hpp"
 #include "telemetry/points.hpp"
 #include "telemetry/recorder.hpp"
 #include "telemetry/scoped_timer.hpp"
@@ -37,12 +52,33 @@ namespace nanotick::telemetry::detail {
 // type-check their arguments without evaluating them.
 template <class... Args>
 int unevaluated(const Args&...) noexcept;
+
+// NT_HOP_AT's call: a hop record at `tsc` (aux optional, cycles 0).
+NT_ALWAYS_INLINE bool record_hop_at(Recorder& recorder, std::uint64_t tsc, Point point, std::uint64_t key,
+                                    std::uint64_t aux = 0) noexcept {
+  return recorder.record_at(tsc, point, key, aux, 0);
+}
 }  // namespace nanotick::telemetry::detail
 
 #define NT_TELEMETRY_CONCAT_INNER(a, b) a##b
 #define NT_TELEMETRY_CONCAT(a, b) NT_TELEMETRY_CONCAT_INNER(a, b)
 
 #if NANOTICK_TELEMETRY
+
+#define NT_RECORDER() (::nanotick::telemetry::thread_recorder())
+#define NT_RECORDING() (::nanotick::telemetry::thread_recorder() != nullptr)
+
+#define NT_HOP_AT(point_, tsc_, ...)                                                         \
+  do {                                                                                       \
+    if (::nanotick::telemetry::Recorder* const nt_hop_recorder_ =                            \
+            ::nanotick::telemetry::thread_recorder();                                        \
+        nt_hop_recorder_ != nullptr) {                                                       \
+      static_cast<void>(::nanotick::telemetry::detail::record_hop_at(                        \
+          *nt_hop_recorder_, tsc_,                                                           \
+          ::nanotick::telemetry::hop_point<::nanotick::telemetry::Point::point_>(),          \
+          __VA_ARGS__));                                                                     \
+    }                                                                                        \
+  } while (false)
 
 #define NT_HOP(point_, ...)                                                                  \
   do {                                                                                       \
@@ -62,6 +98,17 @@ int unevaluated(const Args&...) noexcept;
           __VA_OPT__(, ) __VA_ARGS__)
 
 #else
+
+#define NT_RECORDER() (static_cast<::nanotick::telemetry::Recorder*>(nullptr))
+#define NT_RECORDING() false
+
+#define NT_HOP_AT(point_, tsc_, ...)                                                         \
+  do {                                                                                       \
+    static_assert(::nanotick::telemetry::kind_of(::nanotick::telemetry::Point::point_) ==    \
+                      ::nanotick::telemetry::PointKind::kHop,                                \
+                  "NT_HOP_AT needs a hop point (ex_* or tr_*)");                             \
+    static_cast<void>(sizeof(::nanotick::telemetry::detail::unevaluated(tsc_, __VA_ARGS__))); \
+  } while (false)
 
 #define NT_HOP(point_, ...)                                                                  \
   do {                                                                                       \

@@ -18,11 +18,15 @@
 // std::invalid_argument / net::SocketError naming the field); poll never
 // allocates. Not thread-safe: one thread polls, and the Handler runs on it;
 // counters() may be read from any thread.
+//
+// incremental_md_key() reads a datagram's telemetry md key (the trader's
+// sinks stamp tr_udp_read / tr_engine_dequeue with it: trader.hpp).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -31,6 +35,7 @@
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
 #include "net/udp_multicast.hpp"
+#include "proto/market_data.hpp"
 #include "trading/md_consumer.hpp"
 
 namespace nanotick::trading {
@@ -46,6 +51,19 @@ struct MdFeedConfig {
   // Throws std::invalid_argument "md feed: <field>: <problem>".
   void validate() const;
 };
+
+// The telemetry md key of a datagram read on `channel` (docs/TELEMETRY.md):
+// the first_seq of an incremental packet that carries messages; 0 for a
+// heartbeat (count 0), a snapshot-channel packet, or a datagram too short to
+// hold a packet header (nothing past its end is read). The rest of the
+// packet is not checked: the consumer does that, and a key is only a label.
+inline std::uint64_t incremental_md_key(proto::Channel channel, std::span<const std::uint8_t> datagram) noexcept {
+  if (channel != proto::Channel::kIncremental || datagram.size() < sizeof(proto::PacketHeader)) return 0;
+  proto::PacketHeader h;
+  std::memcpy(&h, datagram.data(), sizeof h);
+  if (h.channel != proto::Channel::kIncremental || h.count == 0) return 0;
+  return h.first_seq;
+}
 
 struct MdFeedCounters {
   std::array<core::Counter, 2> datagrams;    // handed to the consumer, by channel (0 incremental, 1 snapshot)

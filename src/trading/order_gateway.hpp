@@ -23,6 +23,12 @@
 // (poll, send_*) never allocates; a reconnect may (tcp_connect builds its
 // error text), which is not the hot path.
 //
+// Telemetry (docs/TELEMETRY.md), when a recorder is bound to the calling
+// thread: tr_tcp_write for each order message at the TSC taken after its last
+// byte was written (the one on_order_written gets), tr_response_read for each
+// ExecutionReport, CancelReject and ModifyReject as it is read, both keyed
+// (client_id << 32) | seq (ref_seq for the answers).
+//
 // Not thread-safe: one thread calls everything, and the Handler's callbacks
 // run on it, inside poll(). A callback may call send_* and logout(); the
 // gateway defers closing the socket until the callback returns. counters()
@@ -49,6 +55,7 @@
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
 #include "proto/order_entry_codec.hpp"
+#include "telemetry/instrument.hpp"
 
 namespace nanotick::trading {
 
@@ -247,7 +254,8 @@ class OrderGateway {
         backoff_(config_.reconnect_initial_ms, config_.reconnect_max_ms),
         in_(config_.input_buffer_bytes),
         out_(config_.output_buffer_bytes),
-        stamps_(config_.output_buffer_bytes / sizeof(proto::CancelOrder) + 1) {}
+        stamps_(config_.output_buffer_bytes / sizeof(proto::CancelOrder) + 1),
+        order_key_base_(std::uint64_t{config_.client_id} << 32) {}
 
   OrderGateway(const OrderGateway&) = delete;
   OrderGateway& operator=(const OrderGateway&) = delete;
@@ -518,7 +526,10 @@ class OrderGateway {
   }
 
   std::size_t deliver_stamps() noexcept {
-    return stamps_.deliver([this](std::uint32_t seq, std::uint64_t tsc) { handler_.on_order_written(seq, tsc); });
+    return stamps_.deliver([this](std::uint32_t seq, std::uint64_t tsc) {
+      NT_HOP_AT(tr_tcp_write, tsc, order_key_base_ | seq);
+      handler_.on_order_written(seq, tsc);
+    });
   }
 
   // ---- input ------------------------------------------------------------------------
@@ -602,21 +613,30 @@ class OrderGateway {
         return close_later(DisconnectReason::kServerLogout, m.reason, false);
       }
       case MsgType::kServerHeartbeat: counters_.heartbeats_received.add(); return;
-      case MsgType::kExecutionReport:
+      case MsgType::kExecutionReport: {
         if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
         counters_.execution_reports.add();
-        handler_.on_execution_report(proto::read_message<proto::ExecutionReport>(bytes));
+        const auto m = proto::read_message<proto::ExecutionReport>(bytes);
+        NT_HOP(tr_response_read, order_key_base_ | m.ref_seq);
+        handler_.on_execution_report(m);
         return;
-      case MsgType::kCancelReject:
+      }
+      case MsgType::kCancelReject: {
         if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
         counters_.cancel_rejects.add();
-        handler_.on_cancel_reject(proto::read_message<proto::OrderReject>(bytes));
+        const auto m = proto::read_message<proto::OrderReject>(bytes);
+        NT_HOP(tr_response_read, order_key_base_ | m.ref_seq);
+        handler_.on_cancel_reject(m);
         return;
-      case MsgType::kModifyReject:
+      }
+      case MsgType::kModifyReject: {
         if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
         counters_.modify_rejects.add();
-        handler_.on_modify_reject(proto::read_message<proto::OrderReject>(bytes));
+        const auto m = proto::read_message<proto::OrderReject>(bytes);
+        NT_HOP(tr_response_read, order_key_base_ | m.ref_seq);
+        handler_.on_modify_reject(m);
         return;
+      }
       case MsgType::kSessionReject: {
         const auto m = proto::read_message<proto::SessionReject>(bytes);
         counters_.session_rejects[slot(m.reason, 0, 8)].add();
@@ -660,6 +680,7 @@ class OrderGateway {
   std::uint64_t queued_bytes_ = 0;   // bytes ever appended to out_ and not dropped
   std::uint64_t written_bytes_ = 0;  // bytes ever written to a socket
   WriteStamps stamps_;
+  const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)
   std::uint64_t last_written_tsc_ = 0;
   Disconnect last_disconnect_{};
   OrderGatewayCounters counters_;

@@ -14,6 +14,16 @@
 // tick_to_trade histogram. Orders sent from timers or execution reports are
 // not ticks: they are counted, not timed.
 //
+// Telemetry (docs/TELEMETRY.md), when a recorder is bound to the engine's
+// thread: tr_decision for each order message the strategy sends, keyed by the
+// md key of the packet being handled (told by the trader with set_md_key(),
+// 0 when no packet caused it) with the message's order key as aux; function
+// timers fn_feature_update (features after a book change or a trade),
+// fn_risk_check (pre-trade check of a new order or modify), fn_order_manager
+// (one call into the order manager: a submission -- inside a decision the
+// gateway is corked, so no write is in it -- or an exchange answer) and
+// fn_position_update (a fill booked).
+//
 // Not thread-safe: one thread (the trader's engine thread) calls everything.
 // Nothing allocates after construction.
 #pragma once
@@ -31,6 +41,7 @@
 #include "core/tsc_clock.hpp"
 #include "engine/engine_config.hpp"
 #include "proto/order_entry.hpp"
+#include "telemetry/instrument.hpp"
 #include "trading/features.hpp"
 #include "trading/order_gateway.hpp"
 #include "trading/order_manager.hpp"
@@ -115,6 +126,8 @@ class TradeEngine {
     // Per instrument (or empty): the price the risk manager's band centres on
     // while the book has no fair price and nothing traded yet; 0 = none.
     std::vector<Price> reference_prices;
+    // Our session's client id: the high half of the telemetry order keys.
+    std::uint32_t client_id = 0;
   };
 
   // Start-up: validates and allocates. Throws std::invalid_argument.
@@ -130,7 +143,8 @@ class TradeEngine {
         orders_(orders_config(config), sender),
         live_(config.instruments.instruments.size(), 0),
         reference_prices_(config.reference_prices),
-        stp_(config.stp) {
+        stp_(config.stp),
+        order_key_base_(std::uint64_t{config.client_id} << 32) {
     const std::size_t n = config.instruments.instruments.size();
     if (config.features.size() != n || config.risk.size() != n)
       throw std::invalid_argument("trade engine: features and risk need one entry per instrument");
@@ -176,14 +190,18 @@ class TradeEngine {
     if (stopping_) return ActionStatus::kStopping;
     if (!is_live(rq.instrument)) return stale_block();
     const TimeNs now = now_ns();
-    last_risk_ = risk_.check_new(rq, positions_, risk_fair_price(rq.instrument), now);
+    {
+      NT_TIMED(fn_risk_check);
+      last_risk_ = risk_.check_new(rq, positions_, risk_fair_price(rq.instrument), now);
+    }
     if (last_risk_ != RiskResult::kAllowed) return risk_block();
-    const Submitted s = orders_.submit(rq, stp_, tag);
+    const std::uint64_t decided = decision_tsc();
+    const Submitted s = order_manager_step([&] { return orders_.submit(rq, stp_, tag); });
     last_submit_ = s.status;
     if (!s.ok()) return refused();
     rq.client_order_id = last_placed_ = s.id;
     (void)risk_.on_new_sent(rq, now);
-    remember(s.seq);
+    remember(s.seq, decided);
     counters_.orders_placed.add();
     return ActionStatus::kSent;
   }
@@ -195,23 +213,28 @@ class TradeEngine {
     if (o != nullptr && !is_live(o->instrument)) return stale_block();
     const TimeNs now = now_ns();
     const double fair = o != nullptr ? risk_fair_price(o->instrument) : FeatureValues::kNaN;
-    last_risk_ = risk_.check_modify(id, price, qty, positions_, fair, now);
+    {
+      NT_TIMED(fn_risk_check);
+      last_risk_ = risk_.check_modify(id, price, qty, positions_, fair, now);
+    }
     if (last_risk_ != RiskResult::kAllowed) return risk_block();
-    const Submitted s = orders_.modify(id, price, qty);
+    const std::uint64_t decided = decision_tsc();
+    const Submitted s = order_manager_step([&] { return orders_.modify(id, price, qty); });
     last_submit_ = s.status;
     if (!s.ok()) return refused();
     (void)risk_.on_modify_sent(id, price, qty, now);
-    remember(s.seq);
+    remember(s.seq, decided);
     counters_.modifies_sent.add();
     return ActionStatus::kSent;
   }
 
   // Cancels are never risk-checked (they only reduce risk) and are allowed on stale instruments.
   ActionStatus cancel(ClientOrderId id) noexcept {
-    const Submitted s = orders_.cancel(id);
+    const std::uint64_t decided = decision_tsc();
+    const Submitted s = order_manager_step([&] { return orders_.cancel(id); });
     last_submit_ = s.status;
     if (!s.ok()) return refused();
-    remember(s.seq);
+    remember(s.seq, decided);
     counters_.cancels_sent.add();
     return ActionStatus::kSent;
   }
@@ -250,11 +273,23 @@ class TradeEngine {
 
   // ---- market data consumer (MdHandler) --------------------------------------------------------
 
+  // Telemetry: the md key (first_seq) of the incremental packet received at
+  // `rx_tsc` that the consumer is about to apply (0, 0: none). Events the
+  // consumer hands over with another receive TSC (a packet it had held back
+  // for reordering) are not that packet's: their decisions get md key 0.
+  void set_md_key(std::uint64_t md_key, std::uint64_t rx_tsc) noexcept {
+    md_key_ = md_key;
+    md_key_rx_tsc_ = rx_tsc;
+  }
+
   void on_trade(const TradeEvent& t, std::uint64_t rx_tsc) noexcept {
     if (t.instrument >= live_.size()) return;
     counters_.trades_seen.add();
     current_rx_tsc_ = rx_tsc;
-    (void)features_[t.instrument]->on_trade(t);
+    {
+      NT_TIMED(fn_feature_update);
+      (void)features_[t.instrument]->on_trade(t);
+    }
     decide([&] { strategy_.on_trade(*this, t); });
     current_rx_tsc_ = 0;
   }
@@ -263,7 +298,10 @@ class TradeEngine {
     if (i >= live_.size()) return;
     counters_.book_updates.add();
     const book::InstrumentBook* b = books_.instrument(i);
-    features_[i]->on_book_update(*b);
+    {
+      NT_TIMED(fn_feature_update);
+      features_[i]->on_book_update(*b);
+    }
     const double fair = features_[i]->values().fair_price;
     if (std::isfinite(fair)) (void)positions_.mark(i, fair);
     if (!is_live(i)) return;
@@ -294,10 +332,18 @@ class TradeEngine {
     (void)orders_.reconcile(256);  // settle what a lost session left unknown
     strategy_.on_session(*this, true);
   }
-  void on_execution_report(const proto::ExecutionReport& r) noexcept { handle(orders_.on_execution_report(r)); }
-  void on_cancel_reject(const proto::OrderReject& r) noexcept { handle(orders_.on_cancel_reject(r)); }
-  void on_modify_reject(const proto::OrderReject& r) noexcept { handle(orders_.on_modify_reject(r)); }
-  void on_session_reject(const proto::SessionReject& r) noexcept { handle(orders_.on_session_reject(r)); }
+  void on_execution_report(const proto::ExecutionReport& r) noexcept {
+    handle(order_manager_step([&] { return orders_.on_execution_report(r); }));
+  }
+  void on_cancel_reject(const proto::OrderReject& r) noexcept {
+    handle(order_manager_step([&] { return orders_.on_cancel_reject(r); }));
+  }
+  void on_modify_reject(const proto::OrderReject& r) noexcept {
+    handle(order_manager_step([&] { return orders_.on_modify_reject(r); }));
+  }
+  void on_session_reject(const proto::SessionReject& r) noexcept {
+    handle(order_manager_step([&] { return orders_.on_session_reject(r); }));
+  }
   void on_disconnected(const Disconnect& d) noexcept {
     last_disconnect_ = d;
     ++disconnect_events_;
@@ -371,7 +417,25 @@ class TradeEngine {
   void uncork() noexcept {
     if constexpr (requires(Sender& x) { x.uncork(); }) sender_.uncork();
   }
-  void remember(std::uint32_t seq) noexcept {
+  // One call into the order manager, timed (fn_order_manager) when telemetry records.
+  template <typename Fn>
+  NT_ALWAYS_INLINE auto order_manager_step(Fn&& fn) noexcept {
+    NT_TIMED(fn_order_manager);
+    return fn();
+  }
+  // The md key of the packet whose handling is deciding now, 0 when none is (see set_md_key).
+  std::uint64_t current_md_key() const noexcept {
+    return current_rx_tsc_ != 0 && current_rx_tsc_ == md_key_rx_tsc_ ? md_key_ : 0;
+  }
+  // When a decision was made (tr_decision), 0 when telemetry does not record:
+  // read before the order manager, which writes the order at once when the
+  // gateway is not corked (orders from timers and answers).
+  static std::uint64_t decision_tsc() noexcept {
+    telemetry::Recorder* const recorder = NT_RECORDER();
+    return recorder != nullptr ? recorder->now() : 0;
+  }
+  void remember(std::uint32_t seq, std::uint64_t decided_tsc) noexcept {
+    NT_HOP_AT(tr_decision, decided_tsc, current_md_key(), order_key_base_ | seq);
     ++sent_requests_;
     // Every order overwrites its slot (0 = not caused by a packet), so an
     // entry left by a session that ended cannot match a later order's seq.
@@ -383,11 +447,17 @@ class TradeEngine {
     if (ev.type == OrderEventType::kNone || ev.type == OrderEventType::kUnmatched) return;
     counters_.order_events.add();
     switch (ev.type) {
-      case OrderEventType::kFill:
+      case OrderEventType::kFill: {
         counters_.fills.add();
-        if (positions_.on_fill(ev.fill()) != FillResult::kOk) counters_.position_refusals.add();
+        FillResult booked = FillResult::kOk;
+        {
+          NT_TIMED(fn_position_update);
+          booked = positions_.on_fill(ev.fill());
+        }
+        if (booked != FillResult::kOk) counters_.position_refusals.add();
         (void)risk_.on_fill(ev.id, ev.last_qty);
         break;
+      }
       case OrderEventType::kModified:
         (void)risk_.on_modified(ev.id);
         break;
@@ -424,6 +494,9 @@ class TradeEngine {
   std::vector<std::uint8_t> live_;
   std::vector<Price> reference_prices_;
   engine::StpMode stp_;
+  const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)
+  std::uint64_t md_key_ = 0;            // set_md_key()
+  std::uint64_t md_key_rx_tsc_ = 0;
   ClientOrderId last_placed_ = 0;
   bool logged_on_ = false;
   bool stopping_ = false;

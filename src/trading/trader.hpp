@@ -23,6 +23,15 @@
 // prints what a user checks after a run: positions and PnL per instrument,
 // orders, risk blocks, market data recovery, tick-to-trade percentiles.
 //
+// Telemetry (docs/TELEMETRY.md): given recorders (TraderTelemetry), run()
+// binds the engine's on the calling thread and the receiver's on the
+// receiver thread. Datagrams then reach the consumer through a sink that
+// stamps each incremental packet -- tr_udp_read at its receive TSC (compact:
+// the engine thread read it; dedicated: the receiver thread stamps it as it
+// reads), tr_engine_dequeue as the engine thread takes it, right before the
+// consumer applies it -- and tells the trade engine the packet's md key for
+// its tr_decision stamps. The engine and the gateway record the rest.
+//
 // Not thread-safe: run() and everything it calls happen on the caller's
 // thread; status_line() and summary() read counters and are meant for the
 // same thread (between passes) or after run() returned.
@@ -31,6 +40,7 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <cstdint>
 #include <cstdio>
@@ -43,6 +53,7 @@
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
 #include "core/thread.hpp"
+#include "telemetry/instrument.hpp"
 #include "trading/datagram_ring.hpp"
 #include "trading/md_consumer.hpp"
 #include "trading/md_feed.hpp"
@@ -51,6 +62,13 @@
 #include "trading/trader_config.hpp"
 
 namespace nanotick::trading {
+
+// The recorders a trader's threads record into (both may be nullptr: no
+// telemetry). `receiver` is used by the dedicated layout's receiver thread only.
+struct TraderTelemetry {
+  telemetry::Recorder* engine = nullptr;
+  telemetry::Recorder* receiver = nullptr;
+};
 
 template <typename Strategy>
 class Trader {
@@ -72,8 +90,9 @@ class Trader {
  public:
   using Engine = TradeEngine<Strategy, GatewaySender>;
 
-  Trader(const TraderConfig& config, Strategy& strategy)
+  Trader(const TraderConfig& config, Strategy& strategy, TraderTelemetry telemetry = {})
       : config_(config),
+        telemetry_(telemetry),
         capacities_(book::capacities_of(config.instruments)),
         sender_{this},
         sockets_(feed_config(config)),
@@ -95,7 +114,7 @@ class Trader {
   // One pass of the engine's loop; returns the work done (0: idle).
   int poll() noexcept {
     const TimeNs now = engine_.now_ns();
-    int work = ring_ ? ring_->pop_into(consumer_, now, kRingBatch) : sockets_.poll(consumer_, now);
+    int work = ring_ ? ring_->pop_into(dequeue_sink_, now, kRingBatch) : sockets_.poll(read_sink_, now);
     consumer_.on_timer(now);
     work += gateway_.poll();
     work += engine_.on_timer(now);
@@ -104,8 +123,11 @@ class Trader {
 
   // Runs passes until stop() returns true (checked every pass), idling with
   // `Idle` when a pass found nothing to do; then winds down.
+  // Throws std::logic_error if a telemetry recorder is bound elsewhere already.
   template <typename Idle, typename Stop, typename Status>
   void run(Idle& idle, Stop&& stop, Status&& status) {
+    std::optional<telemetry::ThreadBinding> binding;  // this thread is the engine's until run() returns
+    if (telemetry_.engine != nullptr) binding.emplace(*telemetry_.engine);
     std::unique_ptr<core::NamedThread> receiver;
     if (ring_) {  // dedicated: the receiver thread, pinned to the second cpu given
       receiver_stop_.store(false, std::memory_order_relaxed);
@@ -318,11 +340,46 @@ class Trader {
  private:
   static constexpr int kRingBatch = 64;  // datagrams taken from the ring per pass
 
+  // The engine thread's way from a datagram to the consumer (see the header
+  // comment): stamps an incremental packet's hops when telemetry records
+  // (tr_udp_read too when this thread read it: kStampsRead) and tells the
+  // engine its md key.
+  template <bool kStampsRead>
+  struct ConsumerSink {
+    Trader* trader;
+    NT_ALWAYS_INLINE void on_datagram(proto::Channel channel, std::span<const std::uint8_t> bytes, TimeNs now,
+                                      std::uint64_t rx_tsc) noexcept {
+      const std::uint64_t key = NT_RECORDING() ? incremental_md_key(channel, bytes) : 0;
+      if (key != 0) [[unlikely]] {
+        if constexpr (kStampsRead) NT_HOP_AT(tr_udp_read, rx_tsc, key);
+        NT_HOP(tr_engine_dequeue, key);
+      }
+      trader->engine_.set_md_key(key, rx_tsc);
+      trader->consumer_.on_datagram(channel, bytes, now, rx_tsc);
+      trader->engine_.set_md_key(0, 0);
+    }
+  };
+
+  // The receiver thread's sink (dedicated layout): stamps tr_udp_read, then into the ring.
+  struct ReceiverSink {
+    DatagramRingSink ring;
+    NT_ALWAYS_INLINE void on_datagram(proto::Channel channel, std::span<const std::uint8_t> bytes, TimeNs now,
+                                      std::uint64_t rx_tsc) noexcept {
+      if (NT_RECORDING()) {
+        if (const std::uint64_t key = incremental_md_key(channel, bytes); key != 0) NT_HOP_AT(tr_udp_read, rx_tsc, key);
+      }
+      ring.on_datagram(channel, bytes, now, rx_tsc);
+    }
+  };
+
   // The receiver thread's loop (dedicated layout).
   template <typename Idle>
   void receive() noexcept {
+    // Cannot throw: this recorder is bound nowhere else (one receiver thread per run()).
+    std::optional<telemetry::ThreadBinding> binding;
+    if (telemetry_.receiver != nullptr) binding.emplace(*telemetry_.receiver);
     Idle idle;
-    DatagramRingSink sink{*ring_};
+    ReceiverSink sink{DatagramRingSink{*ring_}};
     while (!receiver_stop_.load(std::memory_order_relaxed)) idle.idle(sockets_.poll(sink, engine_.now_ns()));
   }
 
@@ -375,11 +432,13 @@ class Trader {
     e.risk = c.risk;
     e.global_risk = c.global_risk;
     e.orders.max_orders = c.max_orders;
+    e.client_id = c.session.client_id;
     for (const StrategyParams& p : c.strategy_params) e.reference_prices.push_back(p.reference_price);
     return e;
   }
 
   const TraderConfig& config_;
+  const TraderTelemetry telemetry_;
   std::vector<book::InstrumentCapacity> capacities_;
   GatewaySender sender_;
   MdSockets sockets_;
@@ -387,6 +446,8 @@ class Trader {
   Engine engine_;
   OrderGateway<Engine> gateway_;
   std::unique_ptr<DatagramRing> ring_;  // dedicated layout only
+  ConsumerSink<true> read_sink_{this};      // compact: the sockets feed the consumer on this thread
+  ConsumerSink<false> dequeue_sink_{this};  // dedicated: the ring does (the receiver stamped the read)
   std::atomic<bool> receiver_stop_{false};
   bool session_failed_ = false;
   std::uint64_t seen_disconnects_ = 0;
