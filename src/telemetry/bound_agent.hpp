@@ -44,9 +44,11 @@ class BoundAgent {
   std::string_view role_name() const noexcept { return std::string_view(agent_.role_name()); }
 
   // Throws std::logic_error when the recorder is bound elsewhere already (one
-  // recorder per recording thread); the agent is then not started.
+  // recorder per recording thread); the agent is then not started. If the
+  // agent's own on_start() throws, the binding is released at once.
   void on_start() {
     if (recorder_ != nullptr) binding_.emplace(*recorder_);
+    agent_started_ = true;  // attempted: its on_close() is owed, as runners promise
     try {
       core::agent_on_start(agent_);
     } catch (...) {
@@ -55,9 +57,13 @@ class BoundAgent {
     }
   }
 
+  // Closes the agent if its on_start() was attempted, then releases the
+  // binding, whether or not the agent's on_close() throws.
   void on_close() {
+    const bool started = agent_started_;
+    agent_started_ = false;
     try {
-      core::agent_on_close(agent_);
+      if (started) core::agent_on_close(agent_);
     } catch (...) {
       binding_.reset();
       throw;
@@ -74,6 +80,7 @@ class BoundAgent {
   A agent_;
   Recorder* const recorder_;
   std::optional<ThreadBinding> binding_;
+  bool agent_started_ = false;
 };
 
 // BoundAgent{agent, recorder} holds a reference to an lvalue agent and owns an rvalue one.
