@@ -46,10 +46,14 @@ int main(int argc, char** argv) {
   app.add_option("--status", status_every, "print a status line every N seconds (0: never)")
       ->check(CLI::Range(0.0, 3600.0));
   std::string telemetry_dir;
+  // Offered only when the macros are compiled in (a build with
+  // -DNANOTICK_TELEMETRY=OFF would write files without records): the demo
+  // passes it to the binaries whose --help lists it.
+#if NANOTICK_TELEMETRY
   app.add_option("--telemetry", telemetry_dir,
                  "write hop stamps and function timers to DIR/exchange.ntt (docs/TELEMETRY.md)")
-      ->type_name("DIR")
       ->check(CLI::ExistingDirectory);
+#endif
   CLI11_PARSE(app, argc, argv);
 
   struct sigaction sa {};

@@ -147,10 +147,14 @@ int main(int argc, char** argv) {
   std::string book_dump_path;
   app.add_option("--book-dump", book_dump_path, "at exit, write every book order by order to this file");
   std::string telemetry_dir;
+  // Offered only when the macros are compiled in (a build with
+  // -DNANOTICK_TELEMETRY=OFF would write files without records): the demo
+  // passes it to the binaries whose --help lists it.
+#if NANOTICK_TELEMETRY
   app.add_option("--telemetry", telemetry_dir,
                  "write hop stamps and function timers to DIR/<trader name>.ntt (docs/TELEMETRY.md)")
-      ->type_name("DIR")
       ->check(CLI::ExistingDirectory);
+#endif
   CLI11_PARSE(app, argc, argv);
 
   struct sigaction sa {};

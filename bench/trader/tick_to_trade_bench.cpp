@@ -38,8 +38,15 @@
 // print their summaries), the exchange SIGTERM; every process must exit 0.
 // A measurement in which the maker timed no order fails the run (exit 1).
 //
+// Telemetry overhead (docs/TELEMETRY.md "Overhead"): --telemetry on runs
+// every subject with --telemetry DIR (files in the measurement's temp dir,
+// as the demo does), --telemetry both measures each idle setting without and
+// then with it; --bin-dir points at another build's binaries, e.g. one
+// configured with -DNANOTICK_TELEMETRY=OFF (the macros compiled out).
+//
 // Usage: tick_to_trade_bench [--seconds N] [--quick] [--idle backoff|spin|both]
 //                            [--rate ACTIONS_PER_S] [--cpus VENUE,MEASURED]
+//                            [--telemetry off|on|both] [--bin-dir DIR]
 
 #include <unistd.h>
 
@@ -82,19 +89,25 @@ struct Options {
   double rate = 1000;
   int venue_cpu = 0;
   int measured_cpu = 1;
+  std::vector<bool> telemetry{false};  // per idle setting: without and/or with --telemetry
+  std::string bin_dir;                 // empty: this build's bin/
 };
 
 [[noreturn]] void usage_exit(const char* prog, const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "%s: %s\n", prog, problem.c_str());
   std::fprintf(stderr,
                "usage: %s [--seconds N] [--quick] [--idle backoff|spin|both] [--rate ACTIONS_PER_S] "
-               "[--cpus VENUE,MEASURED]\n"
+               "[--cpus VENUE,MEASURED] [--telemetry off|on|both] [--bin-dir DIR]\n"
                "  --seconds N       measuring window per idle setting, 1..3600 (default 10)\n"
                "  --quick           a smoke run: 2 s windows unless --seconds is given\n"
                "  --idle KIND       the market maker's idle strategy: backoff, spin or both (default both)\n"
                "  --rate N          the load generator's actions per second, 10..100000 (default 1000)\n"
                "  --cpus V,M        CPU of the exchange and the load generator, CPU of the measured trader\n"
-               "                    and the floor peer (default 0,1)\n",
+               "                    and the floor peer (default 0,1)\n"
+               "  --telemetry WHEN  run the exchange and both traders with --telemetry: off, on or both\n"
+               "                    (both: each idle setting without, then with it; default off)\n"
+               "  --bin-dir DIR     take nanotick-exchange and nanotick-trader from DIR (default: this\n"
+               "                    build's bin/), e.g. a build with -DNANOTICK_TELEMETRY=OFF\n",
                prog);
   std::exit(problem.empty() ? 0 : 2);
 }
@@ -138,6 +151,15 @@ Options parse_options(int argc, char** argv) {
       if (x == y) usage_exit(argv[0], "--cpus: the venue CPU and the measured CPU must differ");
       o.venue_cpu = x;
       o.measured_cpu = y;
+    } else if (a == "--telemetry") {
+      const std::string v = value();
+      if (v == "both") o.telemetry = {false, true};
+      else if (v == "on") o.telemetry = {true};
+      else if (v == "off") o.telemetry = {false};
+      else usage_exit(argv[0], "--telemetry expects off, on or both, got '" + v + "'");
+    } else if (a == "--bin-dir") {
+      o.bin_dir = value();
+      if (!std::filesystem::is_directory(o.bin_dir)) usage_exit(argv[0], "--bin-dir: '" + o.bin_dir + "' is not a directory");
     } else if (a == "--help" || a == "-h") {
       usage_exit(argv[0], "");
     } else {
@@ -149,9 +171,22 @@ Options parse_options(int argc, char** argv) {
 }
 
 struct Binaries {
-  std::filesystem::path exchange = nb::find_build_binary("nanotick-exchange", "nanotick-exchange");
-  std::filesystem::path trader = nb::find_build_binary("nanotick-trader", "nanotick-trader");
+  std::filesystem::path exchange;
+  std::filesystem::path trader;
 };
+
+std::filesystem::path binary_in(const std::string& dir, const char* name) {
+  const std::filesystem::path p = std::filesystem::path(dir) / name;
+  if (::access(p.c_str(), X_OK) != 0) throw std::runtime_error("--bin-dir: no executable " + p.string());
+  return p;
+}
+
+Binaries find_binaries(const Options& o) {
+  if (o.bin_dir.empty())
+    return {nb::find_build_binary("nanotick-exchange", "nanotick-exchange"),
+            nb::find_build_binary("nanotick-trader", "nanotick-trader")};
+  return {binary_in(o.bin_dir, "nanotick-exchange"), binary_in(o.bin_dir, "nanotick-trader")};
+}
 
 // One summary's latency figures ("tick_to_trade_ns.p50" ...); absent keys
 // (an older trader without tick_to_decision) leave `present` false.
@@ -201,11 +236,20 @@ void watch(double seconds, std::vector<nb::ChildProcess*> subjects) {
   }
 }
 
-Measurement measure(const Options& o, const Binaries& bin, const std::string& idle, int index) {
+Measurement measure(const Options& o, const Binaries& bin, const std::string& idle, bool telemetry, int index) {
   using std::chrono::milliseconds;
   Measurement m;
-  m.idle = idle;
+  m.idle = telemetry ? idle + ", --telemetry" : idle;
   const nb::TempDir dir;
+  std::vector<std::string> telemetry_args;
+  if (telemetry) {
+    std::filesystem::create_directories(dir.path() / "telemetry");
+    telemetry_args = {"--telemetry", (dir.path() / "telemetry").string()};
+  }
+  const auto with_telemetry = [&telemetry_args](std::vector<std::string> args) {
+    args.insert(args.end(), telemetry_args.begin(), telemetry_args.end());
+    return args;
+  };
   nb::VenueSetup setup;
   setup.venue_cpu = o.venue_cpu;
   setup.measured_cpu = o.measured_cpu;
@@ -215,13 +259,14 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   // order_entry_bench's 239.255.91.x / 61000-62999), per measurement.
   const int pid = static_cast<int>(::getpid());
   setup.md_group = 1 + (pid % 120) * 2;
-  setup.md_port = static_cast<std::uint16_t>(63000 + (pid % 600) * 4 + index * 2);
+  // Up to 4 measurements (2 idle settings x with/without telemetry), 2 ports each.
+  setup.md_port = static_cast<std::uint16_t>(63000 + (pid % 300) * 8 + index * 2);
 
   const std::filesystem::path journal = dir.path() / "journal";
   std::filesystem::create_directories(journal);
   std::ofstream(dir.path() / "exchange.toml") << nb::venue_exchange_toml(setup, journal.string());
-  nb::ChildProcess exchange("nanotick-exchange", bin.exchange, {"--config", (dir.path() / "exchange.toml").string()},
-                            dir.path() / "exchange");
+  nb::ChildProcess exchange("nanotick-exchange", bin.exchange,
+                            with_telemetry({"--config", (dir.path() / "exchange.toml").string()}), dir.path() / "exchange");
   const std::string port = exchange.wait_for_log("order entry listening on 127.0.0.1:", milliseconds(20'000));
   setup.order_entry_port = static_cast<std::uint16_t>(std::stoul(port.substr(0, port.find_first_not_of("0123456789"))));
 
@@ -231,9 +276,9 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   nb::FloorPeer floor({setup.incremental_group(), setup.md_port, nc::parse_idle_kind(idle), o.measured_cpu,
                        o.venue_cpu});
   nb::ChildProcess load("load generator (nanotick-trader, random)", bin.trader,
-                        {"--config", (dir.path() / "trader-load.toml").string()}, dir.path() / "load");
+                        with_telemetry({"--config", (dir.path() / "trader-load.toml").string()}), dir.path() / "load");
   nb::ChildProcess maker("market maker (nanotick-trader)", bin.trader,
-                         {"--config", (dir.path() / "trader-maker.toml").string()}, dir.path() / "maker");
+                         with_telemetry({"--config", (dir.path() / "trader-maker.toml").string()}), dir.path() / "maker");
   const auto load_start = std::chrono::steady_clock::now();
   (void)load.wait_for_log("load: logged on, books live 2/2", milliseconds(20'000));
   (void)maker.wait_for_log("maker: logged on, books live 2/2", milliseconds(20'000));
@@ -266,6 +311,9 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   if (m.floor.hop_ns.count() == 0)
     throw std::runtime_error("the floor peer read no market data packet in the window (group " +
                              setup.incremental_group() + ":" + std::to_string(setup.md_port) + ")");
+  if (telemetry && maker.err().find("telemetry: ") == std::string::npos)
+    throw std::runtime_error("--telemetry: the market maker did not report its telemetry file (a build without "
+                             "the option?); its log:\n" + maker.err());
   return m;
 }
 
@@ -358,7 +406,7 @@ std::string load_average() {
 int main(int argc, char** argv) {
   const Options o = parse_options(argc, argv);
   try {
-    const Binaries bin;
+    const Binaries bin = find_binaries(o);
     nb::print_machine_header("tick_to_trade_bench");
     std::printf("Exchange %s and traders %s, compact mode. Exchange (idle backoff, fsync batch) and load generator "
                 "(random strategy, %.0f actions/s, idle backoff) on CPU %d; the measured market maker on CPU %d "
@@ -366,12 +414,20 @@ int main(int argc, char** argv) {
                 "per window. Load average at start: %s.\n\n",
                 bin.exchange.string().c_str(), bin.trader.string().c_str(), o.rate, o.venue_cpu, o.measured_cpu,
                 o.venue_cpu, o.seconds, load_average().c_str());
+    if (o.telemetry.size() > 1 || o.telemetry[0])
+      std::printf("Telemetry: %s (every subject with --telemetry DIR, files in the measurement's temp dir).\n\n",
+                  o.telemetry.size() > 1 ? "each idle setting without, then with it" : "on");
     std::fflush(stdout);
     std::vector<Measurement> ms;
-    for (std::size_t i = 0; i < o.idles.size(); ++i) {
-      std::fprintf(stderr, "tick_to_trade_bench: maker idle %s, %.0f s\n", o.idles[i].c_str(), o.seconds);
-      if (i != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the previous processes' exit settles
-      ms.push_back(measure(o, bin, o.idles[i], static_cast<int>(i)));
+    int index = 0;
+    for (const std::string& idle : o.idles) {
+      for (const bool telemetry : o.telemetry) {
+        std::fprintf(stderr, "tick_to_trade_bench: maker idle %s%s, %.0f s\n", idle.c_str(),
+                     telemetry ? ", --telemetry" : "", o.seconds);
+        if (index != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the previous processes' exit settles
+        ms.push_back(measure(o, bin, idle, telemetry, index));
+        ++index;
+      }
     }
     report(o, ms);
     std::printf("Load average at the end: %s.\n", load_average().c_str());

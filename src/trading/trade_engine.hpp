@@ -431,8 +431,10 @@ class TradeEngine {
   // read before the order manager, which writes the order at once when the
   // gateway is not corked (orders from timers and answers).
   static std::uint64_t decision_tsc() noexcept {
-    telemetry::Recorder* const recorder = NT_RECORDER();
-    return recorder != nullptr ? recorder->now() : 0;
+    if constexpr (NANOTICK_TELEMETRY != 0) {  // compiled out with the switch: no null path to warn about
+      if (telemetry::Recorder* const recorder = NT_RECORDER(); recorder != nullptr) return recorder->now();
+    }
+    return 0;
   }
   void remember(std::uint32_t seq, std::uint64_t decided_tsc) noexcept {
     NT_HOP_AT(tr_decision, decided_tsc, current_md_key(), order_key_base_ | seq);
