@@ -369,7 +369,7 @@ void report(const Options& o, const std::vector<Measurement>& ms) {
   }
 
   std::printf("\n### What each window held\n\n");
-  std::printf("| maker idle | window s | incremental packets/s | maker orders timed/s (untimed) | maker placed / "
+  std::printf("| maker idle | window s | incremental packets/s | maker orders timed/s (untimed, in all) | maker placed / "
               "modifies / cancels | maker fills | load actions/s | maker CPU | involuntary switches/s, maker / "
               "floor peer | md gaps (maker) | floor short writes |\n"
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
