@@ -219,13 +219,18 @@ class LogBackend {
 
   // Formats up to `limit` records, always taking the oldest head among all
   // rings, so records from different threads come out in timestamp order.
+  // Only records stamped before the pass began are taken: a ring seen empty
+  // may publish an older record a moment later, and a record another thread
+  // logs after that one (so after this pass began) must not overtake it. Later
+  // records wait for the next pass.
   std::size_t drain(std::size_t limit) {
+    const std::uint64_t pass_start = clock_.now();
     std::size_t done = 0;
     while (done < limit) {
       Source* oldest = nullptr;
       for (auto& s : sources_)
         if (load_head(s) && (oldest == nullptr || s.ticks < oldest->ticks)) oldest = &s;
-      if (oldest == nullptr) break;
+      if (oldest == nullptr || oldest->ticks > pass_start) break;
       format_record(*oldest);
       oldest->producer->ring.pop();
       oldest->head = {};
@@ -241,7 +246,9 @@ class LogBackend {
   }
 
   // Drains every record published before this call (records published while
-  // it runs may be drained too), bounded even if producers keep logging.
+  // it runs may be drained too), bounded even if producers keep logging. A
+  // pass that finds nothing old enough (a record stamped on another core a
+  // hair ahead of this one's clock) is simply repeated: time moves on.
   void drain_published() {
     std::vector<std::uint64_t> targets;
     targets.reserve(sources_.size());
@@ -250,7 +257,8 @@ class LogBackend {
       bool behind = false;
       for (std::size_t i = 0; i < sources_.size(); ++i)
         if (sources_[i].producer->ring.consumed_position() < targets[i]) behind = true;
-      if (!behind || drain(kDrainBatch) == 0) break;
+      if (!behind) break;
+      drain(kDrainBatch);
       if (out_.size() >= kWriteThreshold) write_out();
     }
   }
