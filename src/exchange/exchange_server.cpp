@@ -171,7 +171,9 @@ namespace {
 class CompactLayout final : public Layout {
  public:
   using Sink = DirectSink<OrderGateway, MdPublisher>;
-  using Critical = core::CompositeAgent<OrderGateway&, Sequencer&, EngineAgent<Sink>&, MdPublisher&>;
+  // The engine's answers are written before the market data goes out.
+  using Critical =
+      core::CompositeAgent<OrderGateway&, Sequencer&, EngineAgent<Sink>&, AnswerFlusher<OrderGateway>, MdPublisher&>;
   using BoundCritical = telemetry::BoundAgent<Critical&>;
 
   explicit CompactLayout(ExchangeServer::Impl& s)
@@ -194,7 +196,8 @@ class CompactLayout final : public Layout {
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
 
   void start() override {
-    critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, *s_.publisher);
+    critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, AnswerFlusher<OrderGateway>(*s_.gateway),
+                                           *s_.publisher);
     bound_ = std::make_unique<BoundCritical>(*critical_, recorder_);
     critical_runner_.emplace(core::make_agent_runner(*bound_, runner_options(s_.config, 0, "nt-critical"),
                                                      idle_config(s_.config)));
@@ -220,7 +223,8 @@ class CompactLayout final : public Layout {
 class DedicatedLayout final : public Layout {
  public:
   using Engine = EngineAgent<RingSink>;
-  using GatewayThread = core::CompositeAgent<OrderGateway&, ReportDrainer<OrderGateway>>;
+  using GatewayThread =
+      core::CompositeAgent<OrderGateway&, ReportDrainer<OrderGateway>, AnswerFlusher<OrderGateway>>;
   using BoundGateway = telemetry::BoundAgent<GatewayThread&>;
   using BoundSequencer = telemetry::BoundAgent<Sequencer&>;
   using BoundEngine = telemetry::BoundAgent<Engine&>;
@@ -245,7 +249,8 @@ class DedicatedLayout final : public Layout {
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
 
   void start() override {
-    gateway_ = std::make_unique<GatewayThread>(*s_.gateway, ReportDrainer<OrderGateway>(s_.reports, *s_.gateway));
+    gateway_ = std::make_unique<GatewayThread>(*s_.gateway, ReportDrainer<OrderGateway>(s_.reports, *s_.gateway),
+                                               AnswerFlusher<OrderGateway>(*s_.gateway));
     md_ = std::make_unique<MdDrainer<MdPublisher>>(s_.md_to_publisher, *s_.publisher);
     bound_gateway_ = std::make_unique<BoundGateway>(*gateway_, gateway_recorder_);
     bound_sequencer_ = std::make_unique<BoundSequencer>(*s_.sequencer, sequencer_recorder_);

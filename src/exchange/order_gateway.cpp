@@ -89,9 +89,19 @@ int OrderGateway::do_work() noexcept {
     run_timers(now);
     last_timer_ns_ = now;
   }
-  for (const auto& sp : sessions_)
-    if (!sp->out.empty()) flush(*sp);
+  flush_answers();
   return work;
+}
+
+int OrderGateway::flush_answers() noexcept {
+  int progressed = 0;  // a session whose socket is full is no work: the thread may idle
+  for (const auto& sp : sessions_) {
+    const std::size_t before = sp->out.size();
+    if (before == 0) continue;
+    flush(*sp);
+    progressed += sp->out.size() < before;
+  }
+  return progressed;
 }
 
 void OrderGateway::accept_all(std::uint64_t now) noexcept {

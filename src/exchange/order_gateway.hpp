@@ -93,6 +93,10 @@ class OrderGateway {
 
   std::string_view role_name() const noexcept { return "gateway"; }
   int do_work() noexcept;
+  // Writes every session's pending output (do_work() ends with it too);
+  // returns the number of sessions that wrote some. Lets the layouts send the
+  // engine's answers in the pass that produced them (AnswerFlusher).
+  int flush_answers() noexcept;
   // One engine report: routed to its client's live session, if any.
   void on_report(const engine::ExecReport& report) noexcept;
 
