@@ -24,7 +24,8 @@
 // (our code alone, without the kernel's send). Its summary (stdout, at
 // SIGINT) gives count/p50/p99/p99.9/max of both.
 //
-// The peer (bench/trader/floor_peer.hpp), in this process during the same
+// The peer (src/floor/tick_to_trade_floor.hpp, the one nanotick-floor runs
+// beside the demo's traders), in this process during the same
 // window: a thread pinned beside the measured trader joins the same
 // incremental group and, for every datagram, send()s 64 bytes to a
 // loopback TCP connection whose reader waits like the exchange's gateway,
@@ -67,14 +68,17 @@
 #include <vector>
 
 #include "common/bench_util.hpp"
+#include "floor/tick_to_trade_floor.hpp"
+#include "net/socket_address.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/tsc_clock.hpp"
 #include "trader/child_process.hpp"
-#include "trader/floor_peer.hpp"
 #include "trader/venue_configs.hpp"
 
 namespace nb = nanotick::bench;
 namespace nc = nanotick::core;
+namespace nf = nanotick::floors;
+namespace nn = nanotick::net;
 
 namespace {
 
@@ -216,7 +220,7 @@ struct Measurement {
   std::string idle;
   std::map<std::string, std::string> maker;  // its summary
   std::map<std::string, std::string> load;
-  nb::FloorResult floor;
+  nf::TickToTradeFloorResult floor;
   double window_s = 0;
   double load_s = 0;  // the load generator's logged-on time
   nb::ChildProcess::Sched maker_sched;  // during the window
@@ -224,6 +228,12 @@ struct Measurement {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void warn_pin(const char* what, int cpu, const std::error_code& ec) {
+  if (ec)
+    std::fprintf(stderr, "warning: cannot pin %s to CPU %d: %s (numbers will be noisier)\n", what, cpu,
+                 ec.message().c_str());
 }
 
 // Sleeps `seconds`, failing fast (with its log) if a subject exits.
@@ -273,8 +283,9 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   std::ofstream(dir.path() / "trader-load.toml") << nb::load_trader_toml(setup);
   std::ofstream(dir.path() / "trader-maker.toml") << nb::maker_trader_toml(setup);
   // Joined before the traders start (what queues up before start() is dropped).
-  nb::FloorPeer floor({setup.incremental_group(), setup.md_port, nc::parse_idle_kind(idle), o.measured_cpu,
-                       o.venue_cpu});
+  // The sink reads like the exchange (backoff), pinned beside it.
+  nf::TickToTradeFloor floor({nn::parse_ipv4("127.0.0.1"), {nn::parse_ipv4(setup.incremental_group()), setup.md_port},
+                              nc::parse_idle_kind(idle), nc::IdleKind::backoff, o.measured_cpu, o.venue_cpu});
   nb::ChildProcess load("load generator (nanotick-trader, random)", bin.trader,
                         with_telemetry({"--config", (dir.path() / "trader-load.toml").string()}), dir.path() / "load");
   nb::ChildProcess maker("market maker (nanotick-trader)", bin.trader,
@@ -286,6 +297,8 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   const nb::ChildProcess::Sched sched0 = maker.main_thread_sched();
   const auto t0 = std::chrono::steady_clock::now();
   floor.start();
+  warn_pin("the floor peer", o.measured_cpu, floor.peer_pin_error());
+  warn_pin("the floor's sink", o.venue_cpu, floor.sink_pin_error());
   watch(o.seconds, {&exchange, &load, &maker});
   floor.stop();
   m.window_s = seconds_since(t0);
@@ -331,7 +344,7 @@ void print_row(const std::string& subject, const std::string& idle, const Percen
               ratio(p.p50, floor.p50).c_str(), ratio(p.p99, floor.p99).c_str());
 }
 
-Percentiles floor_percentiles(const nb::FloorResult& f) {
+Percentiles floor_percentiles(const nf::TickToTradeFloorResult& f) {
   const auto& h = f.hop_ns;
   return {true, static_cast<double>(h.count()), static_cast<double>(h.percentile(50)),
           static_cast<double>(h.percentile(99)), static_cast<double>(h.percentile(99.9)),

@@ -1,0 +1,83 @@
+// The "key value" lines nanotick-floor prints at exit (and writes to
+// --summary FILE), like the other binaries' summaries, so the demo reads them
+// the same way (counters/floor.txt) and the report finds them there:
+//   tick_to_trade_floor.{count,p50_ns,p90_ns,p99_ns,p99.9_ns,max_ns,mean_ns}
+//   tick_to_trade_floor.{datagrams,truncated,recv_errors,short_writes,write_errors,bytes_sunk,sink_errors,seconds}
+//   round_trip_floor.{count,p50_ns,...,mean_ns}
+//   round_trip_floor.{pings,late_pings,short_writes,client_errors,answers,echo_errors,seconds,pings_per_s}
+// Percentiles come from core::LatencyHistogram (nearest rank, reported as
+// the bucket's highest value: within 0.79% of the sample), the same
+// histogram the trader's own tick_to_trade_ns summary uses. An empty
+// histogram prints count 0 and zero percentiles.
+// Pure functions (allocate: exit-time code). Thread-safe.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "core/histogram.hpp"
+#include "floor/round_trip_floor.hpp"
+#include "floor/tick_to_trade_floor.hpp"
+
+namespace nanotick::floors {
+
+namespace summary_detail {
+
+inline void line(std::string& out, const std::string& key, const std::string& value) {
+  out += key;
+  out += ' ';
+  out += value;
+  out += '\n';
+}
+
+inline std::string real(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
+}
+
+inline void percentiles(std::string& out, const std::string& prefix, const core::LatencyHistogram& h) {
+  line(out, prefix + ".count", std::to_string(h.count()));
+  line(out, prefix + ".p50_ns", std::to_string(h.percentile(50)));
+  line(out, prefix + ".p90_ns", std::to_string(h.percentile(90)));
+  line(out, prefix + ".p99_ns", std::to_string(h.percentile(99)));
+  line(out, prefix + ".p99.9_ns", std::to_string(h.percentile(99.9)));
+  line(out, prefix + ".max_ns", std::to_string(h.max()));
+  line(out, prefix + ".mean_ns", real(h.mean()));
+}
+
+}  // namespace summary_detail
+
+inline std::string summary(const TickToTradeFloorResult& t) {
+  using summary_detail::line;
+  std::string out;
+  const std::string k = "tick_to_trade_floor";
+  summary_detail::percentiles(out, k, t.hop_ns);
+  line(out, k + ".datagrams", std::to_string(t.datagrams));
+  line(out, k + ".truncated", std::to_string(t.truncated));
+  line(out, k + ".recv_errors", std::to_string(t.recv_errors));
+  line(out, k + ".short_writes", std::to_string(t.short_writes));
+  line(out, k + ".write_errors", std::to_string(t.write_errors));
+  line(out, k + ".bytes_sunk", std::to_string(t.bytes_sunk));
+  line(out, k + ".sink_errors", std::to_string(t.sink_errors));
+  line(out, k + ".seconds", summary_detail::real(t.seconds));
+  return out;
+}
+
+inline std::string summary(const RoundTripFloorResult& r, double pings_per_s) {
+  using summary_detail::line;
+  std::string out;
+  const std::string k = "round_trip_floor";
+  summary_detail::percentiles(out, k, r.round_trip_ns);
+  line(out, k + ".pings", std::to_string(r.pings));
+  line(out, k + ".late_pings", std::to_string(r.late_pings));
+  line(out, k + ".short_writes", std::to_string(r.short_writes));
+  line(out, k + ".client_errors", std::to_string(r.client_errors));
+  line(out, k + ".answers", std::to_string(r.answers));
+  line(out, k + ".echo_errors", std::to_string(r.echo_errors));
+  line(out, k + ".seconds", summary_detail::real(r.seconds));
+  line(out, k + ".pings_per_s", summary_detail::real(pings_per_s));
+  return out;
+}
+
+}  // namespace nanotick::floors

@@ -1,0 +1,263 @@
+// RoundTripFloor: the floor of the order round trip on this machine -- a raw
+// TCP ping-pong on loopback of an order's and its answer's sizes (a NewOrder,
+// 40 bytes out; an ExecutionReport, 96 bytes back) with no session, no
+// sequencer, no journal and no engine. A client thread sends one ping at a
+// time, paced (pings_per_s, one every 1/rate s: a trader's order flow, not a
+// flood), and times it like the trader's round trip: the TSC right after the
+// send() returned -> the TSC right after the recv() that completed the
+// answer returned (tr_tcp_write -> tr_response_read, docs/TELEMETRY.md). It
+// waits for the answer polling its non-blocking socket with the trader's
+// idle strategy. An echo thread answers each complete ping with 96 bytes,
+// waiting the way the exchange's gateway does: epoll_wait(0) in a loop,
+// recv() until EAGAIN when readable, idling like the exchange between passes.
+//
+// What the ratio "ours / this" means: the exchange's and the trader's code,
+// the journal, the engine and the wake-ups of more threads, over the two
+// system calls and two wake-ups any round trip on loopback pays.
+//
+// Thread-safety: the constructor, start(), stop() and result() are for one
+// owning thread; between start() and stop() the client and echo threads own
+// their ends and their fields of the result, read only after stop() (the
+// joins order them before the reads). live() and failure() from any thread.
+// Start-up throws; the loops never allocate.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "core/histogram.hpp"
+#include "core/idle_strategy.hpp"
+#include "core/thread.hpp"
+#include "core/tsc_clock.hpp"
+#include "floor/live_figures.hpp"
+#include "floor/loopback_pair.hpp"
+#include "net/epoll.hpp"
+#include "net/tcp.hpp"
+#include "proto/order_entry.hpp"
+
+namespace nanotick::floors {
+
+struct RoundTripFloorSetup {
+  double pings_per_s = 1000;  // 0.1 .. 100000; never more than one ping in flight
+  core::IdleKind client_idle = core::IdleKind::backoff;  // the trader's: spin, yield or backoff
+  core::IdleKind echo_idle = core::IdleKind::backoff;    // the exchange's
+  int client_cpu = -1;  // -1: not pinned
+  int echo_cpu = -1;
+};
+
+struct RoundTripFloorResult {
+  core::LatencyHistogram round_trip_ns;  // ping sent -> its whole answer read, per ping
+  std::uint64_t pings = 0;          // sent
+  std::uint64_t late_pings = 0;     // sent more than a period after their slot (the schedule restarts there)
+  std::uint64_t short_writes = 0;   // a ping's send() took part of it (the rest followed; never expected)
+  std::uint64_t client_errors = 0;  // the client's connection failed (see failure())
+  std::uint64_t answers = 0;        // written by the echo
+  std::uint64_t echo_errors = 0;    // the echo's connection failed
+  double seconds = 0;               // the client's running time
+};
+
+class RoundTripFloor {
+ public:
+  static constexpr std::size_t kPingBytes = sizeof(proto::NewOrder);
+  static constexpr std::size_t kAnswerBytes = sizeof(proto::ExecutionReport);
+  static_assert(kPingBytes == 40 && kAnswerBytes == 96, "an order and its answer, as on the wire (PROTOCOL.md)");
+
+  explicit RoundTripFloor(const RoundTripFloorSetup& setup)
+      : setup_(checked(setup)),
+        period_ticks_(static_cast<std::uint64_t>(clock_.ticks_per_ns() * 1e9 / setup.pings_per_s)),
+        pair_(make_loopback_pair()),
+        poller_(4) {
+    if (const std::error_code ec = poller_.add(pair_.server.fd(), net::Interest::kRead, 0); ec)
+      throw std::runtime_error("round trip floor: cannot watch the echo's socket: " + ec.message());
+  }
+  RoundTripFloor(const RoundTripFloor&) = delete;
+  RoundTripFloor& operator=(const RoundTripFloor&) = delete;
+  ~RoundTripFloor() { stop(); }
+
+  // Starts the echo, then the client; the first ping goes one period later. Once only.
+  void start() {
+    if (started_) throw std::logic_error("round trip floor: start() called twice");
+    started_ = true;
+    echo_.emplace("nt-floor-echo", setup_.echo_cpu, [this] { with_idle(setup_.echo_idle, [this](auto& i) { echo_loop(i); }); });
+    client_.emplace("nt-floor-ping", setup_.client_cpu, [this] { with_idle(setup_.client_idle, [this](auto& i) { client_loop(i); }); });
+  }
+
+  // Stops and joins the client, then the echo (idempotent).
+  void stop() noexcept {
+    stop_client_.store(true, std::memory_order_release);
+    client_.reset();
+    stop_echo_.store(true, std::memory_order_release);
+    echo_.reset();
+  }
+
+  std::error_code client_pin_error() const noexcept { return client_ ? client_->pin_error() : std::error_code{}; }
+  std::error_code echo_pin_error() const noexcept { return echo_ ? echo_->pin_error() : std::error_code{}; }
+
+  const LiveFigures& live() const noexcept { return live_; }
+  const char* failure() const noexcept { return failure_.load(std::memory_order_acquire); }
+
+  // After stop().
+  const RoundTripFloorResult& result() const noexcept { return result_; }
+
+ private:
+  static const RoundTripFloorSetup& checked(const RoundTripFloorSetup& s) {
+    if (!(s.pings_per_s >= 0.1 && s.pings_per_s <= 100'000))
+      throw std::invalid_argument("round trip floor: pings per second must be in [0.1, 100000], got " +
+                                  std::to_string(s.pings_per_s));
+    if (s.client_idle == core::IdleKind::block || s.echo_idle == core::IdleKind::block)
+      throw std::invalid_argument("round trip floor: idle \"block\" cannot wait on sockets: use spin, yield or backoff");
+    return s;
+  }
+
+  template <typename Loop>
+  static void with_idle(core::IdleKind kind, Loop&& loop) {
+    core::visit_idle_kind(kind, [&](auto type) {
+      using Idle = typename decltype(type)::type;
+      if constexpr (!std::is_same_v<Idle, core::BlockingIdle>) {
+        Idle idle;
+        loop(idle);
+      }
+    });
+  }
+
+  void fail(const char* why) noexcept {
+    const char* none = nullptr;
+    failure_.compare_exchange_strong(none, why, std::memory_order_acq_rel);
+  }
+
+  // Writes all of `bytes` (a partial write is finished at once, spinning:
+  // with one message in flight the socket buffer is never full). False when
+  // the connection failed or a stop was asked meanwhile.
+  static bool write_all(net::TcpStream& s, std::span<const std::uint8_t> bytes, const std::atomic<bool>& stop,
+                        std::uint64_t& short_writes) noexcept {
+    std::size_t sent = 0;
+    while (sent < bytes.size()) {
+      const net::IoResult w = s.write_some(bytes.subspan(sent));
+      if (w.status == net::IoStatus::kOk) {
+        sent += w.bytes;
+        if (sent < bytes.size()) ++short_writes;
+      } else if (w.status != net::IoStatus::kWouldBlock || stop.load(std::memory_order_acquire)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  template <typename Idle>
+  void client_loop(Idle& idle) noexcept {
+    RoundTripFloorResult& res = result_;
+    std::array<std::uint8_t, kPingBytes> ping{};
+    std::array<std::uint8_t, kAnswerBytes> answer{};
+    const std::uint64_t t_start = clock_.now();
+    std::uint64_t next = t_start + period_ticks_;
+    std::uint64_t sent_tsc = 0;
+    std::size_t got = 0;  // bytes of the awaited answer read so far
+    bool waiting = false;
+    while (!stop_client_.load(std::memory_order_acquire)) {
+      int work = 0;
+      if (!waiting) {
+        const std::uint64_t now = clock_.now();
+        if (now >= next) {
+          if (now - next > period_ticks_) {  // held up for more than a period: no burst to catch up
+            ++res.late_pings;
+            next = now;
+          }
+          next += period_ticks_;
+          ping[0] = static_cast<std::uint8_t>(res.pings);
+          std::uint64_t ignored_short = 0;
+          if (!write_all(pair_.client, ping, stop_client_, ignored_short)) {
+            if (!stop_client_.load(std::memory_order_acquire)) {
+              ++res.client_errors;
+              fail("round trip floor: the client's connection failed");
+            }
+            break;
+          }
+          sent_tsc = clock_.now();
+          res.short_writes += ignored_short;
+          ++res.pings;
+          waiting = true;
+          got = 0;
+          ++work;
+        }
+      }
+      if (waiting) {
+        const net::IoResult r = pair_.client.read_some(std::span(answer).subspan(got));
+        if (r.status == net::IoStatus::kOk) {
+          const std::uint64_t rx_tsc = clock_.now();
+          got += r.bytes;
+          ++work;
+          if (got == kAnswerBytes) {
+            res.round_trip_ns.record(
+                static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(rx_tsc - sent_tsc))));
+            live_.maybe_publish(res.round_trip_ns, rx_tsc);
+            waiting = false;
+          }
+        } else if (r.status != net::IoStatus::kWouldBlock) {
+          ++res.client_errors;
+          fail("round trip floor: the client's connection failed");
+          break;
+        }
+      }
+      idle.idle(work);
+    }
+    live_.publish(res.round_trip_ns);
+    res.seconds = static_cast<double>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t_start))) / 1e9;
+  }
+
+  template <typename Idle>
+  void echo_loop(Idle& idle) noexcept {
+    std::array<std::uint8_t, 4096> in{};
+    std::array<std::uint8_t, kAnswerBytes> answer{};
+    answer.fill(0xa5);
+    std::size_t partial = 0;  // bytes of a ping not complete yet
+    std::uint64_t ignored_short = 0;
+    while (!stop_echo_.load(std::memory_order_acquire)) {
+      int work = 0;
+      if (!poller_.wait(0).empty()) {
+        for (;;) {
+          const net::IoResult r = pair_.server.read_some(in);
+          if (r.status == net::IoStatus::kWouldBlock) break;
+          if (r.status != net::IoStatus::kOk) {
+            ++result_.echo_errors;
+            fail("round trip floor: the echo's connection failed");
+            return;
+          }
+          ++work;
+          for (partial += r.bytes; partial >= kPingBytes; partial -= kPingBytes) {
+            if (!write_all(pair_.server, answer, stop_echo_, ignored_short)) {
+              if (stop_echo_.load(std::memory_order_acquire)) return;
+              ++result_.echo_errors;
+              fail("round trip floor: the echo's connection failed");
+              return;
+            }
+            ++result_.answers;
+          }
+        }
+      }
+      idle.idle(work);
+    }
+  }
+
+  RoundTripFloorSetup setup_;
+  const core::TscClock& clock_ = core::TscClock::global();
+  std::uint64_t period_ticks_;
+  LoopbackPair pair_;
+  net::EpollPoller poller_;
+  LiveFigures live_{clock_};
+  std::atomic<bool> stop_client_{false};
+  std::atomic<bool> stop_echo_{false};
+  std::atomic<const char*> failure_{nullptr};
+  bool started_ = false;
+  RoundTripFloorResult result_;
+  std::optional<core::NamedThread> echo_;  // last: joined (by stop()) before the rest is destroyed
+  std::optional<core::NamedThread> client_;
+};
+
+}  // namespace nanotick::floors

@@ -1,0 +1,264 @@
+// TickToTradeFloor: the floor of tick-to-trade on this machine -- what any
+// trader pays for "market data packet read -> order written to the socket"
+// with no book, no strategy and no risk in between. A peer thread joins the
+// exchange's incremental multicast group and, for every datagram, writes one
+// order-sized message (kOrderBytes) to a loopback TCP connection, timed
+// exactly like the trader's hop: the TSC right after recv() returned -> the
+// TSC right after send() returned (MdSockets and the order gateway take the
+// same two readings, with the same socket classes from src/net). A sink
+// thread reads and discards the stream the way the exchange's gateway reads
+// its sessions: epoll_wait(0), then recv() until EAGAIN, idling like the
+// exchange -- so each send() does the same kernel work as the trader's (the
+// receiving socket sits in an epoll set, nobody blocks on it).
+//
+// Why the peer answers every datagram (heartbeats too) when the trader
+// answers only some: the floor is the cost of the two system calls and of
+// the wake-ups between them, which does not depend on the packet.
+//
+// Used by nanotick-floor (the demo runs it beside the traders, same load,
+// same CPUs) and by tick_to_trade_bench (in its own process, pinned beside
+// the measured trader).
+//
+// Thread-safety: the constructor, start(), stop() and result() are for one
+// owning thread; between start() and stop() the peer and sink threads own
+// their sockets and their fields of the result, which is read only after
+// stop() (the joins order it before the reads). live() and failure() may be
+// read from any thread. Start-up throws (net::SocketError /
+// std::invalid_argument naming what failed); the loops never allocate.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <type_traits>
+
+#include "core/histogram.hpp"
+#include "core/idle_strategy.hpp"
+#include "core/thread.hpp"
+#include "core/tsc_clock.hpp"
+#include "floor/live_figures.hpp"
+#include "floor/loopback_pair.hpp"
+#include "net/epoll.hpp"
+#include "net/socket_address.hpp"
+#include "net/tcp.hpp"
+#include "net/udp_multicast.hpp"
+
+namespace nanotick::floors {
+
+struct TickToTradeFloorSetup {
+  net::Ipv4Address interface;  // joins the group on this interface (the trader's market_data.interface)
+  net::SocketAddress group;    // the incremental channel; port 0 lets the kernel pick (tests)
+  core::IdleKind peer_idle = core::IdleKind::backoff;  // the trader's idle: spin, yield or backoff
+  core::IdleKind sink_idle = core::IdleKind::backoff;  // the exchange's
+  int peer_cpu = -1;  // -1: not pinned (the demo pins nothing)
+  int sink_cpu = -1;
+};
+
+struct TickToTradeFloorResult {
+  core::LatencyHistogram hop_ns;   // recv() returned -> send() returned, per datagram answered
+  std::uint64_t datagrams = 0;     // read while recording
+  std::uint64_t truncated = 0;     // larger than the receive buffer (never expected: 64 KiB)
+  std::uint64_t recv_errors = 0;   // recv failed (other than EAGAIN)
+  std::uint64_t short_writes = 0;  // send() took fewer than kOrderBytes (the sink fell behind)
+  std::uint64_t write_errors = 0;  // the connection failed: the peer stopped (see failure())
+  std::uint64_t bytes_sunk = 0;    // read by the sink
+  std::uint64_t sink_errors = 0;   // the sink's connection failed
+  std::uint64_t peer_involuntary_switches = 0;  // the peer thread, while recording
+  double seconds = 0;              // recording time
+};
+
+class TickToTradeFloor {
+ public:
+  // An order message's size on the wire: NewOrder is 40 bytes and
+  // ModifyOrder 32, and a requote writes two: 64 stands for one write.
+  static constexpr std::size_t kOrderBytes = 64;
+  static constexpr std::size_t kDatagramBytes = 65536;  // any UDP datagram fits
+  static constexpr int kPollBudget = 64;                // datagrams per pass, as MdFeedConfig::poll_budget
+
+  explicit TickToTradeFloor(const TickToTradeFloorSetup& setup)
+      : setup_(checked(setup)),
+        receiver_({setup.interface, setup.group, 4 * 1024 * 1024}),
+        buffer_(std::make_unique<std::uint8_t[]>(kDatagramBytes)),
+        pair_(make_loopback_pair()),
+        poller_(4) {
+    if (const std::error_code ec = poller_.add(pair_.server.fd(), net::Interest::kRead, 0); ec)
+      throw std::runtime_error("tick-to-trade floor: cannot watch the sink's socket: " + ec.message());
+  }
+  TickToTradeFloor(const TickToTradeFloor&) = delete;
+  TickToTradeFloor& operator=(const TickToTradeFloor&) = delete;
+  ~TickToTradeFloor() { stop(); }
+
+  // The group as bound (with the kernel's port when the setup said 0).
+  const net::SocketAddress& group() const noexcept { return receiver_.local_address(); }
+
+  // Starts the sink, then the peer, which drops what queued up since the
+  // group was joined and records every datagram from then on. Once only.
+  void start() {
+    if (started_) throw std::logic_error("tick-to-trade floor: start() called twice");
+    started_ = true;
+    sink_.emplace("nt-floor-sink", setup_.sink_cpu, [this] { with_idle(setup_.sink_idle, [this](auto& i) { sink_loop(i); }); });
+    peer_.emplace("nt-floor-peer", setup_.peer_cpu, [this] { with_idle(setup_.peer_idle, [this](auto& i) { peer_loop(i); }); });
+  }
+
+  // Stops and joins the peer, then the sink (idempotent).
+  void stop() noexcept {
+    stop_peer_.store(true, std::memory_order_release);
+    peer_.reset();
+    stop_sink_.store(true, std::memory_order_release);
+    sink_.reset();
+  }
+
+  // Pinning problems of the started threads (empty error codes when fine).
+  std::error_code peer_pin_error() const noexcept { return peer_ ? peer_->pin_error() : std::error_code{}; }
+  std::error_code sink_pin_error() const noexcept { return sink_ ? sink_->pin_error() : std::error_code{}; }
+
+  // True once the peer has dropped what queued up before start(): every
+  // datagram sent from then on is answered and counted.
+  bool recording() const noexcept { return recording_.load(std::memory_order_acquire); }
+  // Running count / p50 / p99 of hop_ns, for a status line.
+  const LiveFigures& live() const noexcept { return live_; }
+  // Why a thread stopped early (a static string), or nullptr.
+  const char* failure() const noexcept { return failure_.load(std::memory_order_acquire); }
+
+  // After stop().
+  const TickToTradeFloorResult& result() const noexcept { return result_; }
+
+ private:
+  static const TickToTradeFloorSetup& checked(const TickToTradeFloorSetup& s) {
+    if (s.peer_idle == core::IdleKind::block || s.sink_idle == core::IdleKind::block)
+      throw std::invalid_argument("tick-to-trade floor: idle \"block\" cannot wait on sockets: use spin, yield or backoff");
+    return s;
+  }
+
+  // Runs `loop` with the idle strategy `kind` names, constructed on the
+  // calling thread (block is refused by checked()).
+  template <typename Loop>
+  static void with_idle(core::IdleKind kind, Loop&& loop) {
+    core::visit_idle_kind(kind, [&](auto type) {
+      using Idle = typename decltype(type)::type;
+      if constexpr (!std::is_same_v<Idle, core::BlockingIdle>) {
+        Idle idle;
+        loop(idle);
+      }
+    });
+  }
+
+  void fail(const char* why) noexcept {
+    const char* none = nullptr;
+    failure_.compare_exchange_strong(none, why, std::memory_order_acq_rel);
+  }
+
+  template <typename Idle>
+  void peer_loop(Idle& idle) noexcept {
+    const std::span<std::uint8_t> buffer(buffer_.get(), kDatagramBytes);
+    std::array<std::uint8_t, kOrderBytes> order{};
+    order.fill(0x5a);
+    // What queued up since the group was joined is not the window's: drop it.
+    for (net::RecvResult r = receiver_.recv(buffer); r.status != net::RecvStatus::kNothing &&
+                                                     r.status != net::RecvStatus::kError;
+         r = receiver_.recv(buffer)) {
+    }
+    recording_.store(true, std::memory_order_release);
+    rusage before{};
+    ::getrusage(RUSAGE_THREAD, &before);
+    const std::uint64_t t_start = clock_.now();
+    TickToTradeFloorResult& res = result_;
+    bool broken = false;
+    while (!broken && !stop_peer_.load(std::memory_order_acquire)) {
+      int work = 0;
+      for (int i = 0; i < kPollBudget; ++i) {
+        const net::RecvResult r = receiver_.recv(buffer);
+        const std::uint64_t rx_tsc = clock_.now();
+        if (r.status == net::RecvStatus::kNothing) break;
+        if (r.status == net::RecvStatus::kError) {
+          ++res.recv_errors;
+          break;
+        }
+        ++work;
+        if (r.status == net::RecvStatus::kTruncated) {
+          ++res.truncated;
+          continue;
+        }
+        ++res.datagrams;
+        order[0] = buffer[0];  // the order depends on the packet, as a real one would
+        const net::IoResult w = pair_.client.write_some(order);
+        const std::uint64_t tx_tsc = clock_.now();
+        if (w.status == net::IoStatus::kOk && w.bytes == kOrderBytes) {
+          res.hop_ns.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(tx_tsc - rx_tsc))));
+          live_.maybe_publish(res.hop_ns, tx_tsc);
+        } else if (w.status == net::IoStatus::kOk || w.status == net::IoStatus::kWouldBlock) {
+          ++res.short_writes;
+        } else {
+          ++res.write_errors;
+          fail("tick-to-trade floor: the loopback connection to the sink failed");
+          broken = true;
+          break;
+        }
+      }
+      idle.idle(work);
+    }
+    live_.publish(res.hop_ns);
+    res.seconds = static_cast<double>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t_start))) / 1e9;
+    rusage after{};
+    ::getrusage(RUSAGE_THREAD, &after);
+    res.peer_involuntary_switches = static_cast<std::uint64_t>(after.ru_nivcsw - before.ru_nivcsw);
+  }
+
+  // Once stopped (after the peer was joined), one last drain without
+  // epoll: loopback TCP queues the bytes inside the peer's send(), so
+  // bytes_sunk then counts everything the peer wrote.
+  template <typename Idle>
+  void sink_loop(Idle& idle) noexcept {
+    std::array<std::uint8_t, 65536> buffer{};
+    std::uint64_t bytes = 0;
+    for (;;) {
+      const bool last = stop_sink_.load(std::memory_order_acquire);
+      int work = 0;
+      if (last || !poller_.wait(0).empty()) {
+        for (;;) {
+          const net::IoResult r = pair_.server.read_some(buffer);
+          if (r.status == net::IoStatus::kOk) {
+            bytes += r.bytes;
+            ++work;
+            continue;
+          }
+          if (r.status != net::IoStatus::kWouldBlock) {
+            ++result_.sink_errors;
+            fail("tick-to-trade floor: the sink's connection failed");
+            result_.bytes_sunk = bytes;
+            return;
+          }
+          break;  // drained
+        }
+      }
+      if (last) break;
+      idle.idle(work);
+    }
+    result_.bytes_sunk = bytes;
+  }
+
+  TickToTradeFloorSetup setup_;
+  const core::TscClock& clock_ = core::TscClock::global();
+  net::UdpMulticastReceiver receiver_;
+  std::unique_ptr<std::uint8_t[]> buffer_;
+  LoopbackPair pair_;
+  net::EpollPoller poller_;
+  LiveFigures live_{clock_};
+  std::atomic<bool> stop_peer_{false};
+  std::atomic<bool> stop_sink_{false};
+  std::atomic<bool> recording_{false};
+  std::atomic<const char*> failure_{nullptr};
+  bool started_ = false;
+  TickToTradeFloorResult result_;
+  std::optional<core::NamedThread> sink_;  // last: joined (by stop()) before the rest is destroyed
+  std::optional<core::NamedThread> peer_;
+};
+
+}  // namespace nanotick::floors
