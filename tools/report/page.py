@@ -160,7 +160,9 @@ def _section(title: str, metrics: Sequence[analysis.Metric]) -> str:
     return "\n".join(parts)
 
 
-def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], tp: analysis.Throughput) -> str:
+def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], tp: analysis.Throughput,
+           beside_floor: str = "") -> str:
+    """The page; `beside_floor` is floor.html_block's section (empty: the run has no floor)."""
     by = lambda *sections: [m for m in metrics if m.section in sections]  # noqa: E731
     clock = ("invariant TSC, calibrated by each process against its steady clock"
              if run.clock_source == "tsc" else "steady clock (no invariant TSC: ticks are ns)")
@@ -177,6 +179,7 @@ def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], 
         "error or a record lost to a full ring), left out; keyless = records with key 0 (no id, e.g. a decision "
         "no packet caused), never joined; saturated = timer calls longer than 2^32 ticks.</p>",
         _percentile_table(metrics),
+        beside_floor,
         _section("End to end", by("end to end")),
         _section("Hop to hop: exchange", by("exchange")),
         _section("Hop to hop: wire (between processes)", by("wire")),

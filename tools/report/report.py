@@ -1,5 +1,7 @@
 """nanotick latency report: reads RUN_DIR/telemetry/*.ntt, writes
-RUN_DIR/report.html (self-contained) and prints the percentile table.
+RUN_DIR/report.html (self-contained) and prints the percentile table; when
+the run measured the loopback floor (RUN_DIR/counters/floor.txt), both also
+show the end-to-end figures beside it (floor.py).
 
     build/venv/bin/python -m tools.report RUN_DIR [--output FILE] [--quiet]
 
@@ -15,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import analysis, ntt, page, stats
+from . import analysis, floor, ntt, page, stats
 
 
 def text_table(run: analysis.Run, metrics: Sequence[analysis.Metric]) -> str:
@@ -51,9 +53,14 @@ def build(run_dir: Path, output: Optional[Path] = None) -> tuple[Path, str]:
     """Writes the report; returns its path and the text table."""
     run = analysis.build_run(ntt.read_run(run_dir))
     metrics = analysis.all_metrics(run)
+    beside = floor.block_for_metrics(Path(run_dir), metrics)
     out = output or Path(run_dir) / "report.html"
-    out.write_text(page.render(str(run_dir), run, metrics, analysis.throughput(run)), encoding="utf-8")
-    return out, text_table(run, metrics)
+    out.write_text(page.render(str(run_dir), run, metrics, analysis.throughput(run),
+                               floor.html_block(beside) if beside is not None else ""), encoding="utf-8")
+    table = text_table(run, metrics)
+    if beside is not None:
+        table += "\n\n" + floor.text_block(beside)
+    return out, table
 
 
 def main(argv: Optional[List[str]] = None) -> int:
