@@ -16,7 +16,7 @@ run directory:
 
 Usage (the launcher runs it as `./nanotick demo [args]`):
     build/venv/bin/python tools/demo/demo.py --root REPO [--duration S] [--traders LIST]
-        [--config EXCHANGE_TOML] [--run-dir DIR] [--build-dir DIR] [--no-report]
+        [--config EXCHANGE_TOML] [--run-dir DIR] [--build-dir DIR] [--no-report] [--no-floor]
 
 Exit codes: 0 success; 1 a failure while running or stopping (a process died,
 did not stop, printed no summary, a trader's fills disagree with the
@@ -24,9 +24,13 @@ exchange's, the report failed); 2 nothing was started (bad option, config,
 missing build, run directory in use); 128+N stopped by signal N (130: Ctrl-C),
 after stopping every child.
 
-Order: the exchange starts and logs "ready" (bounded wait), then each trader
-in turn; after --duration the traders get SIGINT (they cancel their orders
-and log out while the exchange still serves), then the exchange does. Every
+Order: the exchange starts and logs "ready" (bounded wait), then the
+loopback floor (nanotick-floor, demo_floor.py: the raw cost of the two
+end-to-end hops, measured on the same group, under the same load, on the
+same CPUs; --no-floor skips it), then each trader in turn; after --duration
+the traders and the floor get SIGINT (the traders cancel their orders and
+log out while the exchange still serves), then the exchange does. The
+summary ends with the end-to-end figures beside the floor's. Every
 exit path stops every child (see demo_process.py for the rest of the "no
 orphan" story). Not thread-safe: one main thread does everything; signals
 only raise an exception or set a flag there.
@@ -50,6 +54,7 @@ from demo_config import (ExchangeSpec, TraderSpec, load_exchange, load_traders, 
                          write_trader_copy)
 from demo_console import LiveView, format_row, is_status, strip_prefix
 from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
+from demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args
 from demo_process import Child, describe_exit
 from demo_report import make_report
 from demo_summary import TraderResult, check, read_counters, summary_text
@@ -91,6 +96,8 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                    help="the release build with bin/nanotick-exchange and bin/nanotick-trader "
                         "(default ROOT/build/release)")
     p.add_argument("--no-report", action="store_true", help="skip report.html")
+    p.add_argument("--no-floor", action="store_true",
+                   help="do not run nanotick-floor (the loopback floor measured beside the traders)")
     p.add_argument("--status-every", type=float, default=5.0, metavar="S",
                    help="when stdout is not a terminal, print the status block every S seconds (default 5)")
     args = p.parse_args(argv)
@@ -112,6 +119,7 @@ class Plan:
     exchange: ExchangeSpec
     exchange_copy: pathlib.Path
     traders: List[TraderSpec]
+    floor_bin: Optional[pathlib.Path]  # None: --no-floor
     telemetry: Dict[str, bool]  # binary name -> its --help lists --telemetry
     duration: float
     report: bool
@@ -164,14 +172,15 @@ def prepare(args: argparse.Namespace) -> Plan:
     bin_dir = (args.build_dir.expanduser().resolve() if args.build_dir else root / "build" / "release") / "bin"
     exchange_bin = find_binary(bin_dir, "nanotick-exchange")
     trader_bin = find_binary(bin_dir, "nanotick-trader")
+    floor_bin = None if args.no_floor else find_binary(bin_dir, "nanotick-floor")
     config = args.config.expanduser().resolve() if args.config else root / "config" / "exchange.toml"
     exchange = load_exchange(config)
     traders = load_traders(root, [t.strip() for t in args.traders.split(",") if t.strip()], exchange)
     telemetry = {b.name: offers_telemetry(b) for b in (exchange_bin, trader_bin)}
     run_dir = make_run_dir(root, args.run_dir)
     exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal")
-    return Plan(root, run_dir, exchange_bin, trader_bin, exchange, exchange_copy, traders, telemetry, args.duration,
-                not args.no_report, args.status_every)
+    return Plan(root, run_dir, exchange_bin, trader_bin, exchange, exchange_copy, traders, floor_bin, telemetry,
+                args.duration, not args.no_report, args.status_every)
 
 
 def _error_lines(lines: List[str]) -> List[str]:
@@ -187,6 +196,7 @@ class DemoRun:
         self.out, self.err = out, err
         self.view = LiveView(out, out.isatty() if tty is None else tty, plan.status_every)
         self.exchange: Optional[Child] = None
+        self.floor: Optional[Child] = None
         self.traders: List[Tuple[TraderSpec, Child]] = []
         self.latest: Dict[str, str] = {}  # process -> its latest status line (without the log prefix)
         self.address: Optional[str] = None  # the exchange's order-entry address as it logged it
@@ -221,7 +231,15 @@ class DemoRun:
 
     # ------------------------------------------------------------ children
     def children(self) -> List[Child]:
-        return ([self.exchange] if self.exchange else []) + [c for _, c in self.traders]
+        return (([self.exchange] if self.exchange else []) + ([self.floor] if self.floor else [])
+                + [c for _, c in self.traders])
+
+    def _label(self, child: Child) -> str:
+        if child is self.exchange:
+            return "the exchange"
+        if child is self.floor:
+            return "the floor (nanotick-floor)"
+        return f"trader {child.name[len('trader-'):]}"
 
     def _telemetry_args(self, binary: pathlib.Path) -> List[str]:
         if not self.plan.telemetry.get(binary.name):
@@ -293,6 +311,15 @@ class DemoRun:
                             f"traders at it\n{exchange.describe(TAIL_LINES)}")
         self.say(f"  {'exchange':<10} ready, order entry on {self.address} (pid {exchange.pid})")
 
+    def _start_floor(self) -> None:
+        p = self.plan
+        if p.floor_bin is None:
+            return
+        floor = self._start("floor", floor_args(p.floor_bin, p.exchange_copy), lambda c: setattr(self, "floor", c))
+        self._write_state()
+        self._wait_ready(floor, "the floor (nanotick-floor)", FLOOR_READY_S)
+        self.say(f"  {'floor':<10} ready, loopback floor beside the traders (pid {floor.pid})")
+
     def _start_traders(self) -> None:
         p = self.plan
         connect_to = trader_address(self.address or "")
@@ -306,7 +333,8 @@ class DemoRun:
 
     def _rows(self) -> List[str]:
         rows = []
-        names = [("exchange", "exchange")] + [(s.process, s.name) for s, _ in self.traders]
+        names = ([("exchange", "exchange")] + ([("floor", "floor")] if self.plan.floor_bin else [])
+                 + [(s.process, s.name) for s, _ in self.traders])
         by_name = {c.name: c for c in self.children()}
         for process, label in names:
             child = by_name.get(process)
@@ -331,8 +359,7 @@ class DemoRun:
                 if not child.alive():
                     self._show(self.ran_s, force=True)
                     self.view.detach()
-                    label = "the exchange" if child is self.exchange else f"trader {child.name[len('trader-'):]}"
-                    raise DemoError(f"{label} {describe_exit(child.returncode)} during the run\n"
+                    raise DemoError(f"{self._label(child)} {describe_exit(child.returncode)} during the run\n"
                                     f"{child.describe(TAIL_LINES)}")
             self._show(self.ran_s)
             if now >= end:
@@ -356,9 +383,10 @@ class DemoRun:
         return problems
 
     def stop_all(self) -> List[str]:
-        """Traders first (they cancel and log out while the exchange serves), then the exchange.
-        Idempotent; bounded in time; never leaves a child running."""
-        problems = self._stop([c for _, c in self.traders if c.alive()], TRADER_STOP_S)
+        """Traders and the floor first (the traders cancel and log out while the exchange serves),
+        then the exchange. Idempotent; bounded in time; never leaves a child running."""
+        first = [c for _, c in self.traders] + ([self.floor] if self.floor else [])
+        problems = self._stop([c for c in first if c.alive()], TRADER_STOP_S)
         if self.exchange is not None and self.exchange.alive():
             problems += self._stop([self.exchange], EXCHANGE_STOP_S)
         for child in self.children():  # belt and braces: nothing survives this function
@@ -380,7 +408,7 @@ class DemoRun:
             spec = next((s for s, c in self.traders if c is child), None)
             processes.append({
                 "name": child.name,
-                "role": "exchange" if child is self.exchange else "trader",
+                "role": "exchange" if child is self.exchange else "floor" if child is self.floor else "trader",
                 "trader": spec.name if spec else None,
                 "client_id": spec.client_id if spec else None,
                 "pid": child.pid,
@@ -397,6 +425,7 @@ class DemoRun:
             "duration_s": p.duration,
             "ran_s": round(self.ran_s, 3),
             "traders": [t.name for t in p.traders],
+            "floor": p.floor_bin is not None,
             "exchange_config": str(p.exchange.path),
             "exchange_address": self.address,
             "processes": processes,
@@ -417,8 +446,13 @@ class DemoRun:
         results = [TraderResult(s.name, s.client_id, read_counters(c.counters_path)) for s, c in self.traders]
         exchange = read_counters(run / "counters" / "exchange.txt")
         problems = check(results, exchange)
+        if self.plan.floor_bin is not None:
+            problems += check_floor(read_counters(run / "counters" / "floor.txt"))
         names = {cid: str(c.get("name", "?")) for cid, c in self.plan.exchange.clients.items()}
         text = summary_text(results, exchange, names, problems)
+        if self.plan.floor_bin is not None:
+            beside = beside_floor_text(self.plan.root, run)
+            text += "\n\n" + (beside if beside is not None else "beside the loopback floor: no counters/floor.txt")
         (run / "summary.txt").write_text(text + "\n", encoding="utf-8")
         self.say("")
         self.say(text)
@@ -436,6 +470,7 @@ class DemoRun:
                 self.say(f"telemetry: {', '.join(offered) if offered else 'not offered by this build'}"
                          + (f" -> {self.plan.run_dir / 'telemetry'}" if offered else ""))
                 self._start_exchange()
+                self._start_floor()
                 self._start_traders()
                 self.say(f"running for {self.plan.duration:g} s (Ctrl-C stops early)")
                 self._run()
@@ -451,8 +486,8 @@ class DemoRun:
                 if any(c.alive() for c in self.children()):
                     why = (f"interrupted by {interrupted}; stopping" if interrupted
                            else "stopping after the error below" if failure else "stopping")
-                    self.say(f"{why}: the traders first (SIGINT: they cancel their orders and log out), "
-                             f"then the exchange")
+                    self.say(f"{why}: the traders{' and the floor' if self.floor else ''} first (SIGINT: the "
+                             f"traders cancel their orders and log out), then the exchange")
                 while True:
                     try:
                         stop_problems = self.stop_all()

@@ -1,6 +1,7 @@
 """The demo's live console: one line per process, built from the latest status
 line each process logged on stderr (the exchange's `--status` line, the
-trader's status_interval_ms line: apps/exchange.cpp, src/trading/trader.hpp),
+trader's status_interval_ms line, the floor's `--status` line:
+apps/exchange.cpp, src/trading/trader.hpp, apps/floor.cpp),
 redrawn in place with plain ANSI cursor movement when stdout is a terminal,
 printed as a block every few seconds otherwise (CI logs, pipes).
 
@@ -27,6 +28,9 @@ _TRADER_RE = re.compile(
     r"(?P<rate>[\d.]+) orders/s, fills (?P<fills>\d+), risk blocks (?P<risk_blocks>\d+), pnl (?P<pnl>-?[\d.]+), "
     r"position volume (?P<volume>-?\d+), tick-to-trade p50 (?P<p50>[\d.]+) us p99 (?P<p99>[\d.]+) us "
     r"\((?P<count>\d+)\)")
+_FLOOR_RE = re.compile(
+    r"^floor: tick-to-trade floor p50 (?P<t2t_p50>[\d.]+) us p99 (?P<t2t_p99>[\d.]+) us \((?P<t2t_count>\d+)\), "
+    r"round trip floor p50 (?P<rt_p50>[\d.]+) us p99 (?P<rt_p99>[\d.]+) us \((?P<rt_count>\d+)\)")
 
 LABEL_WIDTH = 10
 
@@ -46,8 +50,13 @@ def trader_status(text: str) -> Optional[Dict[str, str]]:
     return m.groupdict() if m else None
 
 
+def floor_status(text: str) -> Optional[Dict[str, str]]:
+    m = _FLOOR_RE.match(text)
+    return m.groupdict() if m else None
+
+
 def is_status(text: str) -> bool:
-    return exchange_status(text) is not None or trader_status(text) is not None
+    return exchange_status(text) is not None or trader_status(text) is not None or floor_status(text) is not None
 
 
 def format_row(label: str, text: Optional[str], placeholder: str = "no status line yet") -> str:
@@ -64,6 +73,11 @@ def format_row(label: str, text: Optional[str], placeholder: str = "no status li
         return (f"{head} {tr['state']:<13} {float(tr['rate']):>6.0f} orders/s  fills {int(tr['fills']):>6}  "
                 f"risk blocks {int(tr['risk_blocks']):>4}  PnL {float(tr['pnl']):>10.1f}  "
                 f"t2t p50 {float(tr['p50']):>7.2f} us p99 {float(tr['p99']):>8.2f} us")
+    fl = floor_status(text)
+    if fl is not None:
+        return (f"{head} t2t floor p50 {float(fl['t2t_p50']):>7.2f} us p99 {float(fl['t2t_p99']):>8.2f} us "
+                f"({int(fl['t2t_count'])})  round trip floor p50 {float(fl['rt_p50']):>7.2f} us "
+                f"p99 {float(fl['rt_p99']):>8.2f} us ({int(fl['rt_count'])})")
     return f"{head} {text}"
 
 

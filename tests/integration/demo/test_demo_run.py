@@ -6,7 +6,9 @@ its failure paths:
   config copies pointing at each other and at the running exchange, a log and
   a summary per process, the journal inside; each trader's fills equal the
   exchange's client.<id>.fills, the traders logged out themselves before the
-  exchange stopped, and no process of the run is left;
+  exchange stopped, and no process of the run is left; the loopback floor
+  (nanotick-floor) ran beside them, its summary counts samples of both floors
+  and the summary shows the end-to-end figures beside it;
 - a missing build and an unknown trader are refused before anything starts
   (exit 2, the message says what to do);
 - a trader killed mid-run is named with its exit and log lines, and the demo
@@ -48,7 +50,7 @@ _configs = itertools.count()
 
 @pytest.fixture
 def binaries() -> None:
-    for name in ("nanotick-exchange", "nanotick-trader"):
+    for name in ("nanotick-exchange", "nanotick-trader", "nanotick-floor"):
         if not (BUILD / "bin" / name).exists():
             pytest.skip(f"{BUILD / 'bin' / name} is missing: build it with 'cmake --build build/release --target {name}'")
 
@@ -190,8 +192,9 @@ def test_demo_runs_every_process_and_their_summaries_agree(binaries, leftovers, 
     processes = ["exchange"] + [f"trader-{n}" for n in TRADERS]
     for sub in ("configs", "logs", "counters", "telemetry", "journal"):
         assert (run / sub).is_dir(), sub
-    for p in processes:
-        assert (run / "configs" / f"{p}.toml").is_file(), p
+    for p in processes + ["floor"]:
+        if p != "floor":  # the floor reads the exchange's copy
+            assert (run / "configs" / f"{p}.toml").is_file(), p
         assert (run / "logs" / f"{p}.log").read_text().rstrip().endswith("stopped cleanly"), p
         assert (run / "counters" / f"{p}.txt").stat().st_size > 0, p
     assert any((run / "journal").iterdir()), "the exchange journaled nothing inside the run dir"
@@ -199,7 +202,8 @@ def test_demo_runs_every_process_and_their_summaries_agree(binaries, leftovers, 
 
     st = state(run)
     assert st["result"] == "ok" and st["traders"] == list(TRADERS), st
-    assert exit_codes(run) == {p: 0 for p in processes}, st
+    assert exit_codes(run) == {p: 0 for p in processes + ["floor"]}, st
+    assert st["floor"] is True and next(p for p in st["processes"] if p["name"] == "floor")["role"] == "floor"
     address = st["exchange_address"]
     assert re.fullmatch(r"127\.0\.0\.1:\d+", address) and not address.endswith(":0"), address
 
@@ -217,6 +221,22 @@ def test_demo_runs_every_process_and_their_summaries_agree(binaries, leftovers, 
 
     total = check_summaries_agree(run)
     assert total > 0, "nobody traded in 3 s"
+
+    # The floor measured both hops on the run's own group while the traders traded.
+    floor = counters(run / "counters" / "floor.txt")
+    assert int(floor["tick_to_trade_floor.count"]) > 0, floor
+    assert int(floor["round_trip_floor.count"]) > 0, floor
+    assert floor["tick_to_trade_floor.write_errors"] == "0" and floor["round_trip_floor.client_errors"] == "0", floor
+    assert f"tick-to-trade floor on {original['market_data']['incremental']}" in (run / "logs" / "floor.log").read_text()
+    summary = (run / "summary.txt").read_text()
+    assert "Beside the loopback floor" in summary and "Beside the loopback floor" in done.stdout, summary
+    block = summary[summary.index("Beside the loopback floor"):]
+    floor_rows = [line.split() for line in block.splitlines() if line.strip().startswith("floor:")]
+    assert len(floor_rows) == 2, block
+    assert floor_rows[0][-5] == floor["tick_to_trade_floor.count"], block
+    assert floor_rows[1][-5] == floor["round_trip_floor.count"], block
+    ratios = [line.split()[-4:] for line in block.splitlines() if line.strip().startswith("ratio")]
+    assert len(ratios) == 2 and all(re.fullmatch(r"\d+\.\dx", r) for r in ratios[0] + ratios[1]), block
 
     out = done.stdout
     rows = {line.split()[0] for line in out.splitlines() if line.split()}
@@ -262,7 +282,7 @@ def test_a_trader_killed_mid_run_is_named_and_everything_else_stops(binaries, le
     assert processes_using(run) == [], "the demo left processes running"
     codes = exit_codes(run)
     assert codes.pop("trader-taker") == -signal.SIGKILL
-    assert codes == {"exchange": 0, "trader-mm1": 0, "trader-mm2": 0, "trader-random": 0}, demo.describe()
+    assert codes == {"exchange": 0, "floor": 0, "trader-mm1": 0, "trader-mm2": 0, "trader-random": 0}, demo.describe()
     assert state(run)["result"] == "failed"
 
 

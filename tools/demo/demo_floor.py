@@ -1,0 +1,58 @@
+"""The loopback floor in a demo run (docs/TELEMETRY.md "The loopback floor"):
+nanotick-floor runs beside the traders, from the exchange's ready to the
+traders' stop, and prints its summary at exit (counters/floor.txt). Here:
+its command line, the check of its summary, and the "beside the loopback
+floor" block of the demo's summary.
+
+The block's figures are the latency report's own (tools/report/floor.py: our
+tick-to-trade and order round trip through tools/report/analysis.py over
+the traders' telemetry, the floor's from its summary), so the demo's summary
+and report.html show the same numbers.
+
+Pure functions apart from reading the run directory: thread-safe.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pathlib
+import sys
+from typing import Dict, List, Optional
+
+PROCESS = "floor"
+FLOOR_READY_S = 15.0  # joins a group and connects two loopback pairs: milliseconds; slack for a busy machine
+# What its summary must hold (src/floor/floor_summary.hpp).
+FLOOR_KEYS = ("tick_to_trade_floor.count", "tick_to_trade_floor.p50_ns", "tick_to_trade_floor.p99_ns",
+              "round_trip_floor.count", "round_trip_floor.p50_ns", "round_trip_floor.p99_ns")
+
+
+def floor_args(binary: pathlib.Path, exchange_config: pathlib.Path) -> List[str]:
+    """nanotick-floor on the exchange copy's incremental group (as the traders read it), a status
+    line a second like the others, until the demo's SIGINT."""
+    return [str(binary), "--config", str(exchange_config), "--status", "1"]
+
+
+def check_floor(counters: Dict[str, str]) -> List[str]:
+    """Problems with the floor's summary: empty when complete."""
+    missing = [k for k in FLOOR_KEYS if k not in counters]
+    if missing:
+        return [f"the floor's summary lacks {', '.join(missing)} (counters/floor.txt, logs/floor.log)"]
+    return []
+
+
+def _report_floor(root: pathlib.Path):
+    """tools/report/floor.py, imported as the package the report runs as (python -m tools.report)."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return importlib.import_module("tools.report.floor")
+
+
+def beside_floor_text(root: pathlib.Path, run_dir: pathlib.Path) -> Optional[str]:
+    """The block for the summary, or None when the run has no counters/floor.txt. A failure
+    to compute it is said in the block, never raised: the summary still gets written."""
+    try:
+        return _report_floor(root).block_for_run(run_dir)
+    except ImportError as e:
+        return f"beside the loopback floor: not available ({e}: run ./nanotick setup)"
+    except Exception as e:  # a malformed file of a killed process, a bug: shown, not fatal to the summary
+        return f"beside the loopback floor: cannot compute it: {type(e).__name__}: {e}"
