@@ -56,7 +56,10 @@ class Snapshotter {
     void on_report(const engine::ExecReport&) noexcept {}
     void on_market_data(const engine::MdEvent&) noexcept {}
   };
-  bool read_record(std::uint64_t seq, JournalRecord& out);
+  // Reads up to `count` records from `first` on into buffer_ (one pread,
+  // stopping at the end of buffer_ and of the segment); returns how many
+  // leading ones are whole and valid (0: a failure).
+  std::size_t read_records(std::uint64_t first, std::size_t count);
   bool open_segment_for(std::uint64_t seq);
   void snapshot_now();
 
@@ -71,7 +74,7 @@ class Snapshotter {
   int fd_ = -1;
   std::uint64_t segment_first_ = 0;
   std::uint64_t segment_records_ = 0;
-  std::vector<JournalRecord> buffer_;
+  std::vector<JournalRecord> buffer_;  // one batch read by read_records()
   bool failed_ = false;
   std::string error_;  // written once, before failed_ is published
   std::atomic<bool> failed_flag_{false};
