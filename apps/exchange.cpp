@@ -5,9 +5,10 @@
 // (docs/TELEMETRY.md), completed once the server has stopped.
 #include <CLI/CLI.hpp>
 
+#include "app_main.hpp"
+
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <exception>
@@ -20,21 +21,10 @@
 #include "exchange/exchange_server.hpp"
 #include "telemetry/writer.hpp"
 
-namespace {
-
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-// Only sets a flag: the main loop does the work (nothing unsafe in a handler).
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
-
-void log_line(std::string_view text) {
-  std::fprintf(stderr, "nanotick-exchange: %.*s\n", static_cast<int>(text.size()), text.data());
-  std::fflush(stderr);
-}
-
-}  // namespace
+using namespace nanotick::apps;  // install_stop_handlers, stop_signal, log_line (app_main.hpp)
 
 int main(int argc, char** argv) {
+  set_log_name("nanotick-exchange");
   using namespace nanotick::exchange;
   CLI::App app{"The nanotick exchange: order entry over TCP, market data over UDP multicast, journal and recovery",
                "nanotick-exchange"};
@@ -56,12 +46,7 @@ int main(int argc, char** argv) {
 #endif
   CLI11_PARSE(app, argc, argv);
 
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  install_stop_handlers();
 
   try {
     ExchangeConfig config = load_exchange_config(config_path);
@@ -81,7 +66,7 @@ int main(int argc, char** argv) {
     log_line("ready");
     auto next_status = std::chrono::steady_clock::now();
     int rc = 0;
-    while (g_stop_signal == 0) {
+    while (stop_signal() == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       if (const std::string why = server.failure(); !why.empty()) {
         log_line("error: " + why + "; shutting down");
@@ -93,7 +78,7 @@ int main(int argc, char** argv) {
         next_status += std::chrono::milliseconds(static_cast<long>(status_every * 1000));
       }
     }
-    if (g_stop_signal != 0) log_line(std::string("received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
+    if (stop_signal() != 0) log_line(std::string("received ") + stop_signal_name() + ", shutting down");
     server.shutdown();
     if (telemetry) {
       telemetry->stop();  // the recording threads have stopped: the file gets its trailer

@@ -21,8 +21,9 @@
 // the option or the key).
 #include <CLI/CLI.hpp>
 
+#include "app_main.hpp"
+
 #include <chrono>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -40,17 +41,9 @@
 #include "floor/tick_to_trade_floor.hpp"
 #include "net/socket_address.hpp"
 
+using namespace nanotick::apps;  // install_stop_handlers, stop_signal, log_line (app_main.hpp)
+
 namespace {
-
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-// Only sets a flag: the main loop checks it (nothing unsafe in a handler).
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
-
-void log_line(std::string_view text) {
-  std::fprintf(stderr, "nanotick-floor: %.*s\n", static_cast<int>(text.size()), text.data());
-  std::fflush(stderr);
-}
 
 std::string number(double v) {
   char b[32];
@@ -94,6 +87,7 @@ struct Where {
 }  // namespace
 
 int main(int argc, char** argv) {
+  set_log_name("nanotick-floor");
   namespace nf = nanotick::floors;
   namespace nn = nanotick::net;
   namespace nc = nanotick::core;
@@ -145,12 +139,7 @@ int main(int argc, char** argv) {
     return e.get_exit_code() == 0 ? 0 : 2;  // --help is 0; every error is 2, named by CLI11
   }
 
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  install_stop_handlers();
 
   Where where;
   try {
@@ -193,7 +182,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     auto next_status = start + std::chrono::duration<double>(status_every);
     int rc = 0;
-    while (g_stop_signal == 0) {
+    while (stop_signal() == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       const auto now = std::chrono::steady_clock::now();
       if (const char* why = t2t.failure() ? t2t.failure() : rt.failure(); why != nullptr) {
@@ -208,7 +197,7 @@ int main(int argc, char** argv) {
             std::chrono::duration<double>(status_every));
       }
     }
-    if (g_stop_signal != 0) log_line(std::string("received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
+    if (stop_signal() != 0) log_line(std::string("received ") + stop_signal_name() + ", stopping");
     rt.stop();
     t2t.stop();
     const std::string text = nf::summary(t2t.result()) + nf::summary(rt.result(), rate);

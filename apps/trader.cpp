@@ -8,8 +8,9 @@
 // (docs/TELEMETRY.md), completed once trading has stopped.
 #include <CLI/CLI.hpp>
 
+#include "app_main.hpp"
+
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -26,19 +27,9 @@
 #include "trading/trader.hpp"
 #include "trading/trader_config.hpp"
 
+using namespace nanotick::apps;  // install_stop_handlers, stop_signal, log_line (app_main.hpp)
+
 namespace {
-
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-// Only sets a flag: the loop checks it every pass (nothing unsafe in a handler).
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
-
-std::string g_name = "nanotick-trader";
-
-void log_line(std::string_view text) {
-  std::fprintf(stderr, "%s: %.*s\n", g_name.c_str(), static_cast<int>(text.size()), text.data());
-  std::fflush(stderr);
-}
 
 // The telemetry file of this trader: DIR/<name>.ntt. The name becomes a file
 // name (and the file's process name), and must not take the exchange's file.
@@ -87,7 +78,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
   const auto limit = std::chrono::duration<double>(duration_s);
   std::uint32_t passes = 0;
   auto stop = [&] {
-    if (g_stop_signal != 0) return true;
+    if (stop_signal() != 0) return true;
     // The clock is read every 256 passes only: the check stays off the hot path.
     if (duration_s > 0 && (++passes & 255u) == 0) return std::chrono::steady_clock::now() - start >= limit;
     return false;
@@ -102,7 +93,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
       trader.run(idle, stop, status);
     }
   });
-  if (g_stop_signal != 0) log_line(std::string("received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + ", stopped");
+  if (stop_signal() != 0) log_line(std::string("received ") + stop_signal_name() + ", stopped");
   bool telemetry_failed = false;
   if (writer) {
     writer->stop();  // run() returned: no thread records any more, the file gets its trailer
@@ -137,6 +128,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
 }  // namespace
 
 int main(int argc, char** argv) {
+  set_log_name("nanotick-trader");
   using namespace nanotick::trading;
   CLI::App app{"A nanotick trading client: market data, order entry, one strategy under risk limits", "nanotick-trader"};
   std::string config_path;
@@ -157,16 +149,11 @@ int main(int argc, char** argv) {
 #endif
   CLI11_PARSE(app, argc, argv);
 
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  install_stop_handlers();
 
   try {
     const TraderConfig config = load_trader_config(config_path);
-    g_name = "nanotick-trader[" + config.name + "]";
+    set_log_name("nanotick-trader[" + config.name + "]");
     switch (config.strategy) {
       case StrategyKind::kMarketMaker:
         return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir);
