@@ -36,6 +36,7 @@
 #include "core/idle_strategy.hpp"
 #include "core/thread.hpp"
 #include "core/tsc_clock.hpp"
+#include "floor/floor_thread_support.hpp"
 #include "floor/live_figures.hpp"
 #include "floor/loopback_pair.hpp"
 #include "net/epoll.hpp"
@@ -85,8 +86,8 @@ class RoundTripFloor {
   void start() {
     if (started_) throw std::logic_error("round trip floor: start() called twice");
     started_ = true;
-    echo_.emplace("nt-floor-echo", setup_.echo_cpu, [this] { with_idle(setup_.echo_idle, [this](auto& i) { echo_loop(i); }); });
-    client_.emplace("nt-floor-ping", setup_.client_cpu, [this] { with_idle(setup_.client_idle, [this](auto& i) { client_loop(i); }); });
+    echo_.emplace("nt-floor-echo", setup_.echo_cpu, [this] { run_with_idle(setup_.echo_idle, [this](auto& i) { echo_loop(i); }); });
+    client_.emplace("nt-floor-ping", setup_.client_cpu, [this] { run_with_idle(setup_.client_idle, [this](auto& i) { client_loop(i); }); });
   }
 
   // Stops and joins the client, then the echo (idempotent).
@@ -101,7 +102,7 @@ class RoundTripFloor {
   std::error_code echo_pin_error() const noexcept { return echo_ ? echo_->pin_error() : std::error_code{}; }
 
   const LiveFigures& live() const noexcept { return live_; }
-  const char* failure() const noexcept { return failure_.load(std::memory_order_acquire); }
+  const char* failure() const noexcept { return failure_.get(); }
 
   // After stop().
   const RoundTripFloorResult& result() const noexcept { return result_; }
@@ -111,26 +112,12 @@ class RoundTripFloor {
     if (!(s.pings_per_s >= 0.1 && s.pings_per_s <= 100'000))
       throw std::invalid_argument("round trip floor: pings per second must be in [0.1, 100000], got " +
                                   std::to_string(s.pings_per_s));
-    if (s.client_idle == core::IdleKind::block || s.echo_idle == core::IdleKind::block)
-      throw std::invalid_argument("round trip floor: idle \"block\" cannot wait on sockets: use spin, yield or backoff");
+    require_socket_idle(s.client_idle, "round trip floor");
+    require_socket_idle(s.echo_idle, "round trip floor");
     return s;
   }
 
-  template <typename Loop>
-  static void with_idle(core::IdleKind kind, Loop&& loop) {
-    core::visit_idle_kind(kind, [&](auto type) {
-      using Idle = typename decltype(type)::type;
-      if constexpr (!std::is_same_v<Idle, core::BlockingIdle>) {
-        Idle idle;
-        loop(idle);
-      }
-    });
-  }
-
-  void fail(const char* why) noexcept {
-    const char* none = nullptr;
-    failure_.compare_exchange_strong(none, why, std::memory_order_acq_rel);
-  }
+  void fail(const char* why) noexcept { failure_.set(why); }
 
   // Writes all of `bytes` (a partial write is finished at once, spinning:
   // with one message in flight the socket buffer is never full). False when
@@ -253,7 +240,7 @@ class RoundTripFloor {
   LiveFigures live_{clock_};
   std::atomic<bool> stop_client_{false};
   std::atomic<bool> stop_echo_{false};
-  std::atomic<const char*> failure_{nullptr};
+  FirstFailure failure_;
   bool started_ = false;
   RoundTripFloorResult result_;
   std::optional<core::NamedThread> echo_;  // last: joined (by stop()) before the rest is destroyed

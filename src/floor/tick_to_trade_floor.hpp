@@ -43,6 +43,7 @@
 #include "core/idle_strategy.hpp"
 #include "core/thread.hpp"
 #include "core/tsc_clock.hpp"
+#include "floor/floor_thread_support.hpp"
 #include "floor/live_figures.hpp"
 #include "floor/loopback_pair.hpp"
 #include "net/epoll.hpp"
@@ -103,8 +104,8 @@ class TickToTradeFloor {
   void start() {
     if (started_) throw std::logic_error("tick-to-trade floor: start() called twice");
     started_ = true;
-    sink_.emplace("nt-floor-sink", setup_.sink_cpu, [this] { with_idle(setup_.sink_idle, [this](auto& i) { sink_loop(i); }); });
-    peer_.emplace("nt-floor-peer", setup_.peer_cpu, [this] { with_idle(setup_.peer_idle, [this](auto& i) { peer_loop(i); }); });
+    sink_.emplace("nt-floor-sink", setup_.sink_cpu, [this] { run_with_idle(setup_.sink_idle, [this](auto& i) { sink_loop(i); }); });
+    peer_.emplace("nt-floor-peer", setup_.peer_cpu, [this] { run_with_idle(setup_.peer_idle, [this](auto& i) { peer_loop(i); }); });
   }
 
   // Stops and joins the peer, then the sink (idempotent).
@@ -125,35 +126,19 @@ class TickToTradeFloor {
   // Running count / p50 / p99 of hop_ns, for a status line.
   const LiveFigures& live() const noexcept { return live_; }
   // Why a thread stopped early (a static string), or nullptr.
-  const char* failure() const noexcept { return failure_.load(std::memory_order_acquire); }
+  const char* failure() const noexcept { return failure_.get(); }
 
   // After stop().
   const TickToTradeFloorResult& result() const noexcept { return result_; }
 
  private:
   static const TickToTradeFloorSetup& checked(const TickToTradeFloorSetup& s) {
-    if (s.peer_idle == core::IdleKind::block || s.sink_idle == core::IdleKind::block)
-      throw std::invalid_argument("tick-to-trade floor: idle \"block\" cannot wait on sockets: use spin, yield or backoff");
+    require_socket_idle(s.peer_idle, "tick-to-trade floor");
+    require_socket_idle(s.sink_idle, "tick-to-trade floor");
     return s;
   }
 
-  // Runs `loop` with the idle strategy `kind` names, constructed on the
-  // calling thread (block is refused by checked()).
-  template <typename Loop>
-  static void with_idle(core::IdleKind kind, Loop&& loop) {
-    core::visit_idle_kind(kind, [&](auto type) {
-      using Idle = typename decltype(type)::type;
-      if constexpr (!std::is_same_v<Idle, core::BlockingIdle>) {
-        Idle idle;
-        loop(idle);
-      }
-    });
-  }
-
-  void fail(const char* why) noexcept {
-    const char* none = nullptr;
-    failure_.compare_exchange_strong(none, why, std::memory_order_acq_rel);
-  }
+  void fail(const char* why) noexcept { failure_.set(why); }
 
   template <typename Idle>
   void peer_loop(Idle& idle) noexcept {
@@ -254,7 +239,7 @@ class TickToTradeFloor {
   std::atomic<bool> stop_peer_{false};
   std::atomic<bool> stop_sink_{false};
   std::atomic<bool> recording_{false};
-  std::atomic<const char*> failure_{nullptr};
+  FirstFailure failure_;
   bool started_ = false;
   TickToTradeFloorResult result_;
   std::optional<core::NamedThread> sink_;  // last: joined (by stop()) before the rest is destroyed
