@@ -171,9 +171,9 @@ namespace {
 class CompactLayout final : public Layout {
  public:
   using Sink = DirectSink<OrderGateway, MdPublisher>;
-  // The engine's answers are written before the market data goes out.
-  using Critical =
-      core::CompositeAgent<OrderGateway&, Sequencer&, EngineAgent<Sink>&, AnswerFlusher<OrderGateway>, MdPublisher&>;
+  // The engine's answers are written before its market data goes out
+  // (DirectSink::end_of_batch).
+  using Critical = core::CompositeAgent<OrderGateway&, Sequencer&, EngineAgent<Sink>&, MdPublisher&>;
   using BoundCritical = telemetry::BoundAgent<Critical&>;
 
   explicit CompactLayout(ExchangeServer::Impl& s)
@@ -196,8 +196,7 @@ class CompactLayout final : public Layout {
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
 
   void start() override {
-    critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, AnswerFlusher<OrderGateway>(*s_.gateway),
-                                           *s_.publisher);
+    critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, *s_.publisher);
     bound_ = std::make_unique<BoundCritical>(*critical_, recorder_);
     critical_runner_.emplace(core::make_agent_runner(*bound_, runner_options(s_.config, 0, "nt-critical"),
                                                      idle_config(s_.config)));
