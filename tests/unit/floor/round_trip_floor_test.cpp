@@ -3,6 +3,7 @@
 // answer is one round trip recorded -- as many as the pacing allows, never
 // more (no flood), with sane times; bad set-ups are refused. Bounded waits.
 #include "floor/round_trip_floor.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,15 +17,7 @@ namespace nc = nanotick::core;
 
 namespace {
 
-template <typename Pred>
-bool wait_for(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using nanotick::testing::wait_for;
 
 void check_paced_ping_pong(nc::IdleKind idle) {
   constexpr double kRate = 2000;

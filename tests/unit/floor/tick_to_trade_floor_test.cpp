@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "net/udp_multicast.hpp"
+#include "support/wait.hpp"
 
 namespace nf = nanotick::floors;
 namespace nn = nanotick::net;
@@ -28,15 +29,7 @@ nf::TickToTradeFloorSetup setup_for(const char* group, nc::IdleKind idle = nc::I
   return {kLoopback, {nn::parse_ipv4(group), 0}, idle, nc::IdleKind::backoff, -1, -1};
 }
 
-template <typename Pred>
-bool wait_for(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using nanotick::testing::wait_for;
 
 void send(nn::UdpMulticastSender& s, std::size_t bytes, std::uint8_t fill) {
   std::array<std::uint8_t, 1400> d{};
