@@ -37,12 +37,14 @@ def make_report(script: pathlib.Path, run_dir: pathlib.Path, python: Optional[st
         return ReportOutcome(True, NOT_AVAILABLE)
     run_dir = run_dir.resolve()
     log = run_dir / "logs" / "report.log"
-    args = [python or sys.executable, str(script), str(run_dir)]
+    # --table-only: the demo prints the floor block and the report's path itself.
+    args = [python or sys.executable, str(script), str(run_dir), "--table-only"]
     cwd = run_dir
     if (script.parent / "__main__.py").is_file():
         # tools/report is a package: `python -m tools.report RUN_DIR` from the repository root.
         cwd = script.parent.parent.parent
-        args = [python or sys.executable, "-m", f"{script.parent.parent.name}.{script.parent.name}", str(run_dir)]
+        args = [python or sys.executable, "-m", f"{script.parent.parent.name}.{script.parent.name}", str(run_dir),
+                "--table-only"]
     try:
         with open(log, "wb") as err:
             done = subprocess.run(args, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

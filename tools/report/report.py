@@ -49,18 +49,16 @@ def _num(v: float) -> str:
     return f"{v:.1f}"
 
 
-def build(run_dir: Path, output: Optional[Path] = None) -> tuple[Path, str]:
-    """Writes the report; returns its path and the text table."""
+def build(run_dir: Path, output: Optional[Path] = None) -> tuple[Path, str, str]:
+    """Writes the report; returns its path, the text table and the text of the block beside
+    the loopback floor ("" when the run has none)."""
     run = analysis.build_run(ntt.read_run(run_dir))
     metrics = analysis.all_metrics(run)
     beside = floor.block_for_metrics(Path(run_dir), metrics)
     out = output or Path(run_dir) / "report.html"
     out.write_text(page.render(str(run_dir), run, metrics, analysis.throughput(run),
                                floor.html_block(beside) if beside is not None else ""), encoding="utf-8")
-    table = text_table(run, metrics)
-    if beside is not None:
-        table += "\n\n" + floor.text_block(beside)
-    return out, table
+    return out, text_table(run, metrics), floor.text_block(beside) if beside is not None else ""
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -68,17 +66,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("run_dir", type=Path, help="run directory holding telemetry/*.ntt")
     parser.add_argument("--output", type=Path, help="HTML file to write (default RUN_DIR/report.html)")
     parser.add_argument("--quiet", action="store_true", help="do not print the percentile table")
+    parser.add_argument("--table-only", action="store_true",
+                        help="print the percentile table alone (the demo prints the floor block and the path itself)")
     args = parser.parse_args(argv)
     try:
-        out, table = build(args.run_dir, args.output)
+        out, table, beside = build(args.run_dir, args.output)
     except (ntt.NttError, analysis.ReportError) as e:
         print(f"nanotick report: error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"nanotick report: error: cannot write the report: {e}", file=sys.stderr)
         return 2
-    if not args.quiet:
+    if args.table_only:
         print(table)
+        return 0
+    if not args.quiet:
+        print(table + ("\n\n" + beside if beside else ""))
     print(f"report: {out}")
     return 0
 

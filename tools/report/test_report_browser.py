@@ -47,7 +47,7 @@ def rendered(fixture_binary, tmp_path):
     run_dir = tmp_path / "run"
     scenario = synthetic.make(run_dir, packets=150)
     write_run(fixture_binary, run_dir, scenario)
-    out, _ = report.build(run_dir)
+    out, _, _ = report.build(run_dir)
     return tmp_path, out
 
 

@@ -46,8 +46,8 @@ def test_the_block_puts_our_figures_beside_the_floor_with_ratios(synthetic_run):
     run_dir, scenario = synthetic_run
     write_floor(run_dir)
     rate = run_rate(scenario)
-    out, table = report.build(run_dir)
-    rows = block_rows(table)
+    out, _, block = report.build(run_dir)
+    rows = block_rows(block)
     for metric, label, f_label, fl in (("tick_to_trade", "tick-to-trade (all traders)",
                                         "floor: multicast recv -> 64 B TCP send", FLOOR_T2T),
                                        ("order_round_trip", "order round trip (all traders)",
@@ -68,13 +68,13 @@ def test_the_block_puts_our_figures_beside_the_floor_with_ratios(synthetic_run):
     t2t_ns = [t / rate for t in scenario.expected_ticks["tick_to_trade"]]
     assert f"<td>{nearest_rank(t2t_ns, 50) / FLOOR_T2T['p50']:.1f}x</td>" in html
     # The demo's summary block: the same text, computed from the run directory alone.
-    assert floor.block_for_run(run_dir) == table[table.index(floor.TITLE):]
+    assert floor.block_for_run(run_dir) == block
 
 
 def test_without_a_floor_file_there_is_no_block(synthetic_run):
     run_dir, _ = synthetic_run
-    out, table = report.build(run_dir)
-    assert floor.TITLE not in table
+    out, table, block = report.build(run_dir)
+    assert block == "" and floor.TITLE not in table
     assert "Beside the loopback floor" not in out.read_text(encoding="utf-8")
     assert floor.block_for_run(run_dir) is None
 
@@ -82,8 +82,20 @@ def test_without_a_floor_file_there_is_no_block(synthetic_run):
 def test_a_floor_that_printed_half_its_summary_is_na(synthetic_run):
     run_dir, _ = synthetic_run
     write_floor(run_dir, rt=None)
-    _, table = report.build(run_dir)
-    rows = block_rows(table)
+    _, _, block = report.build(run_dir)
+    rows = block_rows(block)
     assert rows["floor: TCP ping-pong, 40 B -> 96 B"][0] == ["n/a"] * 5
     assert rows["ratio (ours / floor)"][1] == ["n/a"] * 4
     assert rows["floor: multicast recv -> 64 B TCP send"][0][0] == str(FLOOR_T2T["count"])
+
+
+def test_printed_output_has_the_block_and_the_path_but_table_only_has_neither(synthetic_run, capsys):
+    # The demo runs the report with --table-only: it prints the floor block and the path itself.
+    run_dir, _ = synthetic_run
+    write_floor(run_dir)
+    assert report.main([str(run_dir)]) == 0
+    full = capsys.readouterr().out
+    assert floor.TITLE in full and f"report: {run_dir / 'report.html'}" in full
+    assert report.main([str(run_dir), "--table-only"]) == 0
+    table = capsys.readouterr().out
+    assert "TSC rate used" in table and floor.TITLE not in table and "report: " not in table

@@ -136,7 +136,7 @@ def test_a_file_cut_short_is_reported_with_a_warning(fixture_binary, tmp_path):
     trader = Path(scenario.files[1])
     data = trader.read_bytes()
     trader.write_bytes(data[: len(data) - 200])  # footer and trailer gone, a record torn
-    out, table = report.build(run_dir)
+    out, table, _ = report.build(run_dir)
     assert out.exists()
     assert f"warning: {trader.name}: no trailer" in table
     f = ntt.read_file(trader)
