@@ -33,7 +33,6 @@
 #include <string>
 #include <thread>
 
-#include "config/toml_reader.hpp"
 #include "core/idle_strategy.hpp"
 #include "exchange/exchange_config.hpp"
 #include "floor/floor_summary.hpp"
@@ -156,10 +155,7 @@ int main(int argc, char** argv) {
       where.source = "--group/--port";
     }
     if (!interface_text.empty()) where.interface = nn::parse_ipv4(interface_text);
-  } catch (const nanotick::config::ConfigError& e) {
-    log_line(std::string("config error: ") + e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // ConfigError, and a bad address in an option
     log_line(std::string("config error: ") + e.what());
     return 2;
   }
