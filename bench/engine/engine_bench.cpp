@@ -2,10 +2,13 @@
 // workloads, ours beside Liquibook and two standard-library books in one run;
 // where the time goes; memory per instrument.
 //
-//   nanotick (SPSC sink)     MatchingEngine; every ExecReport / MdEvent is pushed into a
+//   nanotick (SPSC sink)     MatchingEngine; every ExecReport / MdEvent is written into a
 //                            core::SpscRing (one for reports, one for market data) drained
 //                            by a consumer thread pinned on the other CPU (cpu_b), which
-//                            checks that it saw report seqs 1..N exactly once
+//                            checks that it saw report seqs 1..N exactly once. Published
+//                            once per batch of kEngineBatch requests, as the exchange's
+//                            engine agent does (exchange::RingSink)
+//   nanotick (SPSC, per output)  the same, each output published as it is pushed
 //   nanotick (null sink)     MatchingEngine; the sink only counts trades (emission cost ~0:
 //                            the compiler need not even build the reports)
 //   Liquibook 2.0.1          liquibook::book::OrderBook via bench/engine/liquibook_adapter.hpp
@@ -17,6 +20,9 @@
 // book, the engine thread pinned on cpu_a. The peers only produce fills (no reports, no market
 // data, no self-trade prevention or collar, modify = cancel + new), so they do less work than
 // the engine; the "trades" column shows that every book traded about the same.
+//
+// Every subject gets end_of_batch() after each kEngineBatch requests (and the SPSC sink
+// publishes the rest in finish()), as exchange::EngineAgent drains its input ring in batches.
 //
 // (a) Throughput: one timed loop over all requests (TSC before and after; for the SPSC sink
 //     the end is when the consumer has taken the last event), msgs/s = requests / time.
@@ -66,9 +72,15 @@ namespace {
 
 using nb::CountingSink;
 using nb::NullSink;
-using nb::SpscSink;
+using SpscSink = nb::SpscSink<nb::Publish::kPerBatch>;
+using SpscPerOutputSink = nb::SpscSink<nb::Publish::kPerOutput>;
+
+// Requests per end_of_batch(): exchange::EngineAgent::kBatch, the most the
+// exchange's engine agent takes from its input ring before publishing.
+constexpr std::size_t kEngineBatch = 64;
 
 const char* const kSpscName = "nanotick (SPSC sink)";
+const char* const kSpscPerOutputName = "nanotick (SPSC, per output)";
 const char* const kNullName = "nanotick (null sink)";
 const char* const kLiquibookName = "Liquibook 2.0.1";
 const char* const kMapName = "std::map book";
@@ -87,12 +99,13 @@ struct EngineSubject {
   explicit EngineSubject(const ne::EngineConfig& config, const nb::Args& args)
       : sink(args), engine(config, sink) {}
   void process(const ne::Request& r) noexcept { engine.process(r); }
+  void end_of_batch() noexcept { sink.end_of_batch(); }
   // Output-neutral hint: start the cache misses of the next request early (a
   // server can do the same with the next request already in its ring).
   void prefetch(const ne::Request& next) const noexcept { engine.prefetch(next); }
   std::uint64_t finish() {
     const std::uint64_t end = sink.finish();
-    if constexpr (std::is_same_v<Sink, SpscSink>) {
+    if constexpr (std::is_same_v<Sink, SpscSink> || std::is_same_v<Sink, SpscPerOutputSink>) {
       const std::uint64_t n = engine.last_report_seq();
       if (sink.report_seq_sum() != n * (n + 1) / 2) {
         std::fprintf(stderr, "error: the SPSC consumer did not see report seqs 1..%llu exactly once\n",
@@ -111,6 +124,7 @@ template <template <typename> class Book>
 struct PeerSubject {
   PeerSubject(const ne::EngineConfig& config, const nb::Args&) : book(config, sink) {}
   void process(const ne::Request& r) { (void)book.process(r); }
+  void end_of_batch() noexcept {}
   void prefetch(const ne::Request&) const noexcept {}  // no such hint in this peer
   std::uint64_t finish() { return nc::rdtscp(); }
   std::uint64_t trades() const { return sink.fills; }
@@ -128,6 +142,7 @@ struct LiquibookSubject {
   LiquibookSubject(const ne::EngineConfig& config, const nb::Args&)
       : book(config, sink, total_orders(config)) {}
   void process(const ne::Request& r) { (void)book.process(r); }
+  void end_of_batch() noexcept {}
   void prefetch(const ne::Request&) const noexcept {}  // no such hint in this peer
   std::uint64_t finish() { return nc::rdtscp(); }
   std::uint64_t trades() const { return sink.fills; }
@@ -136,6 +151,7 @@ struct LiquibookSubject {
 };
 
 using SpscSubject = EngineSubject<SpscSink>;
+using SpscPerOutputSubject = EngineSubject<SpscPerOutputSink>;
 using NullSubject = EngineSubject<NullSink>;
 using CountingSubject = EngineSubject<CountingSink>;
 using MapSubject = PeerSubject<nb::MapPeerBook>;
@@ -158,6 +174,7 @@ Run measure_throughput(const ne::EngineConfig& config, const std::vector<ne::Req
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 1 < n) subject->prefetch(requests[i + 1]);
     subject->process(requests[i]);
+    if ((i + 1) % kEngineBatch == 0) subject->end_of_batch();
   }
   const std::uint64_t t1 = subject->finish();
   const auto ns = std::max<std::int64_t>(1, clock.to_ns(static_cast<std::int64_t>(t1 - t0)));
@@ -173,6 +190,7 @@ void measure_latency(const ne::EngineConfig& config, const std::vector<ne::Reque
     const std::uint64_t t0 = nb::stamp_begin();
     if (i + 1 < requests.size()) subject->prefetch(requests[i + 1]);  // inside the timed region
     subject->process(requests[i]);
+    if ((i + 1) % kEngineBatch == 0) subject->end_of_batch();  // its cost lands on the batch's last message
     const std::uint64_t t1 = nb::stamp_end();
     out.record(nb::elapsed_ns(clock, t0, t1));
   }
@@ -200,7 +218,9 @@ void run_impl(ImplResult& res, const nw::Workload& w, const nb::Args& args, int 
 
 void print_workload(const nw::Workload& w, std::vector<ImplResult>& results, std::size_t timer_samples) {
   const std::string kind(nw::to_string(w.kind));
-  const double base = spread_of(results[2].rates).median;  // Liquibook
+  const auto liquibook = std::find_if(results.begin(), results.end(),
+                                      [](const ImplResult& r) { return r.name == kLiquibookName; });
+  const double base = spread_of(liquibook->rates).median;
   std::printf("### %s: %zu requests, %zu instrument(s) — throughput (M msgs/s)\n\n", kind.c_str(),
               w.requests.size(), w.config.instruments.size());
   std::printf("| impl | median | min | max | runs | trades | vs %s |\n|---|---:|---:|---:|---:|---:|---:|\n",
@@ -221,7 +241,7 @@ void print_workload(const nw::Workload& w, std::vector<ImplResult>& results, std
 void bench_workload(nw::WorkloadKind kind, const Plan& plan, const nb::Args& args) {
   const nw::Workload w = nw::generate(nw::GenOptions{kind, 1, plan.scale});
   std::vector<ImplResult> results;
-  for (const char* name : {kSpscName, kNullName, kLiquibookName, kMapName, kUnorderedName}) {
+  for (const char* name : {kSpscName, kSpscPerOutputName, kNullName, kLiquibookName, kMapName, kUnorderedName}) {
     results.push_back(ImplResult{name, {}, 0, nc::LatencyHistogram()});
   }
   // Interleaved within each repeat so that machine noise hits every implementation alike.
@@ -233,10 +253,11 @@ void bench_workload(nw::WorkloadKind kind, const Plan& plan, const nb::Args& arg
   };
   for (int rep = 0; rep < plan.repeats; ++rep) {
     if (again(results[0], rep)) run_impl<SpscSubject>(results[0], w, args, rep);
-    if (again(results[1], rep)) run_impl<NullSubject>(results[1], w, args, rep);
-    if (again(results[2], rep)) run_impl<LiquibookSubject>(results[2], w, args, rep);
-    if (again(results[3], rep)) run_impl<MapSubject>(results[3], w, args, rep);
-    if (again(results[4], rep)) run_impl<UnorderedSubject>(results[4], w, args, rep);
+    if (again(results[1], rep)) run_impl<SpscPerOutputSubject>(results[1], w, args, rep);
+    if (again(results[2], rep)) run_impl<NullSubject>(results[2], w, args, rep);
+    if (again(results[3], rep)) run_impl<LiquibookSubject>(results[3], w, args, rep);
+    if (again(results[4], rep)) run_impl<MapSubject>(results[4], w, args, rep);
+    if (again(results[5], rep)) run_impl<UnorderedSubject>(results[5], w, args, rep);
   }
   print_workload(w, results, std::min<std::size_t>(w.requests.size(), 1'000'000));
 }

@@ -1,7 +1,8 @@
 // The sinks the engine benchmark replays into: null (drops everything),
 // counting (forces every output to be written) and SPSC (every output pushed
 // into core::SpscRing drained by a consumer on the other CPU, as the gateway
-// and the market data publisher would).
+// and the market data publisher would). end_of_batch() is called after every
+// batch of requests, as exchange::EngineAgent does.
 #pragma once
 
 #include <x86intrin.h>
@@ -30,6 +31,7 @@ struct NullSink {
   explicit NullSink(const nb::Args&) {}
   void on_report(const ne::ExecReport&) noexcept {}
   void on_market_data(const ne::MdEvent& m) noexcept { trades_ += m.type == ne::MdType::kTrade; }
+  void end_of_batch() noexcept {}
   std::uint64_t finish() noexcept { return nc::rdtscp(); }
   std::uint64_t trades() const noexcept { return trades_; }
   std::uint64_t outputs() const noexcept { return 0; }
@@ -48,6 +50,7 @@ struct CountingSink {
     trades_ += m.type == ne::MdType::kTrade;
     escape(&m);
   }
+  void end_of_batch() noexcept {}
   std::uint64_t finish() noexcept { return nc::rdtscp(); }
   std::uint64_t trades() const noexcept { return trades_; }
   std::uint64_t outputs() const noexcept { return outputs_; }
@@ -55,10 +58,17 @@ struct CountingSink {
   std::uint64_t trades_ = 0;
 };
 
+// When the engine's outputs become visible to the consumer.
+enum class Publish {
+  kPerBatch,   // written with try_write, published at end_of_batch (exchange::RingSink)
+  kPerOutput,  // try_push: each output published at once
+};
+
 // Pushes reports and market data into two SPSC rings drained by a consumer
 // thread pinned on cpu_b (as the gateway and the publisher would). The engine
-// thread is the only producer; finish() waits until the consumer has taken
-// every output and returns the TSC at that moment.
+// thread is the only producer; finish() publishes what is left, waits until
+// the consumer has taken every output and returns the TSC at that moment.
+template <Publish kPublish>
 class SpscSink {
  public:
   explicit SpscSink(const nb::Args& args)
@@ -72,13 +82,26 @@ class SpscSink {
 
   void on_report(const ne::ExecReport& r) noexcept {
     ++pushed_reports_;
-    while (!rings_->reports.try_push(r)) ++full_spins_;
+    if constexpr (kPublish == Publish::kPerBatch) {
+      while (!rings_->reports.try_write(r)) ++full_spins_;
+    } else {
+      while (!rings_->reports.try_push(r)) ++full_spins_;
+    }
   }
   void on_market_data(const ne::MdEvent& m) noexcept {
     ++pushed_md_;
-    while (!rings_->md.try_push(m)) ++full_spins_;
+    if constexpr (kPublish == Publish::kPerBatch) {
+      while (!rings_->md.try_write(m)) ++full_spins_;
+    } else {
+      while (!rings_->md.try_push(m)) ++full_spins_;
+    }
+  }
+  void end_of_batch() noexcept {
+    rings_->reports.publish();
+    rings_->md.publish();
   }
   std::uint64_t finish() {
+    end_of_batch();
     target_reports_.store(pushed_reports_, std::memory_order_relaxed);
     target_md_.store(pushed_md_, std::memory_order_relaxed);
     done_.store(true, std::memory_order_release);

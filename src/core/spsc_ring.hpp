@@ -1,7 +1,7 @@
 // Bounded single-producer / single-consumer ring of trivially copyable values.
 //
-// Thread-safety: one producer thread (try_push, try_claim, commit) and one
-// consumer thread (try_pop, front, pop, pop_batch, drain) may use it
+// Thread-safety: one producer thread (try_push, try_claim, commit,
+// try_write, publish) and one consumer thread (try_pop, front, pop, pop_batch, drain) may use it
 // concurrently; size(), empty() and capacity() may be called from any thread.
 //
 // Layout (no pointers: indices and an inline slot array only, so the ring can
@@ -12,6 +12,8 @@
 //   offset 0     producer line  -- written by the producer only
 //                  tail_         atomic u64  values published so far (release)
 //                  cached_head_  u64         producer's last view of head_
+//                  pending_      u64         values written by try_write, not
+//                                            yet published
 //   offset 64    consumer line  -- written by the consumer only
 //                  head_         atomic u64  values consumed so far (release)
 //                  known_end_    u64         consumer's cached view of the producer:
@@ -62,6 +64,20 @@
 // * tail_ is stored with release after seq, so tail_ - head_ (size()) never
 //   counts a value whose slot is not yet readable.
 //
+// Batched publication (try_write + publish): a producer that emits values in
+// bursts -- the matching engine writing the outputs of a batch of requests --
+// can write a whole burst and publish it with one pass of seq stores. A
+// consumer that has caught up probes the seq of the next unpublished slot, so
+// with per-value publication it pulls that line away from the producer before
+// almost every value, and the producer's next write to it waits for the line
+// to come back; published per burst, that happens about once per burst (the
+// engine benchmark measures the difference, docs/BENCHMARKS.md). The cost is
+// latency: a written value waits for its burst's publish(). The consumer side
+// is unchanged. try_push/try_claim stay exactly the per-value path (a u64
+// ring's throughput is sensitive to a single extra store in them: the
+// producer just ahead of the consumer is what keeps them off each other's
+// lines), so they require the burst published first.
+//
 // Construction writes every slot's seq, which also pre-faults the slot pages.
 #pragma once
 
@@ -101,7 +117,9 @@ class alignas(kCacheLine) SpscRing {
 
   // Copies `value` into the ring. Returns false (and changes nothing) when the
   // ring is full; after a full ring, until kResumeFree slots are free again.
+  // Precondition: nothing written by try_write() awaits publish().
   [[nodiscard]] NT_ALWAYS_INLINE bool try_push(const T& value) noexcept {
+    NT_DEBUG_ASSERT(pending_ == 0, "SpscRing::try_push() before publish() of the values try_write() wrote");
     const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
     if (!has_space(tail)) {
       return false;
@@ -112,11 +130,42 @@ class alignas(kCacheLine) SpscRing {
     return true;
   }
 
+  // Copies `value` into the ring WITHOUT publishing it: the consumer sees it,
+  // and every value written before it, at the next publish(). Returns false
+  // when the ring is full -- having published what was written, so the
+  // consumer can make room.
+  [[nodiscard]] NT_ALWAYS_INLINE bool try_write(const T& value) noexcept {
+    const std::uint64_t pos = tail_.load(std::memory_order_relaxed) + pending_;
+    if (!has_space(pos)) {
+      publish();
+      return false;
+    }
+    std::memcpy(&slots_[pos & kMask].value, &value, sizeof(T));
+    ++pending_;
+    return true;
+  }
+
+  // Makes every value try_write() wrote visible to the consumer, oldest first.
+  NT_ALWAYS_INLINE void publish() noexcept {
+    if (pending_ == 0) {
+      return;
+    }
+    const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+    const std::uint64_t end = tail + pending_;
+    // In order: a consumer that sees a slot's seq may take every slot before it.
+    for (std::uint64_t i = tail; i < end; ++i) {
+      slots_[i & kMask].seq.store(i + 1, std::memory_order_release);
+    }
+    tail_.store(end, std::memory_order_release);
+    pending_ = 0;
+  }
+
   // Zero-copy write: returns the next free slot to fill in place, or nullptr
   // when try_push() would return false. Nothing is visible to the consumer
   // until commit(). Calling try_claim() again before commit() returns the same
-  // slot.
+  // slot. Precondition as try_push().
   [[nodiscard]] NT_ALWAYS_INLINE T* try_claim() noexcept {
+    NT_DEBUG_ASSERT(pending_ == 0, "SpscRing::try_claim() before publish() of the values try_write() wrote");
     const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
     if (!has_space(tail)) {
       return nullptr;
@@ -264,6 +313,7 @@ class alignas(kCacheLine) SpscRing {
   // Producer line.
   alignas(kCacheLine) std::atomic<std::uint64_t> tail_{0};
   std::uint64_t cached_head_ = 0;
+  std::uint64_t pending_ = 0;
   // Consumer line.
   alignas(kCacheLine) std::atomic<std::uint64_t> head_{0};
   std::uint64_t known_end_ = 0;

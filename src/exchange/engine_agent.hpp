@@ -57,9 +57,12 @@ struct DirectSink {
   }
 };
 
-// Dedicated mode: outputs cross to the gateway's and publisher's threads. A
-// full ring is waited out (its consumer runs on another thread); the waits
-// are counted.
+// Dedicated mode: outputs cross to the gateway's and publisher's threads,
+// published once per batch of requests (core::SpscRing try_write + publish:
+// the consumers do not pull the line being written from under the engine
+// before every output; a batch is at most EngineAgent::kBatch requests). A
+// full ring publishes what it holds and is waited out (its consumer runs on
+// another thread); the waits are counted.
 struct RingSink {
   ReportRing* reports;
   MdRing* market_data;
@@ -69,14 +72,17 @@ struct RingSink {
 
   void on_report(const engine::ExecReport& r) noexcept {
     if (muted) return;
-    while (!reports->try_push(r)) wait();
+    while (!reports->try_write(r)) wait();
   }
   void on_market_data(const engine::MdEvent& m) noexcept {
     trades += m.type == engine::MdType::kTrade ? 1 : 0;
     if (muted) return;
-    while (!market_data->try_push(m)) wait();
+    while (!market_data->try_write(m)) wait();
   }
-  void end_of_batch() noexcept {}
+  void end_of_batch() noexcept {
+    reports->publish();
+    market_data->publish();
+  }
 
  private:
   void wait() noexcept {

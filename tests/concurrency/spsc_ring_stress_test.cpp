@@ -66,7 +66,9 @@ struct Tally {
   }
 };
 
-enum class Produce { kTryPush, kClaimCommit };
+// kWriteBursts: try_write() bursts of 1..37 values, each ended by publish()
+// (a full ring publishes by itself, so the waits cannot deadlock).
+enum class Produce { kTryPush, kClaimCommit, kWriteBursts };
 
 template <std::size_t Capacity, typename Consume>
 void run(Produce how, Consume consume, std::uint64_t n = stress_items()) {
@@ -82,6 +84,13 @@ void run(Produce how, Consume consume, std::uint64_t n = stress_items()) {
       if (how == Produce::kTryPush) {
         while (!ring->try_push(item)) {
           backoff.pause();
+        }
+      } else if (how == Produce::kWriteBursts) {
+        while (!ring->try_write(item)) {
+          backoff.pause();
+        }
+        if (mix(i) % 37 == 0 || i + 1 == n) {
+          ring->publish();
         }
       } else {
         Item* slot;
@@ -163,6 +172,11 @@ TEST(SpscRingStress, ShouldDeliverEveryItemOnceInOrderWithClaimCommitAndFrontPop
 
 TEST(SpscRingStress, ShouldDeliverEveryItemOnceInOrderWithPopBatch) {
   run<1024>(Produce::kTryPush, consume_pop_batch<SpscRing<Item, 1024>>);
+}
+
+TEST(SpscRingStress, ShouldDeliverEveryItemOnceInOrderWithBurstsPublishedTogether) {
+  // Bursts up to ~4x the ring: many of them fill it before their publish().
+  run<16>(Produce::kWriteBursts, consume_drain<SpscRing<Item, 16>>, stress_items() / 2);
 }
 
 TEST(SpscRingStress, ShouldDeliverEveryItemOnceInOrderWithDrainOnATinyRing) {

@@ -16,6 +16,8 @@ import os
 import random
 import time
 
+import pytest
+
 import engine_model as em
 import md_books as mb
 import nanotick_wire as w
@@ -53,11 +55,14 @@ def test_two_clients_trade_and_both_receive_their_fills(start_exchange, config):
         ex.stop()
 
 
-def test_market_data_reproduces_the_book_and_the_journal_replays_to_the_same_reports(start_exchange, tmp_path):
+# Both thread layouts: compact hands the engine's outputs straight to the gateway
+# and the publisher; dedicated writes them into rings published once per batch.
+@pytest.mark.parametrize("mode", ["compact", "dedicated"])
+def test_market_data_reproduces_the_book_and_the_journal_replays_to_the_same_reports(start_exchange, tmp_path, mode):
     seed = int(os.environ.get("NANOTICK_TEST_SEED", "20261122"))
     rng = random.Random(seed)
     # A small MTU: bursts (a sweep's trades, a snapshot) must be split across packets.
-    config = make_config(tmp_path, journal={"snapshot_every": 100}, market_data={"mtu": 200})
+    config = make_config(tmp_path, journal={"snapshot_every": 100}, market_data={"mtu": 200}, threads={"mode": mode})
     with MdRecorder(config) as md:
         ex = start_exchange(config)
         trackers = [OrderTracker(1, ex.logon(1)), OrderTracker(2, ex.logon(2))]

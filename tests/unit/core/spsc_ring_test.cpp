@@ -198,6 +198,59 @@ TEST(SpscRing, ShouldNotPublishClaimedSlotBeforeCommit) {
   EXPECT_EQ(got->qty, 300u);
 }
 
+TEST(SpscRing, ShouldNotPublishWrittenValuesBeforePublish) {
+  SpscRing<std::uint64_t, 8> ring;
+  ASSERT_TRUE(ring.try_write(10));
+  ASSERT_TRUE(ring.try_write(11));
+  std::uint64_t out = 0;
+  EXPECT_FALSE(ring.try_pop(out));
+  EXPECT_TRUE(ring.empty());
+  ring.publish();
+  EXPECT_EQ(ring.size(), 2u);
+  ASSERT_TRUE(ring.try_pop(out));
+  EXPECT_EQ(out, 10u);
+  ASSERT_TRUE(ring.try_pop(out));
+  EXPECT_EQ(out, 11u);
+  ring.publish();  // nothing new: publishes nothing
+  EXPECT_FALSE(ring.try_pop(out));
+}
+
+TEST(SpscRing, ShouldKeepOneOrderAcrossPublishedBurstsPushesAndClaims) {
+  SpscRing<std::uint64_t, 8> ring;
+  ASSERT_TRUE(ring.try_write(1));
+  ASSERT_TRUE(ring.try_write(2));
+  ring.publish();
+  ASSERT_TRUE(ring.try_push(3));
+  std::uint64_t* slot = ring.try_claim();
+  ASSERT_NE(slot, nullptr);
+  *slot = 4;
+  ring.commit();
+  ASSERT_TRUE(ring.try_write(5));
+  ring.publish();
+  std::vector<std::uint64_t> got;
+  EXPECT_EQ(ring.drain([&](std::uint64_t v) { got.push_back(v); }), 5u);
+  EXPECT_EQ(got, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
+}
+
+TEST(SpscRing, ShouldPublishWrittenValuesWhenFullSoTheConsumerCanMakeRoom) {
+  // A producer waiting on a full ring of unpublished values would wait
+  // forever; the failed write publishes them instead.
+  SpscRing<std::uint64_t, 4> ring;
+  for (std::uint64_t i = 0; i < 4; ++i) ASSERT_TRUE(ring.try_write(i));
+  std::uint64_t out = 0;
+  EXPECT_FALSE(ring.try_pop(out));
+  EXPECT_FALSE(ring.try_write(4));
+  EXPECT_EQ(ring.size(), 4u);
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(ring.try_pop(out));
+    EXPECT_EQ(out, i);
+  }
+  EXPECT_TRUE(ring.try_write(4));
+  ring.publish();
+  ASSERT_TRUE(ring.try_pop(out));
+  EXPECT_EQ(out, 4u);
+}
+
 TEST(SpscRing, ShouldWriteAndReadInPlaceWithClaimCommitFrontPop) {
   SpscRing<Order, 4> ring;
   for (std::uint64_t i = 0; i < 100; ++i) {
