@@ -40,7 +40,7 @@
 //     resting orders. Differences between rows give the cost of each step; the difference
 //     between the two sinks is the cost of building the reports and events.
 // (d) Memory per instrument at default capacities: MatchingEngine::memory_bytes(), the
-//     engine's own accounting of what it allocated (pools, level arrays, finished ring,
+//     engine's own accounting of what it allocated (pools, level arrays, finished-order tables,
 //     share of the live-order index).
 
 #include <algorithm>

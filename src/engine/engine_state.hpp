@@ -3,7 +3,7 @@
 // MatchingEngine::export_state / import_state exchange. An engine that
 // imports the state another exported produces, from then on, exactly the
 // outputs the exporter would have: counters, books in priority order and the
-// finished-order memory in age order are all here. Start-up / snapshot code
+// finished-order memory (its two generations) are all here. Start-up / snapshot code
 // only (vectors). Plain values: thread-safe.
 #pragma once
 
@@ -31,7 +31,11 @@ struct EngineState {
     Price last_trade = 0;
     Seq md_seq = 0;                      // the instrument's last market data instrument_seq
     std::vector<Order> orders;           // bids best first (FIFO within a level), then asks best first
-    std::vector<std::uint64_t> finished; // finished-order keys, oldest first
+    // Finished-order memory (engine/finished_orders.hpp): each generation's
+    // keys, sorted ascending, and the add()s the current one has taken.
+    std::vector<std::uint64_t> finished_previous;
+    std::vector<std::uint64_t> finished_current;
+    std::uint32_t finished_current_adds = 0;
     bool operator==(const Book&) const = default;
   };
 

@@ -9,7 +9,7 @@
 // the constructor, capacity exhaustion is a reject. Layout:
 //   - per instrument an OrderBook (order_book.hpp): two BookSides (sorted
 //     level arrays, best last: book_side.hpp), a fixed ObjectPool of resting
-//     Orders linked intrusively into their level's FIFO, a FinishedOrders ring;
+//     Orders linked intrusively into their level's FIFO, a FinishedOrders memory;
 //   - engine-wide, the live-order index (client, client_order_id) -> Order*
 //     (live_orders.hpp; duplicate ids are rejected on any instrument).
 // The incoming order lives on the stack while it matches and gets a pool slot
@@ -147,7 +147,9 @@ class MatchingEngine {
                                    o->order_qty, o->cum_qty});
           return true;
         });
-      bp->finished.for_each_oldest_first([&book](std::uint64_t key) { book.finished.push_back(key); });
+      book.finished_previous = bp->finished.previous_keys();
+      book.finished_current = bp->finished.current_keys();
+      book.finished_current_adds = bp->finished.current_adds();
       st.books.push_back(std::move(book));
     }
     return st;
@@ -211,7 +213,11 @@ class MatchingEngine {
         side.level(o->level).push_back(o);
         live_.insert(key, o);
       }
-      for (const std::uint64_t key : sb.finished) b.finished.add(key);
+      try {
+        b.finished.restore(sb.finished_previous, sb.finished_current, sb.finished_current_adds);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(where + e.what());
+      }
     }
     try {
       validate_invariants();  // sorted levels, uncrossed book, consistent index

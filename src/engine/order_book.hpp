@@ -76,7 +76,7 @@ struct OrderBook {
     if (bids.best() != nullptr && asks.best() != nullptr && bids.best()->price >= asks.best()->price)
       fail("book is crossed");
     if (total != orders.in_use()) fail("order pool use differs from the orders in the book");
-    if (finished.total_count() != finished.size()) fail("finished-order counts differ from the ring");
+    if (const char* what = finished.inconsistency()) fail(what);
     return total;
   }
 

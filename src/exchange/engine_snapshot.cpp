@@ -21,7 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'N', 'T', 'S', 'N', 'A', 'P', '0', '1'};
-constexpr std::uint32_t kVersion = 1;
+// 2: the finished-order memory as two generations (1: a ring, oldest first).
+constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kOrderBytes = 8 + 4 + 8 + 1 + 1 + 8 + 8 + 8;
 
 class Writer {
@@ -110,8 +111,11 @@ std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std:
       w.put(o.order_qty);
       w.put(o.cum_qty);
     }
-    w.put(static_cast<std::uint64_t>(b.finished.size()));
-    for (const std::uint64_t k : b.finished) w.put(k);
+    for (const auto* keys : {&b.finished_previous, &b.finished_current}) {
+      w.put(static_cast<std::uint64_t>(keys->size()));
+      for (const std::uint64_t k : *keys) w.put(k);
+    }
+    w.put(b.finished_current_adds);
   }
   w.put(core::crc32c(0, w.bytes.data(), w.bytes.size()));
   return std::move(w.bytes);
@@ -157,8 +161,11 @@ LoadedSnapshot decode_engine_snapshot(const std::vector<std::uint8_t>& bytes, st
       o.order_qty = r.get<std::int64_t>("order");
       o.cum_qty = r.get<std::int64_t>("order");
     }
-    b.finished.resize(r.count("finished orders", 8));
-    for (auto& k : b.finished) k = r.get<std::uint64_t>("finished order");
+    for (auto* keys : {&b.finished_previous, &b.finished_current}) {
+      keys->resize(r.count("finished orders", 8));
+      for (auto& k : *keys) k = r.get<std::uint64_t>("finished order");
+    }
+    b.finished_current_adds = r.get<std::uint32_t>("finished orders");
   }
   if (r.remaining() != 0) throw std::runtime_error("trailing bytes after the last book");
   return out;

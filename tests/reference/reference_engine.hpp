@@ -22,6 +22,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -164,13 +165,9 @@ class ReferenceEngine {
       const Level* bid = best_level(book, Side::kBuy);
       const Level* ask = best_level(book, Side::kSell);
       if (bid != nullptr && ask != nullptr && bid->price >= ask->price) fail(i, "crossed book");
-      if (book.finished.size() > book.config.max_orders) fail(i, "remembers too many finished orders");
-      std::size_t remembered = 0;
-      for (const auto& [k, n] : book.finished_count) {
-        if (n <= 0) fail(i, "finished key with a zero count");
-        remembered += static_cast<std::size_t>(n);
-      }
-      if (remembered != book.finished.size()) fail(i, "finished counts differ from the queue");
+      if (book.finished_adds > book.config.max_orders) fail(i, "a finished generation took too many orders");
+      if (book.finished_current.size() > book.finished_adds) fail(i, "more current finished keys than finishes");
+      if (book.finished_previous.size() > book.config.max_orders) fail(i, "previous finished generation too big");
       live_total += count;
     }
     if (live_total != live_.size()) fail(0, "live index holds orders that do not rest");
@@ -210,8 +207,10 @@ class ReferenceEngine {
     std::map<Price, Level> bids;  // best = highest = last
     std::map<Price, Level> asks;  // best = lowest = first
     std::optional<Price> last_trade;
-    std::deque<Key> finished;          // oldest first, at most max_orders
-    std::map<Key, int> finished_count; // key -> entries in `finished`
+    // Finished orders in two generations of max_orders finishes each (docs/MATCHING.md).
+    std::set<Key> finished_previous;
+    std::set<Key> finished_current;
+    std::size_t finished_adds = 0;  // finishes in the current generation
     std::size_t live = 0;
     Seq md_seq = 0;  // this instrument's market data events so far
   };
@@ -307,13 +306,13 @@ class ReferenceEngine {
 
   void remember_finished(Book& b, const Order& o) {
     const Key k = key(o.client, o.client_order_id);
-    b.finished.push_back(k);
-    ++b.finished_count[k];
-    while (b.finished.size() > b.config.max_orders) {
-      const Key old = b.finished.front();
-      b.finished.pop_front();
-      if (--b.finished_count[old] == 0) b.finished_count.erase(old);
+    if (b.finished_adds == b.config.max_orders) {  // the current generation is full: a new one
+      b.finished_previous = std::move(b.finished_current);
+      b.finished_current.clear();
+      b.finished_adds = 0;
     }
+    b.finished_current.insert(k);
+    ++b.finished_adds;
   }
 
   // ---- outputs -------------------------------------------------------------
@@ -569,8 +568,8 @@ class ReferenceEngine {
     const Key k = key(request_.client, request_.client_order_id);
     const auto it = live_.find(k);
     if (it == live_.end() || it->second.instrument != request_.instrument) {
-      reject(reject_type(), b.finished_count.contains(k) ? RejectReason::kTooLateToCancel
-                                                          : RejectReason::kUnknownOrder);
+      const bool finished = b.finished_current.contains(k) || b.finished_previous.contains(k);
+      reject(reject_type(), finished ? RejectReason::kTooLateToCancel : RejectReason::kUnknownOrder);
       return std::nullopt;
     }
     return it->second;

@@ -10,8 +10,8 @@ every report the clients received before the kill (same exec_seq, same fields).
 
 Scope: what the tests send. New orders of every type and cancels and modifies
 with self-trade prevention mode none; every validation step of MATCHING.md;
-finished-order memory without the oldest-first eviction (the tests stay below
-`max_orders` finished orders per instrument); capacity limits are not modelled
+finished-order memory without its generations (the tests stay below
+`max_orders` finished orders per instrument, so nothing is forgotten); capacity limits are not modelled
 (the tests configure capacities they cannot reach) - a request that would need
 them raises instead of guessing. Not thread-safe (one test thread).
 """

@@ -329,25 +329,34 @@ TYPED_TEST_P(EngineScenarios, ShouldRejectWhenLevelCapacityIsExhausted) {
 
 // ---- finished orders --------------------------------------------------------------
 
-TYPED_TEST_P(EngineScenarios, ShouldForgetTheOldestFinishedOrdersFirst) {
+TYPED_TEST_P(EngineScenarios, ShouldForgetFinishedOrdersAGenerationAtATime) {
   NT_SCENARIO_NAMES;
-  t.make(scenario_config(2, 8));  // remembers the last 2 finished orders
-  t.buy(1, 90, 1, kIoc);
+  t.make(scenario_config(2, 8));  // generations of 2 finished orders
+  t.buy(1, 90, 1, kIoc);  // current [1]
+  EXPECT_EQ(t.cancel(1, 1).first().reason, RR::kTooLateToCancel);  // a reject finishes nothing
+  t.buy(2, 90, 1, kIoc);  // current [1 2]: full
+  t.buy(3, 90, 1, kIoc);  // previous [1 2], current [3]
   EXPECT_EQ(t.cancel(1, 1).first().reason, RR::kTooLateToCancel);
-  t.buy(2, 90, 1, kIoc);
-  t.buy(3, 90, 1, kIoc);
-  EXPECT_EQ(t.cancel(1, 1).first().reason, RR::kUnknownOrder);
+  t.buy(4, 90, 1, kIoc);  // previous [1 2], current [3 4]
   EXPECT_EQ(t.cancel(2, 1).first().reason, RR::kTooLateToCancel);
-  // A key stays finished while any remembered entry has it.
-  t.buy(7, 90, 1, kIoc);     // finished: [3, 7]
-  t.buy(7, 90, 1);           // id reused, live
-  EXPECT_EQ(t.cancel(7, 1).first().type, RT::kCancelled);  // finished: [7, 7]
-  t.buy(8, 90, 1, kIoc);     // finished: [7, 8]
+  t.buy(5, 90, 1, kIoc);  // previous [3 4], current [5]: 1 and 2 forgotten together
+  EXPECT_EQ(t.cancel(1, 1).first().reason, RR::kUnknownOrder);
+  EXPECT_EQ(t.cancel(2, 1).first().reason, RR::kUnknownOrder);
+  EXPECT_EQ(t.cancel(3, 1).first().reason, RR::kTooLateToCancel);
+  // A key stays finished while either generation has it, even when reused.
+  t.buy(7, 90, 1, kIoc);  // previous [3 4], current [5 7]
+  t.buy(7, 90, 1);        // id reused, live
+  EXPECT_EQ(t.cancel(7, 1).first().type, RT::kCancelled);  // previous [5 7], current [7]
+  t.buy(8, 90, 1, kIoc);  // previous [5 7], current [7 8]
+  t.buy(9, 90, 1, kIoc);  // previous [7 8], current [9]
   EXPECT_EQ(t.cancel(7, 1).first().reason, RR::kTooLateToCancel);
-  t.buy(9, 90, 1, kIoc);     // finished: [8, 9]
+  t.buy(10, 90, 1, kIoc);  // previous [7 8], current [9 10]
+  t.buy(11, 90, 1, kIoc);  // previous [9 10], current [11]
   EXPECT_EQ(t.cancel(7, 1).first().reason, RR::kUnknownOrder);
-  // Per instrument: instrument 1 never finished key 8.
-  EXPECT_EQ(t.cancel(8, 1, 1).first().reason, RR::kUnknownOrder);
+  EXPECT_EQ(t.cancel(8, 1).first().reason, RR::kUnknownOrder);
+  // Per instrument: instrument 1 never finished key 9.
+  EXPECT_EQ(t.cancel(9, 1, 1).first().reason, RR::kUnknownOrder);
+  EXPECT_EQ(t.cancel(9, 1).first().reason, RR::kTooLateToCancel);
 }
 
 REGISTER_TYPED_TEST_SUITE_P(
@@ -377,6 +386,6 @@ REGISTER_TYPED_TEST_SUITE_P(
     ShouldNumberEachInstrumentsEventsFromOneWithoutGaps,
     ShouldEmitTopOfBookOnlyWhenTheBestChanges,
     ShouldRejectWhenOrderCapacityIsExhaustedEvenIfItWouldFill,
-    ShouldRejectWhenLevelCapacityIsExhausted, ShouldForgetTheOldestFinishedOrdersFirst);
+    ShouldRejectWhenLevelCapacityIsExhausted, ShouldForgetFinishedOrdersAGenerationAtATime);
 
 #undef NT_SCENARIO_NAMES

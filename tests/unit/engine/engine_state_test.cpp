@@ -94,6 +94,20 @@ TEST(EngineState, InconsistentStatesAreRefused) {
   st = good;
   st.books[with_orders].md_seq = ~Seq{0};  // would wrap the sum
   refused(st, "add up to more");
+  std::size_t with_finished = 0;
+  while (with_finished < good.books.size() && good.books[with_finished].finished_current.empty()) ++with_finished;
+  ASSERT_LT(with_finished, good.books.size()) << "the stream finished no order";
+  st = good;
+  st.books[with_finished].finished_current.push_back(st.books[with_finished].finished_current[0]);
+  st.books[with_finished].finished_current_adds += 1;
+  refused(st, "listed twice");
+  st = good;
+  st.books[with_finished].finished_current_adds =
+      static_cast<std::uint32_t>(st.books[with_finished].finished_current.size() - 1);  // fewer adds than keys
+  refused(st, "count out of range");
+  st = good;
+  st.books[with_finished].finished_current_adds = shape.config.instruments[with_finished].max_orders + 1;
+  refused(st, "count out of range");
   RecordingSink s;
   Engine used(shape.config, s);
   used.process(gen.next());

@@ -31,7 +31,9 @@ ne::EngineState sample_state(std::uint64_t salt) {
       book.orders.push_back({static_cast<ne::OrderId>(10 + i), static_cast<ne::ClientId>(1 + i % 3),
                              static_cast<ne::ClientOrderId>(100 + i), i % 2 ? ne::Side::kSell : ne::Side::kBuy,
                              static_cast<ne::StpMode>(i % 4), 100 + i, 10 + i, i});
-    for (int i = 0; i < 7 * b; ++i) book.finished.push_back(0xabc0000ull + static_cast<std::uint64_t>(i));
+    for (int i = 0; i < 7 * b; ++i) book.finished_previous.push_back(0xabc0000ull + static_cast<std::uint64_t>(i));
+    for (int i = 0; i < 3 * b; ++i) book.finished_current.push_back(0xdef0000ull + static_cast<std::uint64_t>(i));
+    book.finished_current_adds = static_cast<std::uint32_t>(4 * b + salt);
     s.books.push_back(book);
   }
   return s;
