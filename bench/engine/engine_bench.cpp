@@ -164,8 +164,12 @@ struct Run {
   std::uint64_t trades;
 };
 
+// Each measured loop is a function of its own (noinline) for every subject: inlined
+// into bench_workload with the other subjects' loops, the SPSC sink's loop compiled
+// to code that replayed cancel-heavy at 3.0 M msgs/s instead of 5.2-5.4 (same run,
+// same machine), an artifact of the harness, not of the engine.
 template <typename Subject>
-Run measure_throughput(const ne::EngineConfig& config, const std::vector<ne::Request>& requests,
+[[gnu::noinline]] Run measure_throughput(const ne::EngineConfig& config, const std::vector<ne::Request>& requests,
                        const nb::Args& args) {
   const auto& clock = nc::TscClock::global();
   auto subject = std::make_unique<Subject>(config, args);
@@ -182,7 +186,7 @@ Run measure_throughput(const ne::EngineConfig& config, const std::vector<ne::Req
 }
 
 template <typename Subject>
-void measure_latency(const ne::EngineConfig& config, const std::vector<ne::Request>& requests,
+[[gnu::noinline]] void measure_latency(const ne::EngineConfig& config, const std::vector<ne::Request>& requests,
                      const nb::Args& args, nc::LatencyHistogram& out) {
   const auto& clock = nc::TscClock::global();
   auto subject = std::make_unique<Subject>(config, args);
