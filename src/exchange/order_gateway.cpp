@@ -172,6 +172,11 @@ void OrderGateway::read_session(Session& s, std::uint64_t now) noexcept {
     s.in.commit(r.bytes);
     s.last_in_ns = now;
     process_input(s, now);
+    // A short read emptied the socket (a stream socket returns what it holds):
+    // the level-triggered poller reports it again when more arrives, so another
+    // read now would only return EAGAIN -- a syscall before the engine sees
+    // the order (in compact mode the engine runs after this pass).
+    if (r.bytes < room.size()) break;
   }
 }
 
