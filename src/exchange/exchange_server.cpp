@@ -496,6 +496,12 @@ std::string ExchangeServer::counters_report() const {
     line("ack_latency_ns.p99", h.percentile(99));
     line("ack_latency_ns.p99.9", h.percentile(99.9));
     line("ack_latency_ns.max", h.max());
+    const core::LatencyHistogram& r = s.gateway->ack_ready_latency();
+    line("ack_ready_latency_ns.count", r.count());
+    line("ack_ready_latency_ns.p50", r.percentile(50));
+    line("ack_ready_latency_ns.p99", r.percentile(99));
+    line("ack_ready_latency_ns.p99.9", r.percentile(99.9));
+    line("ack_ready_latency_ns.max", r.max());
   }
   return out;
 }

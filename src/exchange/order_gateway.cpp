@@ -141,6 +141,7 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     s.out.clear();
     s.received_seq.fill(0);
     s.unwritten_acks = 0;
+    s.ready_acks = 0;
     s.out_written = 0;
     s.answer_stamps.clear();
     ++open_connections_;
@@ -488,11 +489,19 @@ void OrderGateway::drop_unwritten_output(Session& s) noexcept {
   s.answer_stamps.drop_beyond(s.out_written + s.out.size());
   s.next_out_seq -= dropped;
   s.unwritten_acks = 0;  // never written: no acknowledgement latency to record
+  s.ready_acks = 0;
   counters_.answers_dropped.add(dropped);
 }
 
 void OrderGateway::flush(Session& s) noexcept {
   if (s.state == SessionState::kFree) return;
+  if (s.ready_acks < s.unwritten_acks && !s.out.empty()) {  // answers about to be handed to send()
+    const std::uint64_t ready_tsc = clock_.now();
+    for (std::size_t i = s.ready_acks; i < s.unwritten_acks; ++i)
+      ack_ready_latency_.record(static_cast<std::uint64_t>(
+          clock_.to_ns(static_cast<std::int64_t>(ready_tsc - s.unwritten_ack_tsc[i]))));
+    s.ready_acks = s.unwritten_acks;
+  }
   while (!s.out.empty()) {
     const net::IoResult r = s.stream.write_some(s.out.readable());
     if (r.status == net::IoStatus::kWouldBlock) {
@@ -516,6 +525,7 @@ void OrderGateway::flush(Session& s) noexcept {
       ack_latency_.record(static_cast<std::uint64_t>(
           clock_.to_ns(static_cast<std::int64_t>(now_tsc - s.unwritten_ack_tsc[i]))));
     s.unwritten_acks = 0;
+    s.ready_acks = 0;
   }
   if (s.answer_stamps.has_written(s.out_written)) [[unlikely]]  // only telemetry queues stamps
     stamp_written_answers(s, now_tsc != 0 ? now_tsc : clock_.now());

@@ -110,6 +110,7 @@ struct Session {
   std::array<std::uint32_t, kAckSlots> received_seq{};
   std::array<std::uint64_t, kAckSlots> unwritten_ack_tsc{};
   std::size_t unwritten_acks = 0;
+  std::size_t ready_acks = 0;  // of those, already counted as handed to send()
   // Bytes of `out` written to this connection so far: with out.size(), the
   // stream offset the answer stamps are kept in.
   std::uint64_t out_written = 0;

@@ -52,7 +52,12 @@ def test_two_clients_trade_and_both_receive_their_fills(start_exchange, config):
             assert snaps[1].priority_list() == [] and snaps[1].instrument_seq == 0  # no message of instrument 1 yet
             md.check(mtu=1400, from_start=True)
             assert not a.in_seq_errors and not b.in_seq_errors
-        ex.stop()
+        counters = ex.stop()
+    # The gateway's two acknowledgement histograms saw the same answers (two
+    # orders: the first answer of each), and handing an answer to send()
+    # comes no later than send() returning.
+    assert counters["ack_latency_ns.count"] == counters["ack_ready_latency_ns.count"] == 2, counters
+    assert 0 < counters["ack_ready_latency_ns.max"] <= counters["ack_latency_ns.max"], counters
 
 
 # Both thread layouts: compact hands the engine's outputs straight to the gateway
