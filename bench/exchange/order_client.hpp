@@ -66,12 +66,14 @@ class OrderClient {
 
   // Queue one message (not yet written: flush()). The caller keeps
   // output_room() >= sizeof(proto::NewOrder). Returns the message's seq.
-  std::uint32_t queue_new(std::uint64_t client_order_id, std::int64_t price) noexcept {
+  // A buy limit order (rests: one answer), or with `ioc` an immediate-or-cancel
+  // one (nothing to trade with at the bench's prices: Accepted, then Cancelled).
+  std::uint32_t queue_new(std::uint64_t client_order_id, std::int64_t price, bool ioc = false) noexcept {
     auto m = proto::make_message<proto::NewOrder>(next_seq_++);
     m.client_order_id = client_order_id;
     m.instrument = kBenchInstrument;
-    m.side = 1;        // buy
-    m.order_type = 1;  // limit, rests
+    m.side = 1;                          // buy
+    m.order_type = ioc ? 2 : 1;          // IOC, or limit (rests)
     m.price = price;
     m.qty = 1;
     append(&m, sizeof m);

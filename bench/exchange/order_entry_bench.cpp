@@ -34,7 +34,10 @@
 //     messages answered per second inside the measuring interval (after a
 //     warm-up), and the latency each message saw from being queued by the
 //     client to its answer being read (mostly queueing: Little's law), per
-//     fsync policy; beside the raw echo peer with one session.
+//     fsync policy; beside the raw echo peer with one session. Then the same
+//     with NewOrders only (fsync batch): IOC buys far from any seller, each
+//     answered Accepted then Cancelled (its residual), so that orders/s is
+//     counted without CancelOrders in it.
 // Both sections report the involuntary context switches of the client and
 // of the exchange's critical thread (a busy-polling thread losing its CPU),
 // and (2) the CPU the exchange's background threads used: on two cores these
@@ -491,19 +494,25 @@ struct LoadRun {
   double seconds = 0;                 // the whole run: warm-up, measuring, drain
 };
 
-// One session's window: message k (from 0) is NewOrder of order k/2 + 1 when
-// k is even, its CancelOrder when odd; answers come back in order.
+// What the sustained load sends.
+enum class LoadMix {
+  kNewCancel,  // message k (from 0): NewOrder of order k/2 + 1 when k is even, its CancelOrder when odd
+  kIocOnly,    // message k: IOC NewOrder of order k + 1, answered Accepted then Cancelled
+};
+
+// One session's window; answers come back in order.
 struct LoadSession {
   static constexpr std::size_t kStampSlots = 1024;  // > any window
   nb::OrderClient* client;
   std::uint32_t first_seq;
   std::int64_t price;
   std::uint64_t sent = 0;
-  std::uint64_t answered = 0;
+  std::uint64_t answered = 0;  // messages fully answered
+  bool accepted = false;       // kIocOnly: message `answered` has had its Accepted
   std::array<std::uint64_t, kStampSlots> queued_tsc{};
 };
 
-LoadRun run_load(const std::vector<nb::OrderClient*>& clients, const Plan& plan) {
+LoadRun run_load(const std::vector<nb::OrderClient*>& clients, const Plan& plan, LoadMix mix = LoadMix::kNewCancel) {
   const auto& clock = nc::TscClock::global();
   std::vector<LoadSession> sessions;
   for (std::size_t i = 0; i < clients.size(); ++i)
@@ -523,26 +532,34 @@ LoadRun run_load(const std::vector<nb::OrderClient*>& clients, const Plan& plan)
     for (LoadSession& s : sessions) {
       nb::OrderClient& c = *s.client;
       while (sending && s.sent - s.answered < plan.window && c.output_room() >= sizeof(np::NewOrder)) {
-        const std::uint64_t id = s.sent / 2 + 1;
-        if (s.sent % 2 == 0) (void)c.queue_new(id, s.price);
-        else (void)c.queue_cancel(id);
+        if (mix == LoadMix::kIocOnly) (void)c.queue_new(s.sent + 1, s.price, true);
+        else if (s.sent % 2 == 0) (void)c.queue_new(s.sent / 2 + 1, s.price);
+        else (void)c.queue_cancel(s.sent / 2 + 1);
         s.queued_tsc[s.sent % LoadSession::kStampSlots] = now;
         ++s.sent;
       }
       c.flush();
       c.poll([&](const np::ExecutionReport& r) {
         const std::uint64_t k = s.answered;
-        const np::ExecType want = k % 2 == 0 ? np::ExecType::kAccepted : np::ExecType::kCancelled;
-        if (r.ref_seq != s.first_seq + k || r.exec_type != want || r.client_order_id != k / 2 + 1)
+        const bool ioc = mix == LoadMix::kIocOnly;
+        const np::ExecType want = (ioc ? !s.accepted : k % 2 == 0) ? np::ExecType::kAccepted : np::ExecType::kCancelled;
+        const std::uint64_t id = ioc ? k + 1 : k / 2 + 1;
+        if (r.ref_seq != s.first_seq + k || r.exec_type != want || r.client_order_id != id)
           nb::client_fail("load: answer out of order or unexpected: ref_seq " + std::to_string(r.ref_seq) +
                           " exec type " + std::to_string(static_cast<int>(r.exec_type)) + " (expected ref_seq " +
                           std::to_string(s.first_seq + k) + ")");
         const std::uint64_t t = c.last_read_tsc();
-        if (t >= t_begin && t < t_end) {
+        const bool first_answer = !ioc || !s.accepted;  // the acknowledgement
+        if (first_answer && t >= t_begin && t < t_end) {
           ++counted;
           run.ack_ns.record(static_cast<std::uint64_t>(
               clock.to_ns(static_cast<std::int64_t>(t - s.queued_tsc[k % LoadSession::kStampSlots]))));
         }
+        if (ioc && !s.accepted) {
+          s.accepted = true;  // its Cancelled comes next
+          return;
+        }
+        s.accepted = false;
         ++s.answered;
       });
       if (s.answered != s.sent || !c.output_empty()) drained = false;
@@ -558,9 +575,10 @@ LoadRun run_load(const std::vector<nb::OrderClient*>& clients, const Plan& plan)
 }
 
 struct LoadCase {
-  LoadCase(std::string policy, int n) : fsync(std::move(policy)), sessions(n) {}
+  LoadCase(std::string policy, int n, LoadMix m = LoadMix::kNewCancel) : fsync(std::move(policy)), sessions(n), mix(m) {}
   std::string fsync;  // empty: the raw echo peer
   int sessions;
+  LoadMix mix;
   std::vector<double> rates;
   nc::LatencyHistogram ack_ns;
   InternalAck internal{"", "ack_latency_ns", {}, {}, {}, {}};
@@ -606,7 +624,7 @@ void measure_load_exchange(const Context& ctx, LoadCase& lc) {
     }
     critical = exchange.thread_sched(kCriticalThread).involuntary_switches;
     aux_cpu = background_cpu_seconds(exchange);
-    run = run_load(raw, ctx.plan);
+    run = run_load(raw, ctx.plan, lc.mix);
     critical = exchange.thread_sched(kCriticalThread).involuntary_switches - critical;
     aux_cpu = background_cpu_seconds(exchange) - aux_cpu;
   });
@@ -634,6 +652,7 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
   cases.emplace_back("", 1);
   for (const char* policy : {"batch", "none", "every"})
     for (const int n : ctx.plan.sessions) cases.emplace_back(policy, n);
+  for (const int n : ctx.plan.sessions) cases.emplace_back("batch", n, LoadMix::kIocOnly);
   for (int rep = 0; rep < ctx.plan.repeats; ++rep) {
     std::fprintf(stderr, "order_entry_bench: sustained load, repeat %d/%d\n", rep + 1, ctx.plan.repeats);
     for (LoadCase& lc : cases) {
@@ -651,7 +670,9 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const LoadCase& lc : cases) {
     const Spread s = spread_of(lc.rates);
-    const std::string name = lc.fsync.empty() ? "raw TCP echo peer (busy-poll thread)" : "nanotick-exchange, fsync " + lc.fsync;
+    const std::string name = lc.fsync.empty() ? "raw TCP echo peer (busy-poll thread)"
+                             : lc.mix == LoadMix::kIocOnly ? "nanotick-exchange, fsync " + lc.fsync + ", IOC NewOrders only"
+                                                           : "nanotick-exchange, fsync " + lc.fsync;
     const std::string internal = lc.fsync.empty() ? "n/a"
                                                   : us(spread_of(lc.internal.p50s).median) + " / " +
                                                         us(spread_of(lc.internal.p99s).median);
@@ -669,7 +690,9 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
                 lc.segments_max > 1 ? " (journal segment rolled over)" : "", switches, aux);
   }
   std::printf("\nHalf of the order messages are NewOrder, half CancelOrder; each gets exactly one answer "
-              "(Accepted / Cancelled). One client thread drives every session. Journal records per fdatasync: "
+              "(Accepted / Cancelled), except in the IOC rows: every message is a NewOrder (IOC, nothing to trade "
+              "with), answered Accepted then Cancelled, and counted once, at its Accepted. One client thread drives "
+              "every session. Journal records per fdatasync: "
               "for fsync every this is the group-commit size (one sync per sequencer pass of up to 64 requests); "
               "for batch one sync per 1 ms window; for none only the shutdown sync.\n\n");
   std::fflush(stdout);
@@ -695,11 +718,17 @@ void print_targets(const LatencyResults& lat, const std::vector<LoadCase>& load)
   const Spread ready_p99 = spread_of(lat.internal_ready[0].p99s);
   double best_batch = 0;
   int best_sessions = 0;
+  double best_ioc = 0;
+  int best_ioc_sessions = 0;
   for (const LoadCase& lc : load) {
     const double m = spread_of(lc.rates).median;
-    if (lc.fsync == "batch" && m > best_batch) {
+    if (lc.fsync == "batch" && lc.mix == LoadMix::kNewCancel && m > best_batch) {
       best_batch = m;
       best_sessions = lc.sessions;
+    }
+    if (lc.fsync == "batch" && lc.mix == LoadMix::kIocOnly && m > best_ioc) {
+      best_ioc = m;
+      best_ioc_sessions = lc.sessions;
     }
   }
   std::printf("### Against the issue's targets (fsync batch, compact mode; medians over repeats, range in "
@@ -722,8 +751,10 @@ void print_targets(const LatencyResults& lat, const std::vector<LoadCase>& load)
               yes_no(p50.median <= 2000));
   std::printf("| the same p99, read -> send() returned | %s ns [%s-%s] | %s |\n", nb::format_ns(p99.median).c_str(),
               nb::format_ns(p99.min).c_str(), nb::format_ns(p99.max).c_str(), yes_no(p99.median <= 10000));
-  std::printf("| >= 500,000 order messages/s acknowledged, fsync batch | %.0f/s (%d session%s) | %s |\n\n",
+  std::printf("| >= 500,000 order messages/s acknowledged, fsync batch (NewOrder + CancelOrder) | %.0f/s (%d session%s) | %s |\n",
               best_batch, best_sessions, best_sessions == 1 ? "" : "s", yes_no(best_batch >= 500'000));
+  std::printf("| >= 500,000 NewOrders/s acknowledged, fsync batch (IOC NewOrders only) | %.0f/s (%d session%s) | %s |\n\n",
+              best_ioc, best_ioc_sessions, best_ioc_sessions == 1 ? "" : "s", yes_no(best_ioc >= 500'000));
 }
 
 // ---- set-up ------------------------------------------------------------------------
