@@ -740,17 +740,14 @@ void print_targets(const LatencyResults& lat, const std::vector<LoadCase>& load)
   std::printf("| the same against the epoll_wait(0) echo (how the gateway waits) | %s [%s-%s] | %s |\n",
               nb::format_ratio(ratio_epoll.median).c_str(), nb::format_ratio(ratio_epoll.min).c_str(),
               nb::format_ratio(ratio_epoll.max).c_str(), yes_no(ratio_epoll.median <= 1.3));
-  std::printf("| exchange-internal ack p50 <= 2 us, read -> answer handed to send() | %s ns [%s-%s] | %s |\n",
-              nb::format_ns(ready_p50.median).c_str(), nb::format_ns(ready_p50.min).c_str(),
-              nb::format_ns(ready_p50.max).c_str(), yes_no(ready_p50.median <= 2000));
-  std::printf("| exchange-internal ack p99 <= 10 us, read -> answer handed to send() | %s ns [%s-%s] | %s |\n",
-              nb::format_ns(ready_p99.median).c_str(), nb::format_ns(ready_p99.min).c_str(),
-              nb::format_ns(ready_p99.max).c_str(), yes_no(ready_p99.median <= 10000));
-  std::printf("| the same p50, read -> send() returned (the kernel's loopback send included) | %s ns [%s-%s] | %s |\n",
-              nb::format_ns(p50.median).c_str(), nb::format_ns(p50.min).c_str(), nb::format_ns(p50.max).c_str(),
-              yes_no(p50.median <= 2000));
-  std::printf("| the same p99, read -> send() returned | %s ns [%s-%s] | %s |\n", nb::format_ns(p99.median).c_str(),
-              nb::format_ns(p99.min).c_str(), nb::format_ns(p99.max).c_str(), yes_no(p99.median <= 10000));
+  const auto ns_row = [](const char* target, const Spread& v, double limit_ns) {
+    std::printf("| %s | %s ns [%s-%s] | %s |\n", target, nb::format_ns(v.median).c_str(), nb::format_ns(v.min).c_str(),
+                nb::format_ns(v.max).c_str(), yes_no(v.median <= limit_ns));
+  };
+  ns_row("exchange-internal ack p50 <= 2 us, read -> answer handed to send()", ready_p50, 2000);
+  ns_row("exchange-internal ack p99 <= 10 us, read -> answer handed to send()", ready_p99, 10000);
+  ns_row("the same p50, read -> send() returned (the kernel's loopback send included)", p50, 2000);
+  ns_row("the same p99, read -> send() returned", p99, 10000);
   std::printf("| >= 500,000 order messages/s acknowledged, fsync batch (NewOrder + CancelOrder) | %.0f/s (%d session%s) | %s |\n",
               best_batch, best_sessions, best_sessions == 1 ? "" : "s", yes_no(best_batch >= 500'000));
   std::printf("| >= 500,000 NewOrders/s acknowledged, fsync batch (IOC NewOrders only) | %.0f/s (%d session%s) | %s |\n\n",

@@ -109,10 +109,7 @@ class FinishedOrders {
     if (!previous.empty() && current_adds == 0)
       throw std::invalid_argument("finished orders: a previous generation but no current one");
     for (const std::uint64_t key : previous) insert_new(tables_[current_], key, "previous");
-    if (!previous.empty()) {
-      current_adds_ = capacity_;  // full: the first add below starts the current generation
-      start_generation();
-    }
+    if (!previous.empty()) start_generation();  // `previous` becomes the previous generation
     for (const std::uint64_t key : current) insert_new(tables_[current_], key, "current");
     current_adds_ = current_adds;
   }
@@ -131,8 +128,6 @@ class FinishedOrders {
   }
 
   std::uint32_t capacity() const noexcept { return capacity_; }
-  // Keys currently remembered (both generations; a key in both counts twice).
-  std::size_t remembered() const noexcept { return tables_[0].distinct + tables_[1].distinct; }
 
   static std::size_t bytes_for(std::uint32_t capacity) noexcept {
     return 2 * table_size_for(capacity) * sizeof(Slot);

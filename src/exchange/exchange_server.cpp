@@ -489,19 +489,16 @@ std::string ExchangeServer::counters_report() const {
   line("md.snapshot.bytes", s.snapshots->channel().bytes());
   line("md.snapshot.book_rejects", s.snapshots->book_rejects());
   line("engine_snapshots_written", s.snapshotter->snapshots_written());
-  if (s.stopped) {  // the gateway's thread is done: its histogram is safe to read
-    const core::LatencyHistogram& h = s.gateway->ack_latency();
-    line("ack_latency_ns.count", h.count());
-    line("ack_latency_ns.p50", h.percentile(50));
-    line("ack_latency_ns.p99", h.percentile(99));
-    line("ack_latency_ns.p99.9", h.percentile(99.9));
-    line("ack_latency_ns.max", h.max());
-    const core::LatencyHistogram& r = s.gateway->ack_ready_latency();
-    line("ack_ready_latency_ns.count", r.count());
-    line("ack_ready_latency_ns.p50", r.percentile(50));
-    line("ack_ready_latency_ns.p99", r.percentile(99));
-    line("ack_ready_latency_ns.p99.9", r.percentile(99.9));
-    line("ack_ready_latency_ns.max", r.max());
+  if (s.stopped) {  // the gateway's thread is done: its histograms are safe to read
+    const auto histogram = [&line](const std::string& name, const core::LatencyHistogram& h) {
+      line(name + ".count", h.count());
+      line(name + ".p50", h.percentile(50));
+      line(name + ".p99", h.percentile(99));
+      line(name + ".p99.9", h.percentile(99.9));
+      line(name + ".max", h.max());
+    };
+    histogram("ack_latency_ns", s.gateway->ack_latency());
+    histogram("ack_ready_latency_ns", s.gateway->ack_ready_latency());
   }
   return out;
 }
