@@ -82,19 +82,11 @@ class SpscSink {
 
   void on_report(const ne::ExecReport& r) noexcept {
     ++pushed_reports_;
-    if constexpr (kPublish == Publish::kPerBatch) {
-      while (!rings_->reports.try_write(r)) ++full_spins_;
-    } else {
-      while (!rings_->reports.try_push(r)) ++full_spins_;
-    }
+    put(rings_->reports, r);
   }
   void on_market_data(const ne::MdEvent& m) noexcept {
     ++pushed_md_;
-    if constexpr (kPublish == Publish::kPerBatch) {
-      while (!rings_->md.try_write(m)) ++full_spins_;
-    } else {
-      while (!rings_->md.try_push(m)) ++full_spins_;
-    }
+    put(rings_->md, m);
   }
   void end_of_batch() noexcept {
     rings_->reports.publish();
@@ -121,6 +113,16 @@ class SpscSink {
     nc::SpscRing<ne::ExecReport, kRingCapacity> reports;
     nc::SpscRing<ne::MdEvent, kRingCapacity> md;
   };
+
+  // Writes `value`, waiting out a full ring (its consumer is on the other CPU).
+  template <typename Ring, typename T>
+  void put(Ring& ring, const T& value) noexcept {
+    if constexpr (kPublish == Publish::kPerBatch) {
+      while (!ring.try_write(value)) ++full_spins_;
+    } else {
+      while (!ring.try_push(value)) ++full_spins_;
+    }
+  }
 
   void consume() {
     std::uint64_t got_reports = 0;

@@ -1,8 +1,9 @@
 // Bounded single-producer / single-consumer ring of trivially copyable values.
 //
-// Thread-safety: one producer thread (try_push, try_claim, commit,
-// try_write, publish) and one consumer thread (try_pop, front, pop, pop_batch, drain) may use it
-// concurrently; size(), empty() and capacity() may be called from any thread.
+// Thread-safety: one producer thread (try_push, try_claim, commit, try_write,
+// publish) and one consumer thread (try_pop, front, pop, pop_batch, drain) may
+// use it concurrently; size(), empty() and capacity() may be called from any
+// thread.
 //
 // Layout (no pointers: indices and an inline slot array only, so the ring can
 // be placed with placement-new in a MAP_SHARED mapping and used by a producer

@@ -495,7 +495,7 @@ void OrderGateway::drop_unwritten_output(Session& s) noexcept {
 
 void OrderGateway::flush(Session& s) noexcept {
   if (s.state == SessionState::kFree) return;
-  if (s.ready_acks < s.unwritten_acks && !s.out.empty()) {  // answers about to be handed to send()
+  if (s.ready_acks < s.unwritten_acks) {  // answers about to be handed to send() (still in `out`)
     const std::uint64_t ready_tsc = clock_.now();
     for (std::size_t i = s.ready_acks; i < s.unwritten_acks; ++i)
       ack_ready_latency_.record(static_cast<std::uint64_t>(
