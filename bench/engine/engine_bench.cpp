@@ -8,7 +8,10 @@
 //                            checks that it saw report seqs 1..N exactly once. Published
 //                            once per batch of kEngineBatch requests, as the exchange's
 //                            engine agent does (exchange::RingSink)
-//   nanotick (SPSC, per output)  the same, each output published as it is pushed
+//                            The engine builds each output in its ring slot (InPlaceSink)
+//   nanotick (SPSC, per output)  the same, each output published as it is written
+//   nanotick (SPSC, copied)  as "SPSC sink", each output built on the engine's stack and
+//                            copied into the slot (the sink's on_report/on_market_data)
 //   nanotick (null sink)     MatchingEngine; the sink only counts trades (emission cost ~0:
 //                            the compiler need not even build the reports)
 //   Liquibook 2.0.1          liquibook::book::OrderBook via bench/engine/liquibook_adapter.hpp
@@ -74,6 +77,7 @@ using nb::CountingSink;
 using nb::NullSink;
 using SpscSink = nb::SpscSink<nb::Publish::kPerBatch>;
 using SpscPerOutputSink = nb::SpscSink<nb::Publish::kPerOutput>;
+using SpscCopiedSink = nb::SpscSink<nb::Publish::kPerBatch, nb::Build::kCopied>;
 
 // Requests per end_of_batch(): exchange::EngineAgent::kBatch, the most the
 // exchange's engine agent takes from its input ring before publishing.
@@ -81,6 +85,7 @@ constexpr std::size_t kEngineBatch = 64;
 
 const char* const kSpscName = "nanotick (SPSC sink)";
 const char* const kSpscPerOutputName = "nanotick (SPSC, per output)";
+const char* const kSpscCopiedName = "nanotick (SPSC, copied)";
 const char* const kNullName = "nanotick (null sink)";
 const char* const kLiquibookName = "Liquibook 2.0.1";
 const char* const kMapName = "std::map book";
@@ -105,7 +110,7 @@ struct EngineSubject {
   void prefetch(const ne::Request& next) const noexcept { engine.prefetch(next); }
   std::uint64_t finish() {
     const std::uint64_t end = sink.finish();
-    if constexpr (std::is_same_v<Sink, SpscSink> || std::is_same_v<Sink, SpscPerOutputSink>) {
+    if constexpr (requires { sink.report_seq_sum(); }) {
       const std::uint64_t n = engine.last_report_seq();
       if (sink.report_seq_sum() != n * (n + 1) / 2) {
         std::fprintf(stderr, "error: the SPSC consumer did not see report seqs 1..%llu exactly once\n",
@@ -152,6 +157,7 @@ struct LiquibookSubject {
 
 using SpscSubject = EngineSubject<SpscSink>;
 using SpscPerOutputSubject = EngineSubject<SpscPerOutputSink>;
+using SpscCopiedSubject = EngineSubject<SpscCopiedSink>;
 using NullSubject = EngineSubject<NullSink>;
 using CountingSubject = EngineSubject<CountingSink>;
 using MapSubject = PeerSubject<nb::MapPeerBook>;
@@ -245,7 +251,8 @@ void print_workload(const nw::Workload& w, std::vector<ImplResult>& results, std
 void bench_workload(nw::WorkloadKind kind, const Plan& plan, const nb::Args& args) {
   const nw::Workload w = nw::generate(nw::GenOptions{kind, 1, plan.scale});
   std::vector<ImplResult> results;
-  for (const char* name : {kSpscName, kSpscPerOutputName, kNullName, kLiquibookName, kMapName, kUnorderedName}) {
+  for (const char* name :
+       {kSpscName, kSpscPerOutputName, kSpscCopiedName, kNullName, kLiquibookName, kMapName, kUnorderedName}) {
     results.push_back(ImplResult{name, {}, 0, nc::LatencyHistogram()});
   }
   // Interleaved within each repeat so that machine noise hits every implementation alike.
@@ -258,10 +265,11 @@ void bench_workload(nw::WorkloadKind kind, const Plan& plan, const nb::Args& arg
   for (int rep = 0; rep < plan.repeats; ++rep) {
     if (again(results[0], rep)) run_impl<SpscSubject>(results[0], w, args, rep);
     if (again(results[1], rep)) run_impl<SpscPerOutputSubject>(results[1], w, args, rep);
-    if (again(results[2], rep)) run_impl<NullSubject>(results[2], w, args, rep);
-    if (again(results[3], rep)) run_impl<LiquibookSubject>(results[3], w, args, rep);
-    if (again(results[4], rep)) run_impl<MapSubject>(results[4], w, args, rep);
-    if (again(results[5], rep)) run_impl<UnorderedSubject>(results[5], w, args, rep);
+    if (again(results[2], rep)) run_impl<SpscCopiedSubject>(results[2], w, args, rep);
+    if (again(results[3], rep)) run_impl<NullSubject>(results[3], w, args, rep);
+    if (again(results[4], rep)) run_impl<LiquibookSubject>(results[4], w, args, rep);
+    if (again(results[5], rep)) run_impl<MapSubject>(results[5], w, args, rep);
+    if (again(results[6], rep)) run_impl<UnorderedSubject>(results[6], w, args, rep);
   }
   print_workload(w, results, std::min<std::size_t>(w.requests.size(), 1'000'000));
 }

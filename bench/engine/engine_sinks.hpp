@@ -60,15 +60,21 @@ struct CountingSink {
 
 // When the engine's outputs become visible to the consumer.
 enum class Publish {
-  kPerBatch,   // written with try_write, published at end_of_batch (exchange::RingSink)
-  kPerOutput,  // try_push: each output published at once
+  kPerBatch,   // written unpublished, published at end_of_batch (exchange::RingSink)
+  kPerOutput,  // each output published at once
+};
+
+// Where the engine builds each output.
+enum class Build {
+  kInPlace,    // in its ring slot (engine::InPlaceSink, as exchange::RingSink)
+  kCopied,     // on the engine's stack, then copied into the slot (on_report/on_market_data)
 };
 
 // Pushes reports and market data into two SPSC rings drained by a consumer
 // thread pinned on cpu_b (as the gateway and the publisher would). The engine
 // thread is the only producer; finish() publishes what is left, waits until
 // the consumer has taken every output and returns the TSC at that moment.
-template <Publish kPublish>
+template <Publish kPublish, Build kBuild = Build::kInPlace>
 class SpscSink {
  public:
   explicit SpscSink(const nb::Args& args)
@@ -80,13 +86,39 @@ class SpscSink {
   SpscSink(const SpscSink&) = delete;
   SpscSink& operator=(const SpscSink&) = delete;
 
+  // engine::InPlaceSink (only when built in place).
+  ne::ExecReport& claim_report() noexcept
+    requires(kBuild == Build::kInPlace)
+  {
+    return claim(rings_->reports);
+  }
+  void commit_report() noexcept
+    requires(kBuild == Build::kInPlace)
+  {
+    ++pushed_reports_;
+    commit(rings_->reports);
+  }
+  ne::MdEvent& claim_market_data() noexcept
+    requires(kBuild == Build::kInPlace)
+  {
+    return claim(rings_->md);
+  }
+  void commit_market_data() noexcept
+    requires(kBuild == Build::kInPlace)
+  {
+    ++pushed_md_;
+    commit(rings_->md);
+  }
+
   void on_report(const ne::ExecReport& r) noexcept {
     ++pushed_reports_;
-    put(rings_->reports, r);
+    claim(rings_->reports) = r;
+    commit(rings_->reports);
   }
   void on_market_data(const ne::MdEvent& m) noexcept {
     ++pushed_md_;
-    put(rings_->md, m);
+    claim(rings_->md) = m;
+    commit(rings_->md);
   }
   void end_of_batch() noexcept {
     rings_->reports.publish();
@@ -114,13 +146,23 @@ class SpscSink {
     nc::SpscRing<ne::MdEvent, kRingCapacity> md;
   };
 
-  // Writes `value`, waiting out a full ring (its consumer is on the other CPU).
-  template <typename Ring, typename T>
-  void put(Ring& ring, const T& value) noexcept {
+  // The ring's next slot, waiting out a full ring (its consumer is on the other CPU).
+  template <typename Ring>
+  typename Ring::value_type& claim(Ring& ring) noexcept {
+    typename Ring::value_type* slot;
     if constexpr (kPublish == Publish::kPerBatch) {
-      while (!ring.try_write(value)) ++full_spins_;
+      while ((slot = ring.try_write_slot()) == nullptr) ++full_spins_;
     } else {
-      while (!ring.try_push(value)) ++full_spins_;
+      while ((slot = ring.try_claim()) == nullptr) ++full_spins_;
+    }
+    return *slot;
+  }
+  template <typename Ring>
+  void commit(Ring& ring) noexcept {
+    if constexpr (kPublish == Publish::kPerBatch) {
+      ring.end_write();
+    } else {
+      ring.commit();
     }
   }
 

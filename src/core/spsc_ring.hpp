@@ -1,9 +1,9 @@
 // Bounded single-producer / single-consumer ring of trivially copyable values.
 //
 // Thread-safety: one producer thread (try_push, try_claim, commit, try_write,
-// publish) and one consumer thread (try_pop, front, pop, pop_batch, drain) may
-// use it concurrently; size(), empty() and capacity() may be called from any
-// thread.
+// try_write_slot, end_write, publish) and one consumer thread (try_pop, front,
+// pop, pop_batch, drain) may use it concurrently; size(), empty() and
+// capacity() may be called from any thread.
 //
 // Layout (no pointers: indices and an inline slot array only, so the ring can
 // be placed with placement-new in a MAP_SHARED mapping and used by a producer
@@ -65,7 +65,8 @@
 // * tail_ is stored with release after seq, so tail_ - head_ (size()) never
 //   counts a value whose slot is not yet readable.
 //
-// Batched publication (try_write + publish): a producer that emits values in
+// Batched publication (try_write, or try_write_slot + end_write, then
+// publish): a producer that emits values in
 // bursts -- the matching engine writing the outputs of a batch of requests --
 // can write a whole burst and publish it with one pass of seq stores. A
 // consumer that has caught up probes the seq of the next unpublished slot, so
@@ -144,6 +145,29 @@ class alignas(kCacheLine) SpscRing {
     std::memcpy(&slots_[pos & kMask].value, &value, sizeof(T));
     ++pending_;
     return true;
+  }
+
+  // Zero-copy try_write(): returns the slot the next try_write() would fill, to
+  // be filled in place and followed by end_write(); nothing is visible until
+  // publish(). nullptr when the ring is full, having published what was
+  // written (as try_write()). Calling it again before end_write() returns the
+  // same slot. Writing in place saves the copy and, for a value the caller has
+  // just built field by field, the stalls of reading it back with wider loads.
+  [[nodiscard]] NT_ALWAYS_INLINE T* try_write_slot() noexcept {
+    const std::uint64_t pos = tail_.load(std::memory_order_relaxed) + pending_;
+    if (!has_space(pos)) {
+      publish();
+      return nullptr;
+    }
+    return &slots_[pos & kMask].value;
+  }
+
+  // Counts the slot returned by the last successful try_write_slot() as written.
+  NT_ALWAYS_INLINE void end_write() noexcept {
+    NT_DEBUG_ASSERT(tail_.load(std::memory_order_relaxed) + pending_ - head_.load(std::memory_order_acquire) <
+                        Capacity,
+                    "SpscRing::end_write() without a successful try_write_slot()");
+    ++pending_;
   }
 
   // Makes every value try_write() wrote visible to the consumer, oldest first.

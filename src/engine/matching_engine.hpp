@@ -480,14 +480,14 @@ class MatchingEngine {
       lvl->qty -= q;
       fill(in, type, px, q, maker->order_id, false);
       fill(*maker, OrderType::kLimit, px, q, in.order_id, true);
-      MdEvent m{};
-      m.type = MdType::kTrade;
-      m.side = in.side;
-      m.order_id = maker->order_id;
-      m.contra_order_id = in.order_id;
-      m.price = px;
-      m.qty = q;
-      md(b, m);
+      md(b, [&](MdEvent& m) noexcept {
+        m.type = MdType::kTrade;
+        m.side = in.side;
+        m.order_id = maker->order_id;
+        m.contra_order_id = in.order_id;
+        m.price = px;
+        m.qty = q;
+      });
       b.last_trade = px;
       b.has_last_trade = true;
       if (maker->open_qty() == 0) {
@@ -535,16 +535,31 @@ class MatchingEngine {
   }
 
   // ---- outputs ------------------------------------------------------------------
-  NT_ALWAYS_INLINE ExecReport base_report(ReportType type) noexcept {
-    ExecReport r{};
+  // Each output is built on zeros by `build`, in the sink's own storage when it
+  // offers it (InPlaceSink: no copy) and on the stack otherwise.
+  template <typename Build>
+  NT_ALWAYS_INLINE void emit_report(ReportType type, Build&& build) noexcept {
+    const auto fill_in = [&](ExecReport& r) noexcept {
+      clear(r);
+      set_base(r, type);
+      build(r);
+    };
+    if constexpr (InPlaceSink<Sink>) {
+      fill_in(sink_.claim_report());
+      sink_.commit_report();
+    } else {
+      ExecReport r;
+      fill_in(r);
+      sink_.on_report(r);
+    }
+  }
+  NT_ALWAYS_INLINE void set_base(ExecReport& r, ReportType type) noexcept {
     r.seq = ++report_seq_;
     r.request_seq = requests_;
     r.event_id = event_id_;
     r.type = type;
-    return r;
   }
-  NT_ALWAYS_INLINE ExecReport order_report(ReportType type, const Order& o, OrderType ot) noexcept {
-    ExecReport r = base_report(type);
+  NT_ALWAYS_INLINE void set_order(ExecReport& r, const Order& o, OrderType ot) const noexcept {
     r.client = o.client();
     r.instrument = instrument_;
     r.client_order_id = o.client_order_id();
@@ -555,55 +570,70 @@ class MatchingEngine {
     r.leaves_qty = o.open_qty();
     r.side = o.side;
     r.order_type = ot;
-    return r;
   }
   NT_ALWAYS_INLINE void report(ReportType type, const Order& o, OrderType ot) noexcept {
-    const ExecReport r = order_report(type, o, ot);
-    sink_.on_report(r);
+    emit_report(type, [&](ExecReport& r) noexcept { set_order(r, o, ot); });
   }
   NT_ALWAYS_INLINE void cancelled(const Order& o, OrderType ot, CancelReason why) noexcept {
-    ExecReport r = order_report(ReportType::kCancelled, o, ot);
-    r.leaves_qty = 0;
-    r.cancel_reason = why;
-    sink_.on_report(r);
+    emit_report(ReportType::kCancelled, [&](ExecReport& r) noexcept {
+      set_order(r, o, ot);
+      r.leaves_qty = 0;
+      r.cancel_reason = why;
+    });
   }
   NT_ALWAYS_INLINE void fill(const Order& o, OrderType ot, Price px, Qty q, OrderId contra,
                              bool maker) noexcept {
-    ExecReport r = order_report(ReportType::kFill, o, ot);
-    r.last_price = px;
-    r.last_qty = q;
-    r.contra_order_id = contra;
-    r.is_maker = maker;
-    sink_.on_report(r);
+    emit_report(ReportType::kFill, [&](ExecReport& r) noexcept {
+      set_order(r, o, ot);
+      r.last_price = px;
+      r.last_qty = q;
+      r.contra_order_id = contra;
+      r.is_maker = maker;
+    });
   }
   NT_COLD void reject(const Request& rq, ReportType type, RejectReason why) noexcept {
-    ExecReport r = base_report(type);
-    r.client = rq.client;
-    r.instrument = rq.instrument;
-    r.client_order_id = rq.client_order_id;
-    r.price = rq.price;
-    r.order_qty = rq.qty;
-    r.side = rq.side;
-    r.order_type = rq.order_type;
-    r.reason = why;
-    sink_.on_report(r);
+    emit_report(type, [&](ExecReport& r) noexcept {
+      r.client = rq.client;
+      r.instrument = rq.instrument;
+      r.client_order_id = rq.client_order_id;
+      r.price = rq.price;
+      r.order_qty = rq.qty;
+      r.side = rq.side;
+      r.order_type = rq.order_type;
+      r.reason = why;
+    });
   }
   // `b` is the request's instrument's book (every output of a request is on it).
-  NT_ALWAYS_INLINE void md(OrderBook& b, MdEvent& m) noexcept {
+  template <typename Build>
+  NT_ALWAYS_INLINE void md(OrderBook& b, Build&& build) noexcept {
+    const auto fill_in = [&](MdEvent& m) noexcept {
+      clear(m);
+      set_md_base(b, m);
+      build(m);
+    };
+    if constexpr (InPlaceSink<Sink>) {
+      fill_in(sink_.claim_market_data());
+      sink_.commit_market_data();
+    } else {
+      MdEvent m;
+      fill_in(m);
+      sink_.on_market_data(m);
+    }
+  }
+  NT_ALWAYS_INLINE void set_md_base(OrderBook& b, MdEvent& m) noexcept {
     m.seq = ++md_seq_;
     m.instrument_seq = ++b.md_seq;
     m.event_id = event_id_;
     m.instrument = instrument_;
-    sink_.on_market_data(m);
   }
   NT_ALWAYS_INLINE void md_order(OrderBook& b, MdType type, const Order& o) noexcept {
-    MdEvent m{};
-    m.type = type;
-    m.side = o.side;
-    m.order_id = o.order_id;
-    m.price = o.price;
-    m.qty = o.open_qty();
-    md(b, m);
+    md(b, [&](MdEvent& m) noexcept {
+      m.type = type;
+      m.side = o.side;
+      m.order_id = o.order_id;
+      m.price = o.price;
+      m.qty = o.open_qty();
+    });
   }
   NT_ALWAYS_INLINE static Top top(const OrderBook& b) noexcept {
     Top t{0, 0, 0, 0};
@@ -614,13 +644,13 @@ class MatchingEngine {
   NT_ALWAYS_INLINE void emit_top_if_changed(OrderBook& b, const Top& before) noexcept {
     const Top now = top(b);
     if (now == before) return;
-    MdEvent m{};
-    m.type = MdType::kTopOfBook;
-    m.bid_price = now.bid_price;
-    m.bid_qty = now.bid_qty;
-    m.ask_price = now.ask_price;
-    m.ask_qty = now.ask_qty;
-    md(b, m);
+    md(b, [&](MdEvent& m) noexcept {
+      m.type = MdType::kTopOfBook;
+      m.bid_price = now.bid_price;
+      m.bid_qty = now.bid_qty;
+      m.ask_price = now.ask_price;
+      m.ask_qty = now.ask_qty;
+    });
   }
 
   Sink& sink_;

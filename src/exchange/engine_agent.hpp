@@ -58,30 +58,52 @@ struct DirectSink {
 };
 
 // Dedicated mode: outputs cross to the gateway's and publisher's threads,
-// published once per batch of requests (core::SpscRing try_write + publish:
-// the consumers do not pull the line being written from under the engine
-// before every output; a batch is at most EngineAgent::kBatch requests). A
-// full ring publishes what it holds and is waited out (its consumer runs on
-// another thread); the waits are counted.
-struct RingSink {
-  ReportRing* reports;
-  MdRing* market_data;
-  bool muted = false;
+// published once per batch of requests (core::SpscRing try_write_slot +
+// publish: the consumers do not pull the line being written from under the
+// engine before every output; a batch is at most EngineAgent::kBatch
+// requests). The engine builds each output in its ring slot (an
+// engine::InPlaceSink: no copy). A full ring publishes what it holds and is
+// waited out (its consumer runs on another thread); the waits are counted.
+class RingSink {
+ public:
+  RingSink(ReportRing& reports, MdRing& market_data, bool start_muted) noexcept
+      : muted(start_muted), reports_(&reports), market_data_(&market_data) {}
+
+  bool muted;
   core::Counter full_waits;
   std::uint64_t trades = 0;  // trade events passed on (EngineAgent tells a match from an add by it)
 
+  engine::ExecReport& claim_report() noexcept {
+    if (muted) return scratch_report_;
+    engine::ExecReport* slot;
+    while ((slot = reports_->try_write_slot()) == nullptr) wait();
+    return *slot;
+  }
+  void commit_report() noexcept {
+    if (!muted) reports_->end_write();
+  }
+  engine::MdEvent& claim_market_data() noexcept {
+    claimed_md_ = &scratch_md_;
+    if (!muted) {
+      while ((claimed_md_ = market_data_->try_write_slot()) == nullptr) wait();
+    }
+    return *claimed_md_;
+  }
+  void commit_market_data() noexcept {
+    trades += claimed_md_->type == engine::MdType::kTrade ? 1 : 0;
+    if (!muted) market_data_->end_write();
+  }
   void on_report(const engine::ExecReport& r) noexcept {
-    if (muted) return;
-    while (!reports->try_write(r)) wait();
+    claim_report() = r;
+    commit_report();
   }
   void on_market_data(const engine::MdEvent& m) noexcept {
-    trades += m.type == engine::MdType::kTrade ? 1 : 0;
-    if (muted) return;
-    while (!market_data->try_write(m)) wait();
+    claim_market_data() = m;
+    commit_market_data();
   }
   void end_of_batch() noexcept {
-    reports->publish();
-    market_data->publish();
+    reports_->publish();
+    market_data_->publish();
   }
 
  private:
@@ -89,6 +111,12 @@ struct RingSink {
     full_waits.add();
     _mm_pause();
   }
+  ReportRing* reports_;
+  MdRing* market_data_;
+  engine::MdEvent* claimed_md_ = nullptr;
+  // Where a muted sink lets the engine build what it drops.
+  engine::ExecReport scratch_report_{};
+  engine::MdEvent scratch_md_{};
 };
 
 template <typename Sink>

@@ -231,7 +231,7 @@ class DedicatedLayout final : public Layout {
 
   explicit DedicatedLayout(ExchangeServer::Impl& s)
       : s_(s),
-        sink_{&s.reports, &s.md_to_publisher, true, {}, 0},
+        sink_{s.reports, s.md_to_publisher, true},
         engine_(s.config.engine, s.sequencer_to_engine, sink_),
         gateway_recorder_(s.recorder("gateway")),
         sequencer_recorder_(s.recorder("sequencer")),

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,8 +47,7 @@ inline bool same(const engine::ExecReport& a, const engine::ExecReport& b) {
          a.cum_qty == b.cum_qty && a.leaves_qty == b.leaves_qty &&
          a.contra_order_id == b.contra_order_id && a.type == b.type && a.side == b.side &&
          a.order_type == b.order_type && a.is_maker == b.is_maker && a.reason == b.reason &&
-         a.cancel_reason == b.cancel_reason && a.pad[0] == b.pad[0] && a.pad[1] == b.pad[1] &&
-         a.pad[2] == b.pad[2];
+         a.cancel_reason == b.cancel_reason && std::equal(std::begin(a.pad), std::end(a.pad), std::begin(b.pad));
 }
 
 inline bool same(const engine::MdEvent& a, const engine::MdEvent& b) {

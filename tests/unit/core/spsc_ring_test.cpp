@@ -251,6 +251,45 @@ TEST(SpscRing, ShouldPublishWrittenValuesWhenFullSoTheConsumerCanMakeRoom) {
   EXPECT_EQ(out, 4u);
 }
 
+TEST(SpscRing, ShouldWriteInPlaceUnpublishedUntilPublish) {
+  SpscRing<Order, 4> ring;
+  Order* slot = ring.try_write_slot();
+  ASSERT_NE(slot, nullptr);
+  EXPECT_EQ(ring.try_write_slot(), slot);  // same slot until end_write()
+  slot->id = 7;
+  slot->qty = 70;
+  ring.end_write();
+  ASSERT_TRUE(ring.try_write(Order{8, 0, 80, 0, 0}));
+  Order* next = ring.try_write_slot();
+  ASSERT_NE(next, nullptr);
+  EXPECT_NE(next, slot);
+  next->id = 9;
+  next->qty = 90;
+  ring.end_write();
+  EXPECT_EQ(ring.front(), nullptr);
+  ring.publish();
+  std::vector<std::uint64_t> got;
+  EXPECT_EQ(ring.drain([&](const Order& o) { got.push_back(o.id * 1000 + o.qty); }), 3u);
+  EXPECT_EQ(got, (std::vector<std::uint64_t>{7070, 8080, 9090}));
+}
+
+TEST(SpscRing, ShouldPublishWhenNoSlotToWriteInPlaceSoTheConsumerCanMakeRoom) {
+  SpscRing<std::uint64_t, 4> ring;
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    std::uint64_t* slot = ring.try_write_slot();
+    ASSERT_NE(slot, nullptr);
+    *slot = i;
+    ring.end_write();
+  }
+  EXPECT_EQ(ring.size(), 0u);
+  EXPECT_EQ(ring.try_write_slot(), nullptr);
+  EXPECT_EQ(ring.size(), 4u);
+  std::vector<std::uint64_t> got;
+  EXPECT_EQ(ring.drain([&](std::uint64_t v) { got.push_back(v); }), 4u);
+  EXPECT_EQ(got, (std::vector<std::uint64_t>{0, 1, 2, 3}));
+  EXPECT_NE(ring.try_write_slot(), nullptr);
+}
+
 TEST(SpscRing, ShouldWriteAndReadInPlaceWithClaimCommitFrontPop) {
   SpscRing<Order, 4> ring;
   for (std::uint64_t i = 0; i < 100; ++i) {

@@ -213,6 +213,54 @@ TEST(MatchingEngine, ShouldProduceTheSameOutputsWithOrWithoutPrefetchHints) {
   EXPECT_NE(state_hash(plain), state_hash(hinted));
 }
 
+// Records the raw bytes of every output, in emission order.
+struct ByteRecordingSink {
+  std::vector<unsigned char> bytes;
+  void record(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    bytes.insert(bytes.end(), b, b + n);
+  }
+  void on_report(const ExecReport& r) { record(&r, sizeof r); }
+  void on_market_data(const MdEvent& m) { record(&m, sizeof m); }
+};
+
+// The same, as an InPlaceSink whose storage holds random bytes before every
+// claim: whatever the engine does not overwrite shows up in the record.
+struct InPlaceByteRecordingSink : ByteRecordingSink {
+  std::mt19937_64 rng{99};
+  ExecReport report;
+  MdEvent md;
+  template <typename T>
+  T& scribble(T& v) {
+    auto* b = reinterpret_cast<unsigned char*>(&v);
+    for (std::size_t i = 0; i < sizeof v; ++i) b[i] = static_cast<unsigned char>(rng() | 1);
+    return v;
+  }
+  ExecReport& claim_report() { return scribble(report); }
+  void commit_report() { record(&report, sizeof report); }
+  MdEvent& claim_market_data() { return scribble(md); }
+  void commit_market_data() { record(&md, sizeof md); }
+};
+static_assert(InPlaceSink<InPlaceByteRecordingSink> && !InPlaceSink<ByteRecordingSink>);
+
+TEST(MatchingEngine, ShouldBuildEveryByteOfEveryOutputInPlaceAsOnItsStack) {
+  RandomFlow flow(33);
+  ByteRecordingSink copied;
+  InPlaceByteRecordingSink in_place;
+  MatchingEngine<ByteRecordingSink> a(flow_config(128, 32), copied);
+  MatchingEngine<InPlaceByteRecordingSink> b(flow_config(128, 32), in_place);
+  for (int i = 0; i < 50'000; ++i) {
+    const Request r = flow.next();
+    a.process(r);
+    b.process(r);
+  }
+  ASSERT_GT(copied.bytes.size(), 50'000u * sizeof(MdEvent));
+  ASSERT_EQ(copied.bytes.size(), in_place.bytes.size());
+  const auto diff = std::mismatch(copied.bytes.begin(), copied.bytes.end(), in_place.bytes.begin());
+  EXPECT_TRUE(diff.first == copied.bytes.end())
+      << "first different byte at offset " << (diff.first - copied.bytes.begin());
+}
+
 // A model of the two generations with std::set (docs/MATCHING.md "Finished orders").
 struct GenerationsModel {
   std::uint32_t capacity;
