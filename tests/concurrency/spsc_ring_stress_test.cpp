@@ -67,7 +67,8 @@ struct Tally {
 };
 
 // kWriteBursts: try_write() bursts of 1..37 values, each ended by publish()
-// (a full ring publishes by itself, so the waits cannot deadlock).
+// (a full ring publishes by itself, so the waits cannot deadlock); every
+// third value is written in place (try_write_slot + end_write) instead.
 enum class Produce { kTryPush, kClaimCommit, kWriteBursts };
 
 template <std::size_t Capacity, typename Consume>
@@ -86,8 +87,18 @@ void run(Produce how, Consume consume, std::uint64_t n = stress_items()) {
           backoff.pause();
         }
       } else if (how == Produce::kWriteBursts) {
-        while (!ring->try_write(item)) {
-          backoff.pause();
+        if (i % 3 == 0) {
+          Item* slot;
+          while ((slot = ring->try_write_slot()) == nullptr) {
+            backoff.pause();
+          }
+          slot->seq = item.seq;
+          slot->check = item.check;
+          ring->end_write();
+        } else {
+          while (!ring->try_write(item)) {
+            backoff.pause();
+          }
         }
         if (mix(i) % 37 == 0 || i + 1 == n) {
           ring->publish();
