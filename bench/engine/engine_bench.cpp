@@ -34,6 +34,10 @@
 // (b) Latency: stamp_begin()/stamp_end() (fenced rdtsc/rdtscp) around each process(), one
 //     histogram sample per message, over one full replay on a fresh book. Each sample
 //     includes the timer itself: the "timer floor" row is an empty timed region.
+// (a2) Where the SPSC sink's time goes, per workload: throughput medians (same repeats) with
+//     sinks that each add one step -- null; counting (outputs built on the stack and written
+//     to memory); same-core ring (SameCoreRingSink: written in place into the SPSC sink's
+//     rings, published per batch and taken back on the engine's thread); the SPSC sink.
 // (c) Breakdown: synthetic single-instrument streams that isolate one path each, in rounds
 //     of 4096 (timed phases alternate with untimed ones that build or clear the book, so
 //     it stays cache-resident), mean ns per timed message, with the null sink and with a counting sink that forces
@@ -78,6 +82,7 @@ using nb::NullSink;
 using SpscSink = nb::SpscSink<nb::Publish::kPerBatch>;
 using SpscPerOutputSink = nb::SpscSink<nb::Publish::kPerOutput>;
 using SpscCopiedSink = nb::SpscSink<nb::Publish::kPerBatch, nb::Build::kCopied>;
+using nb::SameCoreRingSink;
 
 // Requests per end_of_batch(): exchange::EngineAgent::kBatch, the most the
 // exchange's engine agent takes from its input ring before publishing.
@@ -160,6 +165,7 @@ using SpscPerOutputSubject = EngineSubject<SpscPerOutputSink>;
 using SpscCopiedSubject = EngineSubject<SpscCopiedSink>;
 using NullSubject = EngineSubject<NullSink>;
 using CountingSubject = EngineSubject<CountingSink>;
+using SameCoreSubject = EngineSubject<SameCoreRingSink>;
 using MapSubject = PeerSubject<nb::MapPeerBook>;
 using UnorderedSubject = PeerSubject<nb::UnorderedPeerBook>;
 
@@ -248,6 +254,35 @@ void print_workload(const nw::Workload& w, std::vector<ImplResult>& results, std
   nb::print_latency_table(kind + ": latency per message (one replay)", rows, kLiquibookName);
 }
 
+// Where an SPSC sink's time goes on this workload, by sinks that each add one
+// step: the engine alone (null sink), + outputs built (counting sink: on the
+// stack, written to memory), + written in place into the SPSC sink's rings and
+// read back on the engine's own core at each batch end (same-core ring), +
+// read by a consumer on the other core instead (SPSC sink, from the table above).
+void print_handoff(const nw::Workload& w, const Plan& plan, const nb::Args& args,
+                   const std::vector<ImplResult>& results) {
+  ImplResult counting{"counting", {}, 0, nc::LatencyHistogram()};
+  ImplResult same_core{"same-core", {}, 0, nc::LatencyHistogram()};
+  for (int rep = 0; rep < plan.repeats; ++rep) {
+    counting.rates.push_back(measure_throughput<CountingSubject>(w.config, w.requests, args).per_second);
+    same_core.rates.push_back(measure_throughput<SameCoreSubject>(w.config, w.requests, args).per_second);
+  }
+  const auto ns_of = [&](const char* name) {
+    const auto it = std::find_if(results.begin(), results.end(), [&](const ImplResult& r) { return r.name == name; });
+    return 1e9 / spread_of(it->rates).median;
+  };
+  const double null_ns = ns_of(kNullName);
+  const double counting_ns = 1e9 / spread_of(counting.rates).median;
+  const double same_core_ns = 1e9 / spread_of(same_core.rates).median;
+  const double spsc_ns = ns_of(kSpscName);
+  std::printf("### %s: where the SPSC sink's time goes (ns per message, medians of %d)\n\n",
+              std::string(nw::to_string(w.kind)).c_str(), plan.repeats);
+  std::printf("| engine alone (null sink) | + outputs built (counting sink) | + into the rings, read on the same core | "
+              "+ read on the other core (SPSC sink) |\n|---:|---:|---:|---:|\n");
+  std::printf("| %.1f | %.1f (%+.1f) | %.1f (%+.1f) | %.1f (%+.1f) |\n\n", null_ns, counting_ns, counting_ns - null_ns,
+              same_core_ns, same_core_ns - counting_ns, spsc_ns, spsc_ns - same_core_ns);
+}
+
 void bench_workload(nw::WorkloadKind kind, const Plan& plan, const nb::Args& args) {
   const nw::Workload w = nw::generate(nw::GenOptions{kind, 1, plan.scale});
   std::vector<ImplResult> results;
@@ -272,6 +307,7 @@ void bench_workload(nw::WorkloadKind kind, const Plan& plan, const nb::Args& arg
     if (again(results[6], rep)) run_impl<UnorderedSubject>(results[6], w, args, rep);
   }
   print_workload(w, results, std::min<std::size_t>(w.requests.size(), 1'000'000));
+  print_handoff(w, plan, args, results);
 }
 
 // ---- (c) breakdown ----------------------------------------------------------------

@@ -70,6 +70,13 @@ enum class Build {
   kCopied,     // on the engine's stack, then copied into the slot (on_report/on_market_data)
 };
 
+// The rings an SPSC sink writes the engine's outputs into.
+struct OutputRings {
+  static constexpr std::size_t kCapacity = 4096;
+  nc::SpscRing<ne::ExecReport, kCapacity> reports;
+  nc::SpscRing<ne::MdEvent, kCapacity> md;
+};
+
 // Pushes reports and market data into two SPSC rings drained by a consumer
 // thread pinned on cpu_b (as the gateway and the publisher would). The engine
 // thread is the only producer; finish() publishes what is left, waits until
@@ -139,12 +146,8 @@ class SpscSink {
   std::uint64_t outputs() const noexcept { return pushed_reports_ + pushed_md_; }
 
  private:
-  static constexpr std::size_t kRingCapacity = 4096;
   static constexpr int kIdlePauses = 32;
-  struct Rings {
-    nc::SpscRing<ne::ExecReport, kRingCapacity> reports;
-    nc::SpscRing<ne::MdEvent, kRingCapacity> md;
-  };
+  using Rings = OutputRings;
 
   // The ring's next slot, waiting out a full ring (its consumer is on the other CPU).
   template <typename Ring>
@@ -203,6 +206,64 @@ class SpscSink {
   std::uint64_t trades_ = 0;
   std::uint64_t end_ticks_ = 0;
   nc::NamedThread consumer_;  // last: starts once everything above exists
+};
+
+// The SPSC sink's rings and in-place writes, published per batch, with the
+// consumer's reading done on the engine's own thread at the end of each batch:
+// all that the SPSC sink costs except moving the lines to the other core. The
+// difference between the two is the cross-core hand-off.
+class SameCoreRingSink {
+ public:
+  explicit SameCoreRingSink(const nb::Args&) : rings_(std::make_unique<OutputRings>()) {}
+
+  ne::ExecReport& claim_report() noexcept { return claim(rings_->reports); }
+  void commit_report() noexcept {
+    ++pushed_;
+    rings_->reports.end_write();
+  }
+  ne::MdEvent& claim_market_data() noexcept { return claim(rings_->md); }
+  void commit_market_data() noexcept {
+    ++pushed_;
+    rings_->md.end_write();
+  }
+  void on_report(const ne::ExecReport& r) noexcept {
+    claim_report() = r;
+    commit_report();
+  }
+  void on_market_data(const ne::MdEvent& m) noexcept {
+    claim_market_data() = m;
+    commit_market_data();
+  }
+  void end_of_batch() noexcept {
+    rings_->reports.publish();
+    rings_->md.publish();
+    drain();
+  }
+  std::uint64_t finish() noexcept {
+    end_of_batch();
+    return nc::rdtscp();
+  }
+  std::uint64_t trades() const noexcept { return trades_; }
+  std::uint64_t report_seq_sum() const noexcept { return report_seq_sum_; }
+  std::uint64_t outputs() const noexcept { return pushed_; }
+
+ private:
+  // A batch that fills a ring (a sweep through many levels) is drained on the spot.
+  template <typename Ring>
+  typename Ring::value_type& claim(Ring& ring) noexcept {
+    typename Ring::value_type* slot;
+    while ((slot = ring.try_write_slot()) == nullptr) drain();
+    return *slot;
+  }
+  void drain() noexcept {
+    rings_->reports.drain([this](const ne::ExecReport& e) { report_seq_sum_ += e.seq; });
+    rings_->md.drain([this](const ne::MdEvent& e) { trades_ += e.type == ne::MdType::kTrade; });
+  }
+
+  std::unique_ptr<OutputRings> rings_;
+  std::uint64_t pushed_ = 0;
+  std::uint64_t report_seq_sum_ = 0;
+  std::uint64_t trades_ = 0;
 };
 
 }  // namespace nanotick::bench
