@@ -26,6 +26,9 @@ for cmd in setup build test bench gen replay credential exchange trader demo rep
 done
 expect 1 "setup takes no arguments" ./nanotick setup extra
 expect 1 "unknown test option '--bogus'" ./nanotick test --bogus
+expect 1 "--stress needs a whole number" ./nanotick test --stress
+expect 1 "--stress needs a whole number" ./nanotick test --stress 12abc
+expect 1 "--stress needs a whole number" ./nanotick test --stress 0
 expect 1 "unknown bench option '--bogus'" ./nanotick bench --bogus
 expect 1 "--filter needs a regex" ./nanotick bench --filter
 expect 1 "build takes at most one preset" ./nanotick build release debug
