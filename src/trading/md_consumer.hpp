@@ -92,6 +92,8 @@
 #include "core/histogram.hpp"
 #include "proto/market_data.hpp"
 #include "proto/md_packet.hpp"
+#include "trading/recovery_buffer.hpp"
+#include "trading/reorder_window.hpp"
 #include "trading/trading_types.hpp"
 
 namespace nanotick::trading {
@@ -169,105 +171,6 @@ concept MdHandler = requires(H& h, const TradeEvent& trade, InstrumentId inst, s
   h.on_book_update(inst, rx_tsc);
   h.on_instrument_stale(inst);
   h.on_instrument_live(inst, ns);
-};
-
-// Incremental packets held ahead of a hole in the global seq, each copied
-// into its own fixed slot (any packet parse_packet accepts fits). Capacity
-// fixed at construction; hold/release never allocate. Not thread-safe.
-class ReorderWindow {
- public:
-  static constexpr std::size_t kMaxPacketBytes = std::numeric_limits<std::uint16_t>::max();
-  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-
-  struct Held {
-    proto::PacketHeader header{};
-    std::uint64_t rx_tsc = 0;
-    TimeNs arrived = 0;
-  };
-
-  explicit ReorderWindow(std::uint32_t capacity);
-
-  bool empty() const noexcept { return count_ == 0; }
-  bool full() const noexcept { return count_ == slots_.size(); }
-  std::uint32_t size() const noexcept { return count_; }
-
-  // Copies a validated packet in. Precondition: !full().
-  void hold(std::span<const std::uint8_t> packet, const proto::PacketHeader& header, TimeNs now,
-            std::uint64_t rx_tsc) noexcept;
-  // The held packet with this first_seq, or kNone.
-  std::uint32_t find(std::uint64_t first_seq) const noexcept;
-  // A held packet whose first_seq is <= seq (it can be applied now), or kNone.
-  std::uint32_t find_at_or_before(std::uint64_t seq) const noexcept;
-  // Preconditions: !empty().
-  std::uint64_t lowest_first_seq() const noexcept;
-  TimeNs oldest_arrival() const noexcept;
-
-  const Held& held(std::uint32_t i) const noexcept { return slots_[i].meta; }
-  std::span<const std::uint8_t> bytes(std::uint32_t i) const noexcept {
-    return {slots_[i].data.get(), slots_[i].meta.header.length};
-  }
-  void release(std::uint32_t i) noexcept;
-
- private:
-  struct Slot {
-    Held meta;
-    std::unique_ptr<std::uint8_t[]> data;
-  };
-  std::vector<Slot> slots_;  // [0, count_) hold packets; release swaps the last one in
-  std::uint32_t count_ = 0;
-};
-
-// The incremental messages of instruments in recovery: one pool of
-// fixed-size entries shared by all instruments, a FIFO list per instrument.
-// Capacity fixed at construction; nothing allocates afterwards. Not
-// thread-safe.
-class RecoveryBuffer {
- public:
-  static constexpr std::size_t kMaxMessageBytes = 48;  // the longest incremental message (Trade, TopOfBook)
-  static constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
-
-  struct Entry {
-    std::array<std::uint8_t, kMaxMessageBytes> bytes{};
-    std::uint64_t seq = 0;
-    std::uint64_t instrument_seq = 0;
-    std::uint32_t next = kNil;
-  };
-
-  RecoveryBuffer(std::uint32_t capacity, std::uint32_t instruments);
-
-  // Appends a message (length <= kMaxMessageBytes) to the instrument's list.
-  // false, changing nothing, when the pool is full.
-  [[nodiscard]] bool push(InstrumentId inst, const std::uint8_t* message, std::size_t length, std::uint64_t seq,
-                          std::uint64_t instrument_seq) noexcept;
-  // Frees the instrument's messages.
-  void clear(InstrumentId inst) noexcept;
-  bool empty(InstrumentId inst) const noexcept { return lists_[inst].head == kNil; }
-  std::uint32_t size(InstrumentId inst) const noexcept { return lists_[inst].size; }
-  // Precondition: !empty(inst).
-  std::uint64_t last_instrument_seq(InstrumentId inst) const noexcept {
-    return entries_[lists_[inst].tail].instrument_seq;
-  }
-  std::uint32_t used() const noexcept { return used_; }
-  std::uint32_t capacity() const noexcept { return static_cast<std::uint32_t>(entries_.size()); }
-
-  // Calls fn(const Entry&) for the instrument's messages in arrival order,
-  // then frees them all.
-  template <typename Fn>
-  void drain(InstrumentId inst, Fn&& fn) {
-    for (std::uint32_t i = lists_[inst].head; i != kNil; i = entries_[i].next) fn(static_cast<const Entry&>(entries_[i]));
-    clear(inst);
-  }
-
- private:
-  struct List {
-    std::uint32_t head = kNil;
-    std::uint32_t tail = kNil;
-    std::uint32_t size = 0;
-  };
-  std::vector<Entry> entries_;
-  std::vector<List> lists_;
-  std::uint32_t free_head_ = kNil;
-  std::uint32_t used_ = 0;
 };
 
 template <typename Handler>
