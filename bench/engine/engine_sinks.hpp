@@ -192,11 +192,9 @@ class SpscSink {
   }
 
   // Each group on lines of its own: the engine writes its counters once per
-  // output and the consumer its own once per output, so sharing a line would
-  // pass it between the two cores about once per output. (Before these were
-  // separated, whether they shared a line depended on where the heap put the
-  // sink: the same replay of cancel-heavy ran at 3.0-3.2 M msgs/s in
-  // engine_bench and 5.2 in a harness that kept the sink on its stack.)
+  // output and the consumer its own once per output, so a shared line would
+  // pass between the two cores about once per output (whether they shared one
+  // used to depend on where the sink was allocated; docs/BENCHMARKS.md).
   std::unique_ptr<Rings> rings_;  // read by both, written by neither
   // Engine thread only.
   alignas(nc::kCacheLine) std::uint64_t pushed_reports_ = 0;
