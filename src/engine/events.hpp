@@ -155,9 +155,10 @@ concept EngineSink = requires(S& s, const ExecReport& r, const MdEvent& m) {
 // commit_*() passes the output on. A ring sink saves the copy from the
 // engine's stack this way, and with it the stalls of reading back with wide
 // loads a struct just written field by field (store-to-load forwarding fails
-// when a load spans several stores): +25-30% engine throughput into an SPSC
-// ring on the mixed workload (docs/BENCHMARKS.md). The engine uses this path
-// when the sink has it and on_report/on_market_data otherwise.
+// when a load spans several stores). On the mixed workload: +28% into a
+// core-local ring, +5-8% into engine_bench's SPSC ring (docs/BENCHMARKS.md).
+// The engine uses this path when the sink has it and on_report/on_market_data
+// otherwise.
 template <typename S>
 concept InPlaceSink = requires(S& s) {
   { s.claim_report() } -> std::same_as<ExecReport&>;
