@@ -1,5 +1,7 @@
 #include "exchange/exchange_server.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "engine/reject_reason.hpp"
 #include "exchange/engine_agent.hpp"
 #include "exchange/engine_snapshot.hpp"
+#include "exchange/journal_lock.hpp"
 #include "exchange/journal_recovery.hpp"
 #include "exchange/journal_writer.hpp"
 #include "exchange/md_publisher.hpp"
@@ -131,6 +134,7 @@ struct ExchangeServer::Impl {
   ReportRing reports;           // dedicated mode: engine -> gateway
   MdRing md_to_publisher;       // dedicated mode: engine -> publisher
   MdRing md_to_snapshots;       // publisher -> snapshot publisher (both modes)
+  std::unique_ptr<JournalDirLock> journal_lock;  // first made, last released: the directory is ours throughout
   std::unique_ptr<JournalWriter> journal;
   std::unique_ptr<OrderGateway> gateway;
   std::unique_ptr<Sequencer> sequencer;
@@ -313,6 +317,13 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   } else {
     s.layout = std::make_unique<CompactLayout>(s);
   }
+  // The journal directory is this process's alone before anything in it is
+  // read: a second exchange on it would reuse our sequence numbers.
+  char host[256] = "?";
+  (void)::gethostname(host, sizeof host - 1);
+  s.journal_lock = std::make_unique<JournalDirLock>(
+      config.journal.dir, "nanotick-exchange pid " + std::to_string(::getpid()) + " on " + host + ", order entry " +
+                              config.server.order_entry);
   // Recovery: the newest good engine snapshot, then the journal after it,
   // replayed with the outputs muted.
   const auto t0 = Clock::now();
@@ -335,7 +346,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
         std::to_string(rec.tail.next_seq) + ", market data seq " + std::to_string(s.layout->last_md_seq()) +
         ", state hash " + hash);
   if (!rec.truncation.empty())
-    s.log("journal: cut a torn or corrupt tail: " + rec.truncation + " (" + std::to_string(rec.truncated_bytes) +
+    s.log("journal: cut a torn tail: " + rec.truncation + " (" + std::to_string(rec.truncated_bytes) +
           " bytes zeroed)");
   for (const auto& q : rec.quarantined) s.log("journal: later segment kept aside, not replayed: " + q);
 

@@ -1,7 +1,8 @@
-// The journal: what is appended comes back in order after a reopen, a torn or
-// corrupt tail is cut at the last good record and reported, a journal of
+// The journal: what is appended comes back in order after a reopen, a torn
+// tail is cut at the last good record and reported, damage followed by records
+// that pass their CRC refuses recovery and changes nothing, a journal of
 // another instrument table is refused, and a process killed with SIGKILL
-// while appending loses nothing it had appended.
+// while appending loses nothing it had appended; the directory has one owner.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,11 +12,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "exchange/journal_lock.hpp"
 #include "exchange/journal_recovery.hpp"
+#include "exchange/journal_scan.hpp"
 #include "exchange/journal_writer.hpp"
 
 namespace nx = nanotick::exchange;
@@ -200,19 +205,135 @@ TEST_F(JournalTest, TornLastRecordIsCutAndReported) {
   expect_records(got, 1, 120);
 }
 
-TEST_F(JournalTest, CorruptRecordInTheMiddleCutsEverythingAfterIt) {
+// The bytes of every file in `dir` (name -> content): what "changed nothing" compares.
+std::map<std::string, std::string> snapshot_files(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ifstream f(e.path(), std::ios::binary);
+    out[e.path().filename().string()] = std::string(std::istreambuf_iterator<char>(f), {});
+  }
+  return out;
+}
+
+// Recovery must refuse with a JournalError whose text contains `needle`, and change no file.
+void expect_refused_unchanged(const std::string& dir, std::uint64_t after, const std::string& needle) {
+  const auto before = snapshot_files(dir);
+  std::size_t replayed_anyway = 0;
+  try {
+    nx::recover_journal(dir, kFingerprint, after, [&](const nx::JournalRecord&) { ++replayed_anyway; });
+    ADD_FAILURE() << "recovery accepted a journal with valid records after damage";
+  } catch (const nx::JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("journal repair"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(snapshot_files(dir), before) << "recovery changed the journal it refused";
+}
+
+TEST_F(JournalTest, CorruptRecordFollowedByValidRecordsRefusesAndChangesNothing) {
   {
     nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
     append(w, 1, 2100);  // three segments
   }
   damage_record(dir, 500, [](unsigned char* r) { r[40] ^= 0x01; });  // one bit in the payload
+  expect_refused_unchanged(dir, 0, "CRC mismatch");
+  const auto scan = nx::scan_journal(dir, kFingerprint);
+  EXPECT_EQ(scan.damage, nx::JournalDamage::kCorrupt);
+  EXPECT_EQ(scan.good_records, 499u);
+  EXPECT_EQ(scan.first_break.expected_seq, 500u);
+  EXPECT_EQ(scan.valid_after_break, 1600u);  // 501..2100
+  EXPECT_EQ(scan.valid_after_min_seq, 501u);
+  EXPECT_EQ(scan.valid_after_max_seq, 2100u);
+  // Also when a snapshot already holds the damaged record: the journal is the record of what was acknowledged.
+  expect_refused_unchanged(dir, 800, "CRC mismatch");
+}
+
+TEST_F(JournalTest, WrongSeqInAValidRecordRefuses) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 1000);
+  }
+  // A seq rewritten with a matching CRC (a second writer's record, say): it passes its CRC, out of order.
+  damage_record(dir, 700, [](unsigned char* r) {
+    nx::JournalRecord rec;
+    std::memcpy(&rec, r, sizeof rec);
+    rec.seq = 7000;
+    rec.crc = nx::record_crc(rec);
+    std::memcpy(r, &rec, sizeof rec);
+  });
+  expect_refused_unchanged(dir, 0, "holds seq 7000, expected 700");
+}
+
+TEST_F(JournalTest, LaterSegmentMissingRefuses) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 2100);
+  }
+  fs::remove(dir + "/" + nx::segment_file_name(kRecordsPerSegment + 1));  // records 1024..2046 gone
+  expect_refused_unchanged(dir, 0, "records missing between segments");
+}
+
+TEST_F(JournalTest, TornTailSpanningRecordsIsStillCut) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 100);
+  }
+  // A machine crash lost the page holding 90..100 except garbage: nothing after 89 passes its CRC.
+  for (std::uint64_t seq = 90; seq <= 100; ++seq) damage_record(dir, seq, [](unsigned char* r) { r[20] ^= 0x40; });
   std::vector<nx::JournalRecord> got;
   const auto rec = recover(got);
-  expect_records(got, 1, 499);
-  EXPECT_FALSE(rec.truncation.empty());
-  ASSERT_EQ(rec.quarantined.size(), 2u);  // the two later segments, kept aside as *.corrupt-*
-  for (const auto& q : rec.quarantined) EXPECT_TRUE(fs::exists(q)) << q;
-  EXPECT_EQ(rec.tail.next_seq, 500u);
+  expect_records(got, 1, 89);
+  EXPECT_NE(rec.truncation.find("nothing after it passes its CRC"), std::string::npos) << rec.truncation;
+  EXPECT_EQ(rec.tail.next_seq, 90u);
+}
+
+TEST_F(JournalTest, ShortLastSegmentKeepsItsCompleteRecords) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 599);
+  }
+  // The file cut short inside record 600's slot: 599 records and 30 bytes of the next.
+  const std::string path = dir + "/" + nx::segment_file_name(1);
+  damage_record(dir, 600, [](unsigned char* r) { std::memset(r, 0x5a, 64); });
+  fs::resize_file(path, 64 + 599 * 64 + 30);
+  const auto scan = nx::scan_journal(dir, kFingerprint);
+  EXPECT_EQ(scan.damage, nx::JournalDamage::kTornTail);
+  EXPECT_NE(scan.first_break.what.find("partial record of 30 bytes"), std::string::npos) << scan.first_break.what;
+  std::vector<nx::JournalRecord> got;
+  const auto rec = recover(got);
+  expect_records(got, 1, 599);
+  EXPECT_EQ(rec.truncated_bytes, 30u);
+  EXPECT_EQ(fs::file_size(path), 64u + 599 * 64);
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);  // full as it is: continues in a new segment
+    append(w, 600, 700);
+  }
+  got.clear();
+  const auto again = recover(got);
+  EXPECT_TRUE(again.truncation.empty()) << again.truncation;
+  expect_records(got, 1, 700);
+}
+
+TEST_F(JournalTest, ShortSegmentBeforeAnotherRefuses) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 2100);
+  }
+  fs::resize_file(dir + "/" + nx::segment_file_name(1), 64 + 599 * 64 + 30);  // 600..1023 gone, later ones intact
+  expect_refused_unchanged(dir, 0, "partial record of 30 bytes");
+}
+
+TEST_F(JournalTest, SegmentWithZeroHeaderIsATornCreation) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 10);
+  }
+  // Killed between creating the next segment's file and writing its header.
+  std::ofstream(dir + "/" + nx::segment_file_name(11), std::ios::binary) << std::string(4096, '\0');
+  std::vector<nx::JournalRecord> got;
+  const auto rec = recover(got);
+  expect_records(got, 1, 10);
+  ASSERT_EQ(rec.quarantined.size(), 1u);
+  EXPECT_EQ(rec.tail.next_seq, 11u);
 }
 
 TEST_F(JournalTest, BytesAfterTheEndOfDataAreACut) {
@@ -277,6 +398,43 @@ TEST_F(JournalTest, ProcessKilledWhileAppendingLosesNothingItAppended) {
     ASSERT_GT(acked, next - 1) << "the child appended nothing in round " << round;
     next = after.tail.next_seq;
   }
+}
+
+TEST_F(JournalTest, DirectoryLockRefusesASecondOwnerAndNamesTheFirst) {
+  auto first = std::make_unique<nx::JournalDirLock>(dir, "test owner one");
+  try {
+    nx::JournalDirLock second(dir, "test owner two");
+    ADD_FAILURE() << "a second owner got the journal directory";
+  } catch (const nx::JournalLockError& e) {
+    EXPECT_NE(std::string(e.what()).find("test owner one"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(dir), std::string::npos) << e.what();
+  }
+  first.reset();
+  nx::JournalDirLock again(dir, "test owner three");  // released with its owner
+}
+
+TEST_F(JournalTest, DirectoryLockOfAKilledProcessIsReleased) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    nx::JournalDirLock lock(dir, "child");
+    const char ok = 1;
+    if (::write(fds[1], &ok, 1) != 1) ::_exit(4);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  char ok = 0;
+  ASSERT_EQ(::read(fds[0], &ok, 1), 1);
+  ::close(fds[0]);
+  EXPECT_THROW(nx::JournalDirLock(dir, "parent"), nx::JournalLockError);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  nx::JournalDirLock lock(dir, "parent");  // the kernel released it: no stale lock to clean up
 }
 
 }  // namespace

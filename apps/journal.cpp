@@ -1,0 +1,184 @@
+// nanotick-journal: the operator's view of a journal directory
+// (docs/EXCHANGE.md "When the journal is damaged"):
+//   verify DIR  what is there and what is wrong (exit 0 clean, 3 torn tail
+//               that the exchange cuts at start-up, 4 damage the exchange
+//               refuses to start on);
+//   dump DIR    every record as CSV (good, after the break, bad);
+//   repair DIR  cuts the journal at its first break after keeping a copy of
+//               everything it removes (takes the directory's lock: never
+//               while an exchange runs on it).
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <string>
+
+#include "config/toml_reader.hpp"
+#include "exchange/exchange_config.hpp"
+#include "exchange/journal_lock.hpp"
+#include "exchange/journal_repair.hpp"
+#include "exchange/journal_scan.hpp"
+
+namespace {
+
+using namespace nanotick::exchange;
+namespace ne = nanotick::engine;
+
+constexpr int kExitTorn = 3;
+constexpr int kExitCorrupt = 4;
+
+const char* status_name(SlotStatus s) {
+  switch (s) {
+    case SlotStatus::kGood: return "good";
+    case SlotStatus::kAfterBreak: return "after-break";
+    case SlotStatus::kBad: return "bad";
+  }
+  return "?";
+}
+
+const char* request_type_name(ne::RequestType t) {
+  switch (t) {
+    case ne::RequestType::kNew: return "new";
+    case ne::RequestType::kCancel: return "cancel";
+    case ne::RequestType::kModify: return "modify";
+  }
+  return "?";
+}
+
+std::uint64_t fingerprint_of(const std::string& config_path) {
+  return config_path.empty() ? 0 : load_exchange_config(config_path).engine_fingerprint();
+}
+
+void require_dir(const std::string& dir) {
+  if (!std::filesystem::is_directory(dir)) throw JournalError("journal: " + dir + " is not a directory");
+}
+
+int verify(const std::string& dir, const std::string& config_path) {
+  require_dir(dir);
+  const std::uint64_t fingerprint = fingerprint_of(config_path);
+  const JournalScan scan = scan_journal(dir, fingerprint);
+  std::printf("journal %s: %zu segment file(s)\n", dir.c_str(), scan.segments.size());
+  for (const auto& s : scan.segments) {
+    std::printf("  %s  %" PRIu64 " bytes  ", std::filesystem::path(s.path).filename().c_str(), s.file_bytes);
+    if (!s.header_problem.empty()) {
+      std::printf("header: %s\n", s.header_problem.c_str());
+    } else if (s.good_records == 0) {
+      std::printf("fingerprint %016" PRIx64 ", no good records\n", s.fingerprint);
+    } else {
+      std::printf("fingerprint %016" PRIx64 ", seq %" PRIu64 "..%" PRIu64 " (%" PRIu64 " good records)\n",
+                  s.fingerprint, s.first_seq, s.last_seq, s.good_records);
+    }
+  }
+  if (scan.good_records != 0)
+    std::printf("good records: seq %" PRIu64 "..%" PRIu64 " (%" PRIu64 ")\n", scan.first_seq, scan.next_seq - 1,
+                scan.good_records);
+  else
+    std::printf("good records: none\n");
+  int rc = 0;
+  for (const std::size_t i : scan.fingerprint_mismatch) {
+    std::printf("wrong instrument table: %s (fingerprint %016" PRIx64 ", %s has %016" PRIx64 ")\n",
+                scan.segments[i].path.c_str(), scan.segments[i].fingerprint, config_path.c_str(), fingerprint);
+    rc = kExitCorrupt;
+  }
+  if (!scan.has_break) {
+    std::printf("verdict: %s\n", rc == 0 ? "clean" : "clean records, but the exchange will refuse this config");
+    return rc;
+  }
+  std::printf("first problem: %s\n", scan.describe_break().c_str());
+  if (scan.damage == JournalDamage::kTornTail) {
+    std::printf(
+        "verdict: torn tail: the exchange cuts it at start-up (nothing after it passes its CRC: no acknowledged "
+        "request can be there)\n");
+    return rc == 0 ? kExitTorn : rc;
+  }
+  std::printf(
+      "verdict: corrupt: the exchange refuses to start on it. `nanotick journal dump %s` shows every record; "
+      "`nanotick journal repair %s` cuts the journal at seq %" PRIu64 " after copying what it removes\n",
+      dir.c_str(), dir.c_str(), scan.first_break.expected_seq);
+  return kExitCorrupt;
+}
+
+int dump(const std::string& dir, std::uint64_t from, std::uint64_t to, bool problems_only) {
+  require_dir(dir);
+  std::printf("seq,status,segment,offset,type,instrument,client,client_order_id,side,order_type,stp,price,qty,event_id\n");
+  const JournalScan scan = scan_journal(dir, 0, [&](const JournalSegmentInfo& seg, std::uint64_t off,
+                                                    const JournalRecord& r, SlotStatus st) {
+    if (problems_only && st == SlotStatus::kGood) return;
+    if (st == SlotStatus::kGood && (r.seq < from || r.seq > to)) return;
+    const ne::Request& q = r.request;
+    std::printf("%" PRIu64 ",%s,%s,%" PRIu64 ",%s,%u,%u,%" PRIu64 ",%u,%u,%u,%" PRId64 ",%" PRId64 ",%" PRIu64 "\n",
+                r.seq, status_name(st), std::filesystem::path(seg.path).filename().c_str(), off,
+                request_type_name(q.type), unsigned(q.instrument), unsigned(q.client),
+                static_cast<std::uint64_t>(q.client_order_id), unsigned(q.side), unsigned(q.order_type),
+                unsigned(q.stp), static_cast<std::int64_t>(q.price), static_cast<std::int64_t>(q.qty), q.event_id);
+  });
+  std::fprintf(stderr, "nanotick-journal: %s: %" PRIu64 " good record(s), %s\n", dir.c_str(), scan.good_records,
+               scan.has_break ? scan.describe_break().c_str() : "no problems");
+  return 0;
+}
+
+int repair(const std::string& dir, bool dry_run) {
+  require_dir(dir);
+  std::unique_ptr<JournalDirLock> lock;
+  if (!dry_run) lock = std::make_unique<JournalDirLock>(dir, "nanotick-journal repair pid " + std::to_string(::getpid()));
+  const JournalScan scan = scan_journal(dir, 0);
+  if (!scan.has_break) {
+    std::printf("journal %s is clean: nothing to repair\n", dir.c_str());
+    return 0;
+  }
+  std::printf("problem: %s\n", scan.describe_break().c_str());
+  const JournalRepair r = repair_journal(scan, dry_run);
+  const char* verb = dry_run ? "would" : "did";
+  std::printf("%s cut the journal at seq %" PRIu64 " (it continues from there)\n", verb, r.cut_seq);
+  for (const auto& f : r.copied) std::printf("%s copy %s to %s/, then zero it after its last good record\n", verb, f.c_str(), r.backup_dir.c_str());
+  for (const auto& f : r.moved) std::printf("%s move %s to %s/\n", verb, f.c_str(), r.backup_dir.c_str());
+  if (r.removed_valid != 0)
+    std::printf(
+        "LOST TO THE VENUE: %" PRIu64 " record(s) that pass their CRC (seq %" PRIu64 "..%" PRIu64
+        "); acknowledged orders among them must be reconciled with their clients (nanotick journal dump %s)\n",
+        r.removed_valid, r.removed_valid_min_seq, r.removed_valid_max_seq, r.backup_dir.c_str());
+  else
+    std::printf("no record that passes its CRC is removed\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Verify, dump or repair an exchange journal directory (docs/EXCHANGE.md)", "nanotick-journal"};
+  app.require_subcommand(1);
+  std::string dir;
+  std::string config_path;
+  auto* v = app.add_subcommand("verify", "what the journal holds and what is wrong (exit 0 clean, 3 torn tail, 4 corrupt)");
+  v->add_option("dir", dir, "journal directory")->required();
+  v->add_option("--config,-c", config_path, "also check every segment against this exchange config's instrument table")
+      ->check(CLI::ExistingFile);
+  std::uint64_t from = 0;
+  std::uint64_t to = UINT64_MAX;
+  bool problems_only = false;
+  auto* d = app.add_subcommand("dump", "every record as CSV on stdout (good ones in seq order, then what follows a break)");
+  d->add_option("dir", dir, "journal directory (or a repair backup directory)")->required();
+  d->add_option("--from", from, "first good seq to print");
+  d->add_option("--to", to, "last good seq to print");
+  d->add_flag("--problems", problems_only, "only the slots at and after the first break");
+  bool dry_run = false;
+  auto* r = app.add_subcommand("repair", "cut the journal at its first break, keeping a copy of everything removed");
+  r->add_option("dir", dir, "journal directory (no exchange may be running on it)")->required();
+  r->add_flag("--dry-run,-n", dry_run, "say what would be done, change nothing");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (v->parsed()) return verify(dir, config_path);
+    if (d->parsed()) return dump(dir, from, to, problems_only);
+    return repair(dir, dry_run);
+  } catch (const nanotick::config::ConfigError& e) {
+    std::fprintf(stderr, "nanotick-journal: config error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nanotick-journal: error: %s\n", e.what());
+    return 1;
+  }
+}
