@@ -133,6 +133,11 @@ std::optional<TableReader> TableReader::table(std::string_view key) {
   return TableReader(*t, source_, key_path(key));
 }
 
+TableReader TableReader::required_table(std::string_view key, std::string_view what) {
+  if (table_->get(key) == nullptr) fail(key, "missing (required): " + std::string(what));
+  return *table(key);
+}
+
 std::vector<TableReader> TableReader::tables(std::string_view key) {
   std::vector<TableReader> out;
   const toml::node* n = find(key);

@@ -46,6 +46,8 @@ class TableReader {
   std::vector<std::int64_t> integer_array(std::string_view key, std::int64_t min, std::int64_t max);
   // Optional sub-table (absent: nullopt).
   std::optional<TableReader> table(std::string_view key);
+  // Required sub-table; absent: "missing (required): <what>" (what it must give).
+  TableReader required_table(std::string_view key, std::string_view what);
   // Optional array of tables ([[key]]); absent: empty.
   std::vector<TableReader> tables(std::string_view key);
 

@@ -22,7 +22,7 @@ std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, 
 
 ServerConfig read_server(TableReader t) {
   ServerConfig s;
-  s.order_entry = t.string("order_entry", s.order_entry);
+  s.order_entry = t.required_string("order_entry");
   s.max_sessions = u32(t, "max_sessions", s.max_sessions, 1, 4096);
   s.logon_timeout_ms = u32(t, "logon_timeout_ms", s.logon_timeout_ms, 1, 3'600'000);
   s.min_heartbeat_ms = u32(t, "min_heartbeat_ms", s.min_heartbeat_ms, 1, 3'600'000);
@@ -39,9 +39,9 @@ ServerConfig read_server(TableReader t) {
 
 MarketDataConfig read_market_data(TableReader t) {
   MarketDataConfig m;
-  m.interface = t.string("interface", m.interface);
-  m.incremental = t.string("incremental", m.incremental);
-  m.snapshot = t.string("snapshot", m.snapshot);
+  m.interface = t.required_string("interface");
+  m.incremental = t.required_string("incremental");
+  m.snapshot = t.required_string("snapshot");
   if (m.incremental == m.snapshot) t.fail("snapshot", "must differ from market_data.incremental");
   m.ttl = u32(t, "ttl", m.ttl, 0, 255);
   m.mtu = u32(t, "mtu", m.mtu, 128, 65000);
@@ -53,8 +53,7 @@ MarketDataConfig read_market_data(TableReader t) {
 
 JournalConfig read_journal(TableReader t) {
   JournalConfig j;
-  j.dir = t.string("dir", j.dir);
-  if (j.dir.empty()) t.fail("dir", "must not be empty");
+  j.dir = t.required_string("dir");
   const std::string fsync = t.choice("fsync", "batch", {"every", "batch", "none"});
   j.fsync = fsync == "every" ? FsyncPolicy::kEvery : fsync == "none" ? FsyncPolicy::kNone : FsyncPolicy::kBatch;
   j.batch_window_us = u32(t, "batch_window_us", j.batch_window_us, 1, 10'000'000);
@@ -82,11 +81,11 @@ engine::InstrumentConfig read_instrument(TableReader t, std::set<std::string>& s
   engine::InstrumentConfig in;
   in.symbol = t.required_string("symbol");
   if (!symbols.insert(in.symbol).second) t.fail("symbol", "duplicate symbol \"" + in.symbol + "\"");
-  in.tick_size = t.integer("tick_size", in.tick_size, 1, kPriceLimit);
-  in.min_price = t.integer("min_price", in.min_price, -kPriceLimit, kPriceLimit);
-  in.max_price = t.integer("max_price", in.max_price, -kPriceLimit, kPriceLimit);
+  in.tick_size = t.required_integer("tick_size", 1, kPriceLimit);
+  in.min_price = t.required_integer("min_price", -kPriceLimit, kPriceLimit);
+  in.max_price = t.required_integer("max_price", -kPriceLimit, kPriceLimit);
   in.collar = t.integer("collar", in.collar, 0, kPriceLimit);
-  in.max_order_qty = t.integer("max_order_qty", in.max_order_qty, 1, kPriceLimit);
+  in.max_order_qty = t.required_integer("max_order_qty", 1, kPriceLimit);
   in.max_orders = u32(t, "max_orders", in.max_orders, 1, 1 << 26);
   in.max_levels = u32(t, "max_levels", in.max_levels, 1, 1 << 24);
   t.finish();
@@ -141,9 +140,14 @@ ExchangeConfig parse_exchange_config(std::string_view toml_text, const std::stri
   const toml::table root_table = config::parse_toml(toml_text, source);
   TableReader root(root_table, source, "");
   ExchangeConfig cfg;
-  if (auto t = root.table("server")) cfg.server = read_server(*t);
-  if (auto t = root.table("market_data")) cfg.market_data = read_market_data(*t);
-  if (auto t = root.table("journal")) cfg.journal = read_journal(*t);
+  // Required: whatever decides where orders and market data go and where
+  // acknowledged orders are kept, and each instrument's economics; a default
+  // there would be a silent guess. Tuning keys are optional (docs/EXCHANGE.md
+  // "Config" lists every key, required or with its default).
+  cfg.server = read_server(root.required_table("server", "[server] gives order_entry, the order-entry listen address"));
+  cfg.market_data = read_market_data(root.required_table(
+      "market_data", "[market_data] gives the interface and the incremental and snapshot groups"));
+  cfg.journal = read_journal(root.required_table("journal", "[journal] gives dir, where acknowledged orders are kept"));
   if (auto t = root.table("threads")) cfg.threads = read_threads(*t);
   std::set<std::string> symbols;
   for (auto& t : root.tables("instruments")) cfg.engine.instruments.push_back(read_instrument(t, symbols));

@@ -1,6 +1,9 @@
 // The exchange's configuration (docs/EXCHANGE.md "Config"): loaded once at
 // start-up from TOML, every key checked, every error naming the file, the key
-// and the problem. Start-up code only. A plain value once loaded.
+// and the problem. Keys marked "required" must be in the file (a missing one
+// is an error naming it); their initialisers below serve only code that
+// builds a config by hand (tests, benchmarks). The others default to the
+// value given here. Start-up code only. A plain value once loaded.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +17,7 @@
 namespace nanotick::exchange {
 
 struct ServerConfig {
-  std::string order_entry = "127.0.0.1:9100";  // listen address ip:port
+  std::string order_entry = "127.0.0.1:9100";  // required: listen address ip:port
   std::uint32_t max_sessions = 64;
   std::uint32_t logon_timeout_ms = 5000;
   std::uint32_t heartbeat_ms = 1000;
@@ -25,9 +28,9 @@ struct ServerConfig {
 };
 
 struct MarketDataConfig {
-  std::string interface = "127.0.0.1";
-  std::string incremental = "239.255.42.1:9201";
-  std::string snapshot = "239.255.42.2:9202";
+  std::string interface = "127.0.0.1";           // required: IP_MULTICAST_IF
+  std::string incremental = "239.255.42.1:9201";  // required: group:port
+  std::string snapshot = "239.255.42.2:9202";     // required: group:port
   std::uint32_t ttl = 0;
   std::uint32_t mtu = 1400;
   std::uint32_t heartbeat_ms = 1000;
@@ -37,7 +40,7 @@ struct MarketDataConfig {
 enum class FsyncPolicy : std::uint8_t { kEvery, kBatch, kNone };
 
 struct JournalConfig {
-  std::string dir = "run/journal";
+  std::string dir = "run/journal";  // required (--journal-dir overrides it)
   FsyncPolicy fsync = FsyncPolicy::kBatch;
   std::uint32_t batch_window_us = 1000;
   std::uint64_t segment_bytes = 64ull << 20;
@@ -53,9 +56,9 @@ struct ThreadConfig {
 };
 
 struct ClientConfig {
-  std::uint32_t id = 0;  // 1..65535: the engine's ClientId
+  std::uint32_t id = 0;  // required, 1..65535: the engine's ClientId
   std::string name;
-  CredentialHash credential;
+  CredentialHash credential;  // required
   std::uint32_t rate_limit_per_s = 100'000;
   std::uint32_t rate_burst = 1'000;
   bool cancel_on_disconnect = true;
@@ -66,7 +69,8 @@ struct ExchangeConfig {
   MarketDataConfig market_data;
   JournalConfig journal;
   ThreadConfig threads;
-  engine::EngineConfig engine;  // [[instruments]], id = position
+  engine::EngineConfig engine;  // [[instruments]], id = position; symbol, tick_size, min_price,
+                                // max_price and max_order_qty required
   std::vector<ClientConfig> clients;
 
   // Identifies the instrument table (what the journal depends on): FNV-1a

@@ -105,14 +105,16 @@ void require_qty(const TableReader& t, std::string_view key, Qty qty, const Inst
                     ": no such order fits the position limit");
 }
 
+// The limits that bound the money at risk are required: in the instrument's
+// price and quantity units no default could fit every instrument.
 InstrumentRiskLimits read_risk(TableReader& t, const engine::InstrumentConfig& in) {
   InstrumentRiskLimits r;
-  r.max_order_qty = t.integer("max_order_qty", std::min(r.max_order_qty, in.max_order_qty), 1, in.max_order_qty);
-  r.max_position = t.integer("max_position", r.max_position, 0, kQtyLimit * 1024);
+  r.max_order_qty = t.required_integer("max_order_qty", 1, in.max_order_qty);
+  r.max_position = t.required_integer("max_position", 0, kQtyLimit * 1024);
   r.max_open_orders = u32(t, "max_open_orders", r.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
-  r.max_open_notional = t.integer("max_open_notional", r.max_open_notional, 1, kI64Max);
-  r.max_loss = t.integer("max_loss", r.max_loss, 0, kI64Max);
-  r.price_band = t.integer("price_band", r.price_band, 0, kPriceLimit);
+  r.max_open_notional = t.required_integer("max_open_notional", 1, kI64Max);
+  r.max_loss = t.required_integer("max_loss", 0, kI64Max);
+  r.price_band = t.required_integer("price_band", 0, kPriceLimit);
   return r;
 }
 
@@ -337,8 +339,8 @@ TraderConfig::MarketData read_market_data(TableReader t, const exchange::MarketD
 GlobalRiskLimits read_global_risk(TableReader t) {
   GlobalRiskLimits g;
   g.max_open_orders = u32(t, "max_open_orders", g.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
-  g.max_open_notional = t.integer("max_open_notional", g.max_open_notional, 1, kI64Max);
-  g.max_loss = t.integer("max_loss", g.max_loss, 0, kI64Max);
+  g.max_open_notional = t.required_integer("max_open_notional", 1, kI64Max);
+  g.max_loss = t.required_integer("max_loss", 0, kI64Max);
   g.orders_per_second = u32(t, "orders_per_second", g.orders_per_second, 1, 100'000'000);
   g.burst = u32(t, "burst", g.burst, 1, 1'000'000);
   t.finish();
@@ -388,29 +390,28 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
   TraderConfig c;
   c.source = source;
 
-  auto trader = root.table("trader");
-  if (!trader) root.fail("trader", "missing (required): [trader] names the exchange config and the strategy");
+  TableReader trader = root.required_table("trader", "[trader] names the exchange config and the strategy");
   const std::string stem = std::filesystem::path(source).stem().string();
-  c.name = trader->string("name", stem.empty() ? "trader" : stem);
-  if (c.name.empty()) trader->fail("name", "must not be empty");
-  const exchange::ExchangeConfig ex = read_exchange(*trader, source, c, trader->required_string("exchange_config"));
-  c.strategy = parse_kind(*trader, trader->required_string("strategy"));
-  c.seed = static_cast<std::uint64_t>(trader->integer("seed", 1, 0, kI64Max));
-  c.status_interval_ms = u32(*trader, "status_interval_ms", c.status_interval_ms, 0, kMaxMs);
-  c.max_orders = static_cast<std::size_t>(trader->integer("max_orders", 4096, 1, std::int64_t{1} << 24));
-  trader->finish();
+  c.name = trader.string("name", stem.empty() ? "trader" : stem);
+  if (c.name.empty()) trader.fail("name", "must not be empty");
+  const exchange::ExchangeConfig ex = read_exchange(trader, source, c, trader.required_string("exchange_config"));
+  c.strategy = parse_kind(trader, trader.required_string("strategy"));
+  c.seed = static_cast<std::uint64_t>(trader.integer("seed", 1, 0, kI64Max));
+  c.status_interval_ms = u32(trader, "status_interval_ms", c.status_interval_ms, 0, kMaxMs);
+  c.max_orders = static_cast<std::size_t>(trader.integer("max_orders", 4096, 1, std::int64_t{1} << 24));
+  trader.finish();
 
   if (auto t = root.table("threads")) read_threads(*t, c);
-  auto session = root.table("session");
-  if (!session) root.fail("session", "missing (required): [session] needs client_id and api_key");
-  c.session = read_session(*session, ex, c.exchange_config);
+  c.session = read_session(root.required_table("session", "[session] needs client_id and api_key"), ex,
+                           c.exchange_config);
   const toml::table no_overrides;
   c.market_data = read_market_data(root.table("market_data").value_or(TableReader(no_overrides, source, "market_data")),
                                    ex.market_data);
-  if (auto t = root.table("risk")) c.global_risk = read_global_risk(*t);
+  c.global_risk =
+      read_global_risk(root.required_table("risk", "[risk] needs the global max_open_notional and max_loss"));
   if (c.max_orders < c.global_risk.max_open_orders)
-    trader->fail("max_orders", "must be >= risk.max_open_orders (" + std::to_string(c.global_risk.max_open_orders) +
-                                   "): the order manager must hold every order the risk limits allow");
+    trader.fail("max_orders", "must be >= risk.max_open_orders (" + std::to_string(c.global_risk.max_open_orders) +
+                                  "): the order manager must hold every order the risk limits allow");
 
   c.instruments = ex.engine;
   const std::size_t n = c.instruments.instruments.size();

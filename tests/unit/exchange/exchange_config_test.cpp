@@ -1,29 +1,46 @@
-// Exchange config loading: the shipped default loads; every bad value is an
-// error naming the key and the problem; unknown keys are refused.
+// Exchange config loading: the shipped default loads; every required key and
+// table is named when missing, every optional one takes its documented
+// default (docs/EXCHANGE.md "Config"); every bad value is an error naming the
+// key and the problem; unknown keys are refused.
 #include "exchange/exchange_config.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "config/toml_reader.hpp"
+#include "support/toml_text.hpp"
 
 namespace nx = nanotick::exchange;
+using nanotick::testing::with_defaults;
+using nanotick::testing::without_line;
+using nanotick::testing::without_tables;
 
 namespace {
 
 const std::string kCredential =
     "sha256:00000000000000000000000000000000:60e14a70be9097fe0745a080cd16d3b1a1597f887f60fcde7f5fee4e44433f2e";
 
-std::string minimal(const std::string& extra = "") {
-  return extra + R"(
-[[instruments]]
-symbol = "A"
+// `text` with every required key it does not give itself: the order-entry
+// address, the market data interface and groups, the journal dir, and each
+// instrument's tick, band and order size limit.
+std::string completed(const std::string& text) {
+  std::string t = with_defaults(text, "[server]", {"order_entry = \"127.0.0.1:9100\""});
+  t = with_defaults(t, "[market_data]",
+                    {"interface = \"127.0.0.1\"", "incremental = \"239.255.42.1:9201\"",
+                     "snapshot = \"239.255.42.2:9202\""});
+  t = with_defaults(t, "[journal]", {"dir = \"run/journal\""});
+  return with_defaults(t, "[[instruments]]",
+                       {"tick_size = 1", "min_price = 1", "max_price = 1000000", "max_order_qty = 1000000"});
+}
 
-[[clients]]
-id = 7
-credential = ")" + kCredential + "\"\n";
+// The smallest valid config, with `extra` first (its tables get the required
+// keys they lack; a [[clients]] in it is clients[0]).
+std::string minimal(const std::string& extra = "") {
+  return completed(extra + "[[instruments]]\nsymbol = \"A\"\n[[clients]]\nid = 7\ncredential = \"" + kCredential +
+                   "\"\n");
 }
 
 // The message of the ConfigError that parsing `text` throws ("" if none).
@@ -56,16 +73,105 @@ TEST(ExchangeConfig, MinimalFileTakesTheDocumentedDefaults) {
   const nx::ExchangeConfig c = nx::parse_exchange_config(minimal(), "test.toml");
   EXPECT_EQ(c.server.order_entry, "127.0.0.1:9100");
   EXPECT_EQ(c.server.max_sessions, 64u);
-  EXPECT_EQ(c.journal.fsync, nx::FsyncPolicy::kBatch);
+  EXPECT_EQ(c.server.logon_timeout_ms, 5000u);
+  EXPECT_EQ(c.server.heartbeat_ms, 1000u);
+  EXPECT_EQ(c.server.min_heartbeat_ms, 100u);
+  EXPECT_EQ(c.server.max_heartbeat_ms, 60000u);
+  EXPECT_EQ(c.server.output_buffer_bytes, 1u << 20);
+  EXPECT_EQ(c.server.read_budget_bytes, 1u << 16);
+  EXPECT_EQ(c.market_data.ttl, 0u);
   EXPECT_EQ(c.market_data.mtu, 1400u);
+  EXPECT_EQ(c.market_data.heartbeat_ms, 1000u);
+  EXPECT_EQ(c.market_data.snapshot_interval_ms, 1000u);
+  EXPECT_EQ(c.journal.fsync, nx::FsyncPolicy::kBatch);
+  EXPECT_EQ(c.journal.batch_window_us, 1000u);
+  EXPECT_EQ(c.journal.segment_bytes, 64ull << 20);
+  EXPECT_EQ(c.journal.snapshot_every, 1'000'000u);
+  EXPECT_EQ(c.threads.mode, nx::ThreadMode::kCompact);
+  EXPECT_EQ(c.threads.idle, nanotick::core::IdleKind::backoff);
+  EXPECT_TRUE(c.threads.cpus.empty());
   ASSERT_EQ(c.engine.instruments.size(), 1u);
   EXPECT_EQ(c.engine.instruments[0].symbol, "A");
+  EXPECT_EQ(c.engine.instruments[0].collar, 0);
   EXPECT_EQ(c.engine.instruments[0].max_orders, 65536u);
+  EXPECT_EQ(c.engine.instruments[0].max_levels, 4096u);
   ASSERT_EQ(c.clients.size(), 1u);
   EXPECT_EQ(c.clients[0].id, 7u);
   EXPECT_EQ(c.clients[0].name, "client-7");
+  EXPECT_EQ(c.clients[0].rate_limit_per_s, 100'000u);
+  EXPECT_EQ(c.clients[0].rate_burst, 1'000u);
   EXPECT_TRUE(c.clients[0].cancel_on_disconnect);
   EXPECT_EQ(c.find_client(8), nullptr);
+}
+
+// Every key the loader requires, and nothing else: two instruments (a key
+// taken from the second is named with its index) and one client.
+const std::string kRequiredOnly = R"([server]
+order_entry = "127.0.0.1:9100"
+
+[market_data]
+interface = "127.0.0.1"
+incremental = "239.255.42.1:9201"
+snapshot = "239.255.42.2:9202"
+
+[journal]
+dir = "run/journal"
+
+[[instruments]]
+symbol = "A"
+tick_size = 1
+min_price = 1
+max_price = 1000000
+max_order_qty = 1000000
+
+[[instruments]]
+symbol = "B"
+tick_size = 5
+min_price = 5
+max_price = 500000
+max_order_qty = 1000
+
+[[clients]]
+id = 7
+credential = ")" + kCredential + "\"\n";
+
+TEST(ExchangeConfig, EveryRequiredKeyAndTableIsNamedWhenMissing) {
+  const nx::ExchangeConfig c = nx::parse_exchange_config(kRequiredOnly, "test.toml");
+  EXPECT_EQ(c.engine.instruments[1].tick_size, 5);
+  struct Missing {
+    std::string line;  // taken out of kRequiredOnly
+    std::string key;   // the key path the error must name
+  };
+  for (const Missing& m : std::initializer_list<Missing>{
+           {"order_entry = \"127.0.0.1:9100\"", "server.order_entry"},
+           {"interface = \"127.0.0.1\"", "market_data.interface"},
+           {"incremental = \"239.255.42.1:9201\"", "market_data.incremental"},
+           {"snapshot = \"239.255.42.2:9202\"", "market_data.snapshot"},
+           {"dir = \"run/journal\"", "journal.dir"},
+           {"symbol = \"B\"", "instruments[1].symbol"},
+           {"tick_size = 5", "instruments[1].tick_size"},
+           {"min_price = 5", "instruments[1].min_price"},
+           {"max_price = 500000", "instruments[1].max_price"},
+           {"max_order_qty = 1000", "instruments[1].max_order_qty"},
+           {"id = 7", "clients[0].id"},
+           {"credential = \"" + kCredential + "\"", "clients[0].credential"},
+       }) {
+    SCOPED_TRACE(m.key);
+    const std::string text = without_line(kRequiredOnly, m.line);
+    ASSERT_FALSE(text.empty()) << "no line '" << m.line << "'";
+    expect_error(text, m.key, "missing (required)");
+  }
+  for (const std::string_view table : {"server", "market_data", "journal"}) {
+    SCOPED_TRACE(table);
+    const std::string text = without_tables(kRequiredOnly, "[" + std::string(table) + "]");
+    ASSERT_FALSE(text.empty());
+    expect_error(text, std::string(table), "missing (required)");
+  }
+  expect_error(without_tables(kRequiredOnly, "[[instruments]]"), "instruments", "at least one [[instruments]]");
+  expect_error(without_tables(kRequiredOnly, "[[clients]]"), "clients", "at least one [[clients]]");
+  // An empty string is a missing address or directory, not a default.
+  expect_error(minimal("[server]\norder_entry = \"\"\n"), "server.order_entry", "must not be empty");
+  expect_error(minimal("[journal]\ndir = \"\"\n"), "journal.dir", "must not be empty");
 }
 
 TEST(ExchangeConfig, EveryValueIsRead) {
@@ -115,22 +221,23 @@ TEST(ExchangeConfig, ErrorsNameTheKeyAndTheProblem) {
   expect_error(minimal("[threads]\nidle = \"nap\"\n"), "threads.idle", "must be one of");
   expect_error(minimal("[threads]\ncpus = [0, -1]\n"), "threads.cpus[1]", "must be in [0, 4095], got -1");
   expect_error(minimal("[threads]\ncpus = 3\n"), "threads.cpus", "must be an array of integers");
-  expect_error(minimal("server = 5\n"), "server", "must be a table, got an integer");
+  expect_error("server = 5\n" + without_tables(minimal(), "[server]"), "server", "must be a table, got an integer");
   expect_error(minimal("extra = 1\n"), "extra", "unknown key");
 }
 
 // minimal(extra) puts `extra` first: a [[clients]] in it is clients[0].
 TEST(ExchangeConfig, InstrumentAndClientErrorsCarryTheirIndex) {
   const std::string one_client = "[[clients]]\nid = 7\ncredential = \"" + kCredential + "\"\n";
-  expect_error("[[instruments]]\nsymbol = \"A\"\n[[instruments]]\nsymbol = \"A\"\n" + one_client, "instruments[1].symbol",
-               "duplicate symbol");
-  expect_error("[[instruments]]\nsymbol = \"A\"\ntick_size = 0\n" + one_client, "instruments[0].tick_size",
+  expect_error(completed("[[instruments]]\nsymbol = \"A\"\n[[instruments]]\nsymbol = \"A\"\n" + one_client),
+               "instruments[1].symbol", "duplicate symbol");
+  expect_error(completed("[[instruments]]\nsymbol = \"A\"\ntick_size = 0\n" + one_client), "instruments[0].tick_size",
                "must be in [1,");
-  expect_error("[[instruments]]\ntick_size = 1\n" + one_client, "instruments[0].symbol", "missing (required)");
-  expect_error("[[instruments]]\nsymbol = \"A\"\nmax_pric = 5\n" + one_client, "instruments[0].max_pric",
+  expect_error(completed("[[instruments]]\ntick_size = 1\n" + one_client), "instruments[0].symbol",
+               "missing (required)");
+  expect_error(completed("[[instruments]]\nsymbol = \"A\"\nmax_pric = 5\n" + one_client), "instruments[0].max_pric",
                "unknown key");
-  expect_error(one_client, "instruments", "at least one [[instruments]]");
-  expect_error("[[instruments]]\nsymbol = \"A\"\n", "clients", "at least one [[clients]]");
+  expect_error(completed(one_client), "instruments", "at least one [[instruments]]");
+  expect_error(completed("[[instruments]]\nsymbol = \"A\"\n"), "clients", "at least one [[clients]]");
   expect_error(minimal("[[clients]]\nid = 7\ncredential = \"" + kCredential + "\"\n"), "clients[1].id",
                "duplicate client id 7");
   expect_error(minimal("[[clients]]\nid = 70000\ncredential = \"" + kCredential + "\"\n"), "clients[0].id",

@@ -31,7 +31,11 @@ const std::string kKey2 = "test-key-client-two-02";
 nx::ExchangeConfig make_config(std::uint32_t max_sessions = 8, std::uint32_t burst = 1000) {
   std::string toml = "[server]\norder_entry = \"127.0.0.1:0\"\nheartbeat_ms = 1000\nmin_heartbeat_ms = 100\n"
                      "logon_timeout_ms = 300\nmax_sessions = " +
-                     std::to_string(max_sessions) + "\n[[instruments]]\nsymbol = \"A\"\n";
+                     std::to_string(max_sessions) +
+                     "\n[market_data]\ninterface = \"127.0.0.1\"\nincremental = \"239.255.42.1:9201\"\n"
+                     "snapshot = \"239.255.42.2:9202\"\n[journal]\ndir = \"run/journal\"\n"
+                     "[[instruments]]\nsymbol = \"A\"\ntick_size = 1\nmin_price = 1\nmax_price = 1000000\n"
+                     "max_order_qty = 1000000\n";
   toml += "[[clients]]\nid = 1\ncredential = \"" + nx::CredentialHash::make(kKey1).to_string() +
           "\"\nrate_burst = " + std::to_string(burst) + "\nrate_limit_per_s = 1\n";
   toml += "[[clients]]\nid = 2\ncredential = \"" + nx::CredentialHash::make(kKey2).to_string() +

@@ -143,7 +143,10 @@ class Venue {
   static nx::ExchangeConfig make_config(const VenueOptions& o) {
     std::string toml = "[server]\norder_entry = \"127.0.0.1:" + std::to_string(o.port) +
                        "\"\nheartbeat_ms = 1000\nmin_heartbeat_ms = 20\nlogon_timeout_ms = 1000\n"
-                       "[[instruments]]\nsymbol = \"A\"\nmax_orders = 1024\nmax_levels = 256\n";
+                       "[market_data]\ninterface = \"127.0.0.1\"\nincremental = \"239.255.42.1:9201\"\n"
+                       "snapshot = \"239.255.42.2:9202\"\n[journal]\ndir = \"run/journal\"\n"
+                       "[[instruments]]\nsymbol = \"A\"\ntick_size = 1\nmin_price = 1\nmax_price = 1000000\n"
+                       "max_order_qty = 1000000\nmax_orders = 1024\nmax_levels = 256\n";
     toml += "[[clients]]\nid = 1\ncredential = \"" + nx::CredentialHash::make(kKey).to_string() + "\"\n" +
             "cancel_on_disconnect = " + (o.cancel_on_disconnect ? "true" : "false") + "\n" +
             "rate_burst = " + std::to_string(o.rate_burst) + "\nrate_limit_per_s = 1\n";

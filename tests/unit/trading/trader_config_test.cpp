@@ -1,7 +1,8 @@
 // Trader config loading: the shipped demo configs load against the shipped
-// exchange config; a minimal file takes the documented defaults, the venue's
-// side (instruments, addresses, credential) coming from the exchange config;
-// every kind of bad input is a ConfigError naming the file and the key.
+// exchange config; every required key and table is named when missing; a
+// minimal file takes the documented defaults, the venue's side (instruments,
+// addresses, credential) coming from the exchange config; every kind of bad
+// input is a ConfigError naming the file and the key.
 #include "trading/trader_config.hpp"
 
 #include <gtest/gtest.h>
@@ -12,9 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "config/toml_reader.hpp"
 #include "exchange/credential.hpp"
+#include "support/toml_text.hpp"
 
 namespace nt = nanotick::trading;
 namespace fs = std::filesystem;
@@ -55,6 +58,8 @@ interface = "127.0.0.1"
 incremental = "239.255.50.1:9401"
 snapshot = "239.255.50.2:9402"
 mtu = 1200
+[journal]
+dir = "journal"
 [[instruments]]
 symbol = "AAA"
 tick_size = 1
@@ -69,6 +74,10 @@ max_price = 100000
 max_order_qty = 500
 [[instruments]]
 symbol = "CCC"
+tick_size = 1
+min_price = 1
+max_price = 1000000
+max_order_qty = 1000000
 [[clients]]
 id = 9
 name = "tester"
@@ -98,12 +107,24 @@ credential = ")" + nanotick::exchange::CredentialHash::make(kKey).to_string() + 
   fs::path dir_;
 };
 
+// `text` with the risk limits every trader must give that it does not give
+// itself: the global [risk] and each instrument's (the values are the
+// parts' own defaults, InstrumentRiskLimits and GlobalRiskLimits).
+std::string completed(const std::string& text) {
+  const std::string t = nanotick::testing::with_defaults(text, "[risk]",
+                                                         {"max_open_notional = 1000000000", "max_loss = 10000000"});
+  return nanotick::testing::with_defaults(t, "[[instruments]]",
+                                          {"max_order_qty = 100", "max_position = 1000",
+                                           "max_open_notional = 100000000", "max_loss = 1000000", "price_band = 100"});
+}
+
 // A valid trader: `strategy`, [session] for client 9, then `rest` (more
-// tables, [[instruments]]).
+// tables, [[instruments]]), completed with the required risk limits.
 std::string trader(const std::string& strategy, const std::string& rest, const std::string& trader_extra = "",
                    const std::string& session_extra = "") {
-  return "[trader]\nexchange_config = \"exchange.toml\"\nstrategy = \"" + strategy + "\"\n" + trader_extra +
-         "\n[session]\nclient_id = 9\napi_key = \"" + kKey + "\"\n" + session_extra + "\n" + rest;
+  return completed("[trader]\nexchange_config = \"exchange.toml\"\nstrategy = \"" + strategy + "\"\n" +
+                   trader_extra + "\n[session]\nclient_id = 9\napi_key = \"" + kKey + "\"\n" + session_extra + "\n" +
+                   rest);
 }
 
 // `text` with the first `from` replaced by `to` (which must be there).
@@ -191,8 +212,15 @@ TEST_F(TraderConfigTest, MinimalFileTakesTheDocumentedDefaultsAndTheExchangesSid
   EXPECT_FALSE(c.strategy_params[2].market_maker.enabled);
   EXPECT_EQ(c.strategy_params[0].reference_price, 0);
   EXPECT_EQ(c.strategy_params[0].market_maker.quote_qty, nt::MarketMakerParams{}.quote_qty);
-  EXPECT_EQ(c.risk[0].max_position, nt::InstrumentRiskLimits{}.max_position);
+  EXPECT_EQ(c.strategy_params[0].market_maker.half_spread_ticks, nt::MarketMakerParams{}.half_spread_ticks);
+  EXPECT_EQ(c.risk[0].max_open_orders, nt::InstrumentRiskLimits{}.max_open_orders);
+  EXPECT_EQ(c.global_risk.max_open_orders, nt::GlobalRiskLimits{}.max_open_orders);
+  EXPECT_EQ(c.global_risk.orders_per_second, nt::GlobalRiskLimits{}.orders_per_second);
   EXPECT_EQ(c.global_risk.burst, nt::GlobalRiskLimits{}.burst);
+  EXPECT_EQ(c.session.connect_timeout_ms, nt::OrderGatewayConfig{}.connect_timeout_ms);
+  EXPECT_EQ(c.session.logon_timeout_ms, nt::OrderGatewayConfig{}.logon_timeout_ms);
+  EXPECT_EQ(c.session.reconnect_initial_ms, nt::OrderGatewayConfig{}.reconnect_initial_ms);
+  EXPECT_EQ(c.session.reconnect_max_ms, nt::OrderGatewayConfig{}.reconnect_max_ms);
   EXPECT_TRUE(c.features[0].fair_price);
   EXPECT_EQ(c.features[0].fair_price_kind, nt::FairPriceKind::kMicroprice);
   EXPECT_FALSE(c.features[0].imbalance);
@@ -339,9 +367,9 @@ TEST_F(TraderConfigTest, ExchangeConfigPathIsRelativeToTheTraderFile) {
   EXPECT_EQ(fs::path(c.exchange_config), dir_ / "exchange.toml");
   EXPECT_EQ(c.name, "t");
   // An absolute path is taken as it is.
-  const std::string text = "[trader]\nexchange_config = \"" + (dir_ / "exchange.toml").string() +
-                           "\"\nstrategy = \"random\"\n[session]\nclient_id = 9\napi_key = \"" + kKey +
-                           "\"\n[[instruments]]\nsymbol = \"AAA\"\n";
+  const std::string text = completed("[trader]\nexchange_config = \"" + (dir_ / "exchange.toml").string() +
+                                     "\"\nstrategy = \"random\"\n[session]\nclient_id = 9\napi_key = \"" + kKey +
+                                     "\"\n[[instruments]]\nsymbol = \"AAA\"\n");
   EXPECT_EQ(nt::parse_trader_config(text, "elsewhere/t.toml").exchange_config, (dir_ / "exchange.toml").string());
 }
 
@@ -374,6 +402,75 @@ TEST_F(TraderConfigTest, RequiredTablesAndKeysAreNamedWhenMissing) {
   expect_error(trader("random", ""), "instruments", "at least one [[instruments]]");
   expect_error(trader("random", "[[instruments]]\nreference_price = 5\n"), "instruments[0].symbol",
                "missing (required)");
+}
+
+// Every key the loader requires, and nothing else: two instruments (a key
+// taken from the second is named with its index).
+std::string required_only() {
+  return std::string(R"([trader]
+exchange_config = "exchange.toml"
+strategy = "market_maker"
+
+[session]
+client_id = 9
+api_key = ")") + kKey + R"("
+
+[risk]
+max_open_notional = 1000000000
+max_loss = 10000000
+
+[[instruments]]
+symbol = "AAA"
+max_order_qty = 100
+max_position = 1000
+max_open_notional = 100000000
+max_loss = 1000000
+price_band = 100
+
+[[instruments]]
+symbol = "BBB"
+max_order_qty = 50
+max_position = 500
+max_open_notional = 50000000
+max_loss = 500000
+price_band = 250
+)";
+}
+
+TEST_F(TraderConfigTest, EveryRequiredKeyAndTableIsNamedWhenMissing) {
+  const nt::TraderConfig c = parse(required_only());
+  EXPECT_EQ(c.risk[1].price_band, 250);
+  struct Missing {
+    std::string line;  // taken out of required_only()
+    std::string key;   // the key path the error must name
+  };
+  for (const Missing& m : std::initializer_list<Missing>{
+           {"exchange_config = \"exchange.toml\"", "trader.exchange_config"},
+           {"strategy = \"market_maker\"", "trader.strategy"},
+           {"client_id = 9", "session.client_id"},
+           {std::string("api_key = \"") + kKey + "\"", "session.api_key"},
+           {"max_open_notional = 1000000000", "risk.max_open_notional"},
+           {"max_loss = 10000000", "risk.max_loss"},
+           {"symbol = \"BBB\"", "instruments[1].symbol"},
+           {"max_order_qty = 50", "instruments[1].max_order_qty"},
+           {"max_position = 500", "instruments[1].max_position"},
+           {"max_open_notional = 50000000", "instruments[1].max_open_notional"},
+           {"max_loss = 500000", "instruments[1].max_loss"},
+           {"price_band = 250", "instruments[1].price_band"},
+       }) {
+    SCOPED_TRACE(m.key);
+    const std::string text = nanotick::testing::without_line(required_only(), m.line);
+    ASSERT_FALSE(text.empty()) << "no line '" << m.line << "'";
+    expect_error(text, m.key, "missing (required)");
+  }
+  for (const std::string_view table : {"trader", "session", "risk"}) {
+    SCOPED_TRACE(table);
+    const std::string text = nanotick::testing::without_tables(required_only(), "[" + std::string(table) + "]");
+    ASSERT_FALSE(text.empty());
+    expect_error(text, std::string(table), "missing (required)");
+  }
+  expect_error(nanotick::testing::without_tables(required_only(), "[[instruments]]"), "instruments",
+               "at least one [[instruments]]");
 }
 
 TEST_F(TraderConfigTest, UnknownKeysAreRefusedEverywhere) {
