@@ -371,6 +371,39 @@ def test_config_errors_exit_2_naming_the_key(exchange_binary, tmp_path):
         assert f"config error: {path}: {key}: " in p.stderr, (key, p.stderr)
 
 
+def test_missing_required_config_keys_exit_2_naming_them(exchange_binary, tmp_path):
+    # docs/EXCHANGE.md "Config": a key that decides where orders, market data or the journal
+    # go has no default; its absence (or its table's) is a config error naming it.
+    def drop_table(config, table):
+        text = config.path.read_text()
+        start = text.index(f"[{table}]\n")
+        end = text.index("\n\n", start) + 2
+        config.path.write_text(text[:start] + text[end:])
+
+    cases = [
+        (lambda c: c.server.pop("order_entry"), None, "server.order_entry"),
+        (lambda c: c.market_data.pop("incremental"), None, "market_data.incremental"),
+        (lambda c: c.journal.pop("dir"), None, "journal.dir"),
+        (lambda c: delattr(c.instruments[1], "tick_size"), None, "instruments[1].tick_size"),
+        (lambda c: delattr(c.instruments[0], "max_price"), None, "instruments[0].max_price"),
+        (lambda c: None, "journal", "journal"),
+        (lambda c: None, "market_data", "market_data"),
+    ]
+    for i, (mutate, table, key) in enumerate(cases):
+        d = tmp_path / f"case{i}"
+        d.mkdir()
+        config = make_config(d)
+        mutate(config)
+        path = config.write()
+        if table is not None:
+            drop_table(config, table)
+        p = subprocess.run([str(exchange_binary), "--config", str(path)], capture_output=True, text=True, timeout=10,
+                           cwd=str(d))
+        assert p.returncode == 2, (key, p.returncode, p.stderr)
+        assert f"config error: {path}: {key}: missing (required)" in p.stderr, (key, p.stderr)
+        assert "listening" not in p.stderr, (key, p.stderr)
+
+
 def test_reserved_bytes_of_order_messages_reach_the_engine(start_exchange, config):
     # PROTOCOL.md 1.5, last paragraph: reserved bytes inside a well-formed order message are
     # not checked by the session layer; the engine rejects them (ReservedNotZero, 112).

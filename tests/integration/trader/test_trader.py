@@ -179,6 +179,23 @@ def test_unknown_key_is_refused_with_its_name(binaries, start_trader, config, tm
                 "quote_size")
 
 
+def test_missing_required_key_is_refused_with_its_name(binaries, start_trader, config, tmp_path):
+    # docs/TRADER.md "Config": the risk limits that bound the money at risk have no default,
+    # and the venue's required keys are checked in the exchange config the trader reads.
+    instruments = market_maker_instruments()
+    del instruments[1]["max_loss"]
+    run_refused(start_trader, bad_config(tmp_path, config, name="no-max-loss", instruments=instruments).write(tmp_path),
+                "instruments[1].max_loss: missing (required)")
+    spec = bad_config(tmp_path, config, name="no-notional")
+    del spec.risk["max_open_notional"]
+    run_refused(start_trader, spec.write(tmp_path), "risk.max_open_notional: missing (required)")
+    venue = copy_exchange_config(config, tmp_path / "no-order-entry")
+    del venue.server["order_entry"]
+    venue.write()
+    spec = bad_config(tmp_path, config, name="venue-no-order-entry", exchange_config="no-order-entry/exchange.toml")
+    run_refused(start_trader, spec.write(tmp_path), "trader.exchange_config", "server.order_entry: missing (required)")
+
+
 def test_unknown_symbol_is_refused_with_its_name(binaries, start_trader, config, tmp_path):
     instruments = market_maker_instruments()
     instruments[0]["symbol"] = "NOPE"
