@@ -136,6 +136,8 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     s.write_interest = false;
     s.write_shut = false;
     s.output_stalled_ns = 0;
+    s.output_held_back = false;
+    s.kernel_room = 0;
     s.input_blocked = false;
     s.in.clear();
     s.out.clear();
@@ -440,6 +442,7 @@ void OrderGateway::release(Session& s) noexcept {
   if (s.state == SessionState::kFree) return;
   log_off(s);
   (void)poller_.remove(s.stream.fd());
+  s.stream.discard_input();  // unread input would turn close() into a reset that discards our last messages
   s.stream.close();
   s.state = SessionState::kFree;
   s.in.clear();
@@ -502,8 +505,16 @@ void OrderGateway::flush(Session& s) noexcept {
           clock_.to_ns(static_cast<std::int64_t>(ready_tsc - s.unwritten_ack_tsc[i]))));
     s.ready_acks = s.unwritten_acks;
   }
+  s.output_held_back = false;
   while (!s.out.empty()) {
-    const net::IoResult r = s.stream.write_some(s.out.readable());
+    const std::span<const std::uint8_t> bytes = s.out.readable();
+    const std::size_t n = bytes_to_write(s, bytes);
+    if (n == 0) {  // the kernel holds all we allow it: what waits stays whole messages here
+      s.output_held_back = true;
+      if (s.output_stalled_ns == 0) s.output_stalled_ns = now_ns();
+      break;
+    }
+    const net::IoResult r = s.stream.write_some(bytes.first(n));
     if (r.status == net::IoStatus::kWouldBlock) {
       if (s.output_stalled_ns == 0) s.output_stalled_ns = now_ns();
       break;
@@ -515,8 +526,13 @@ void OrderGateway::flush(Session& s) noexcept {
     note_written(s, r.bytes);
     s.out.consume(r.bytes);
     s.out_written += r.bytes;
+    s.kernel_room -= std::min<std::uint64_t>(s.kernel_room, r.bytes);
     s.output_stalled_ns = 0;
     counters_.bytes_out.add(r.bytes);
+    if (n < bytes.size() && r.bytes == n) {  // the rest waits for the kernel to drain (no need to ask again now)
+      s.output_held_back = true;
+      break;
+    }
   }
   std::uint64_t now_tsc = 0;
   if (s.out.empty() && s.unwritten_acks != 0) {
@@ -536,8 +552,40 @@ void OrderGateway::flush(Session& s) noexcept {
   update_write_interest(s);
 }
 
+// How many of `bytes` (the front of `out`) to hand to the kernel now. The
+// kernel may take part of a message when its buffer fills, and a client
+// that never reads again would then see its stream end inside that message,
+// with our Logout stuck behind it (PROTOCOL.md 1.5). So the kernel is given
+// whole messages only, and never more than a quarter of its send buffer
+// limit in all (half while closing): the rest of its buffer is the reserve
+// from which the rest of a message partly written and the Logout are always
+// taken whole. Asking the kernel costs two system calls; it is done only
+// when the output would pass what we know it can take (kernel_room), which
+// for a client that reads is once per quarter buffer written.
+std::size_t OrderGateway::bytes_to_write(Session& s, std::span<const std::uint8_t> bytes) noexcept {
+  if (bytes.size() <= s.kernel_room) [[likely]] return bytes.size();
+  const long queued = s.stream.queued_output_bytes();
+  const int limit = s.stream.send_buffer_limit();
+  if (queued < 0 || limit <= 0) return bytes.size();  // cannot tell: the kernel decides, as it would anyway
+  const auto cap = static_cast<std::uint64_t>(limit) / (s.state == SessionState::kClosing ? 2 : 4);
+  const auto held = static_cast<std::uint64_t>(queued);
+  s.kernel_room = held < cap ? cap - held : 0;
+  if (bytes.size() <= s.kernel_room) return bytes.size();
+  std::size_t n = s.out_head_rest;  // a message partly written is always finished
+  while (n < bytes.size()) {
+    std::uint16_t length;
+    std::memcpy(&length, bytes.data() + n, sizeof length);
+    if (n + length > s.kernel_room) break;
+    n += length;
+  }
+  return n;
+}
+
 void OrderGateway::update_write_interest(Session& s) noexcept {
-  const bool want = !s.out.empty();
+  // Output we hold back ourselves waits for the kernel's queue to drain,
+  // which no epoll event reports (the socket is writable all along: EPOLLOUT
+  // would wake every pass); flush_answers() retries it each pass instead.
+  const bool want = !s.out.empty() && !s.output_held_back;
   if (want == s.write_interest || s.state == SessionState::kFree) return;
   if (!poller_.modify(s.stream.fd(), want ? net::Interest::kReadWrite : net::Interest::kRead, s.index))
     s.write_interest = want;

@@ -167,6 +167,7 @@ class OrderGateway {
   void release(Session& s) noexcept;
   void queue_disconnect_cancels(std::uint32_t client) noexcept;
   void track_order(const engine::ExecReport& r) noexcept;
+  std::size_t bytes_to_write(Session& s, std::span<const std::uint8_t> bytes) noexcept;
   void update_write_interest(Session& s) noexcept;
 
   const ExchangeConfig& config_;

@@ -2,7 +2,9 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -86,6 +88,28 @@ IoResult TcpStream::write_some(std::span<const std::uint8_t> data) noexcept {
     if (err == EAGAIN || err == EWOULDBLOCK) return {0, IoStatus::kWouldBlock, 0};
     if (err == EPIPE || err == ECONNRESET) return {0, IoStatus::kClosed, err};
     return {0, IoStatus::kError, err};
+  }
+}
+
+long TcpStream::queued_output_bytes() const noexcept {
+  int n = 0;
+  return ::ioctl(fd_.get(), SIOCOUTQ, &n) == 0 ? n : -1;
+}
+
+int TcpStream::send_buffer_limit() const noexcept {
+  int n = 0;
+  socklen_t len = sizeof n;
+  return ::getsockopt(fd_.get(), SOL_SOCKET, SO_SNDBUF, &n, &len) == 0 ? n : -1;
+}
+
+void TcpStream::discard_input() noexcept {
+  std::uint8_t scratch[16384];
+  // Bounded: a peer that keeps sending cannot hold the caller here.
+  for (int i = 0; i < 256; ++i) {
+    const ssize_t n = ::recv(fd_.get(), scratch, sizeof scratch, MSG_DONTWAIT);
+    if (n > 0) continue;
+    if (n < 0 && errno == EINTR) continue;
+    return;
   }
 }
 

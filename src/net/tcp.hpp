@@ -57,6 +57,18 @@ class TcpStream {
   int set_send_buffer_bytes(int bytes);
   int set_receive_buffer_bytes(int bytes);
 
+  // What the kernel holds for this connection's output: bytes written and
+  // not yet acknowledged by the peer (SIOCOUTQ), and the send buffer limit
+  // it accounts them against (SO_SNDBUF as it reports it, autotuning
+  // included, in its own units: payload plus overhead). -1 on error.
+  [[nodiscard]] long queued_output_bytes() const noexcept;
+  [[nodiscard]] int send_buffer_limit() const noexcept;
+
+  // Reads and throws away whatever input is readable now. Before close():
+  // closing with unread input makes the kernel reset the connection, and a
+  // reset throws away the output the peer has not read yet.
+  void discard_input() noexcept;
+
   // Closes the connection now (the destructor does it too).
   void close() noexcept { fd_.reset(); }
 

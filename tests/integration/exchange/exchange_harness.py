@@ -275,17 +275,18 @@ class ExchangeProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def client(self, timeout: float = 5.0) -> w.OrderEntryClient:
+    def client(self, timeout: float = 5.0, rcvbuf: Optional[int] = None) -> w.OrderEntryClient:
         assert self.port is not None
-        return w.OrderEntryClient(self.port, timeout=timeout)
+        return w.OrderEntryClient(self.port, timeout=timeout, rcvbuf=rcvbuf)
 
-    def logon(self, client_id: int, heartbeat_ms: int = 0, timeout: float = 5.0, retry_already_logged_on: bool = False) -> w.OrderEntryClient:
+    def logon(self, client_id: int, heartbeat_ms: int = 0, timeout: float = 5.0, retry_already_logged_on: bool = False,
+              rcvbuf: Optional[int] = None) -> w.OrderEntryClient:
         """A logged-on session of `client_id`. With `retry_already_logged_on`, a LogonReject
         AlreadyLoggedOn (the exchange has not yet seen this client's previous connection
         close) is retried for up to 3 s."""
         deadline = time.monotonic() + 3.0
         while True:
-            c = self.client(timeout)
+            c = self.client(timeout, rcvbuf)
             c.send(w.Logon(client_id=client_id, heartbeat_ms=heartbeat_ms, credential=self.config.client(client_id).key.encode("ascii")))
             msg = c.recv()
             if isinstance(msg, w.LogonAck):

@@ -436,21 +436,26 @@ def send_ioc_orders(sock: socket.socket, first_seq: int, n: int) -> None:
         pass  # closed as a slow consumer while we were still sending: what the test expects
 
 
-def test_client_that_does_not_read_is_closed_as_slow_consumer(start_exchange, tmp_path):
+@pytest.mark.parametrize("rcvbuf", [None, 2048, 4096, 65536], ids=["default-rcvbuf", "rcvbuf-2k", "rcvbuf-4k", "rcvbuf-64k"])
+def test_client_that_does_not_read_is_closed_as_slow_consumer(start_exchange, tmp_path, rcvbuf):
     # A small read budget keeps one gateway pass's reports (102 orders x 192 bytes) well
     # inside the output buffer: only a client that stops reading can fill it.
+    # PROTOCOL.md 1.5: what the client can read afterwards is whole messages, gap-free,
+    # ending in Logout SlowConsumer and then the end of the stream.
     config = make_config(tmp_path, server={"output_buffer_bytes": 65536, "read_budget_bytes": 4096})
     ex = start_exchange(config)
-    with ex.logon(2) as other, ex.logon(1) as c:
+    with ex.logon(1, rcvbuf=rcvbuf) as c:
         t0 = time.monotonic()
         send_ioc_orders(c.sock, c.next_out_seq, 60_000)  # ~11 MB of reports: more than the kernel's buffers hold
+        time.sleep(max(0.0, 5.0 - (time.monotonic() - t0)))  # closed after 3 heartbeats (3 s) + 1 s of linger
         got = c.wait_closed(timeout=10.0)  # only now do we read
-        assert time.monotonic() - t0 < 10.0
+        assert time.monotonic() - t0 < 15.0
+        assert c.framer.pending == 0, f"the stream ended inside a message ({c.framer.pending} bytes of it)"
         assert not c.in_seq_errors, c.in_seq_errors[:3]
         assert all(isinstance(m, w.ExecutionReport) for m in got[:-1]), got[-3:]
         assert len(got) < 2 * 60_000
-        if isinstance(got[-1], w.ServerLogout):  # "Logout SlowConsumer is attempted"
-            assert got[-1].reason == w.LogoutReason.SLOW_CONSUMER
+        assert isinstance(got[-1], w.ServerLogout) and got[-1].reason == w.LogoutReason.SLOW_CONSUMER, got[-2:]
+    with ex.logon(2) as other:  # nobody else paid for it
         s = other.send(new_order(1))
         other.expect(w.ExecutionReport, exec_type=w.EXEC_ACCEPTED, ref_seq=s)
     counters = ex.stop()
