@@ -19,7 +19,10 @@ int main(int argc, char** argv) {
   std::string out;
   std::string csv;
   bool quiet = false;
-  app.add_option("--workload,-w", kind_name, "cancel-heavy, mixed, deep or crash")->capture_default_str();
+  app.add_option("--workload,-w", kind_name,
+                 "cancel-heavy, mixed, deep, crash, or a regime: regime-static, regime-normal, "
+                 "regime-swing-25, regime-swing-40, regime-flash-crash")
+      ->capture_default_str();
   app.add_option("--seed,-s", options.seed, "random seed (same seed, same bytes)")->capture_default_str();
   app.add_option("--scale", options.scale, "multiplies every count, in (0, 100]")->capture_default_str();
   app.add_option("--out,-o", out, "binary workload file to write")->required();
@@ -57,6 +60,17 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(stats.peak_live_orders),
                   static_cast<unsigned long long>(stats.peak_levels),
                   static_cast<long long>(stats.min_trade_price), static_cast<long long>(stats.max_trade_price));
+      std::printf("  live orders avg %.0f, levels (both sides) avg %.1f; modifies of orders already done %llu\n",
+                  stats.avg_live_orders, stats.avg_levels, static_cast<unsigned long long>(stats.late_modifies));
+      if (stats.synthetic_ns > 0) {
+        std::printf("  regime: mid [%lld, %lld], duplicate cancels %llu, stale modifies %llu, median lifetime "
+                    "%.3f ms, %.1f ms of synthetic time\n",
+                    static_cast<long long>(stats.min_mid), static_cast<long long>(stats.max_mid),
+                    static_cast<unsigned long long>(stats.duplicate_cancels),
+                    static_cast<unsigned long long>(stats.stale_modifies),
+                    static_cast<double>(stats.median_lifetime_ns) * 1e-6,
+                    static_cast<double>(stats.synthetic_ns) * 1e-6);
+      }
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nanotick-gen: error: %s\n", e.what());

@@ -59,6 +59,9 @@ class BookModel {
   std::optional<Key> recent_finished(engine::InstrumentId instrument, Rng& rng) const;
 
   std::optional<engine::Price> best(engine::InstrumentId instrument, engine::Side side) const;
+  std::size_t level_count(engine::InstrumentId instrument, engine::Side side) const {
+    return side == engine::Side::kBuy ? books_[instrument].bids.size() : books_[instrument].asks.size();
+  }
   std::uint64_t peak_live(engine::InstrumentId instrument) const { return peak_live_[instrument]; }
   std::uint64_t peak_levels(engine::InstrumentId instrument) const { return peak_levels_[instrument]; }
 

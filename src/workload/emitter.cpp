@@ -37,13 +37,23 @@ std::optional<std::int64_t> Emitter::best_tick(engine::InstrumentId instrument, 
   return tick_of(instrument, *best);
 }
 
+void Emitter::sample_book() {
+  for (engine::InstrumentId i = 0; i < workload_.config.instruments.size(); ++i) {
+    live_sum_ += static_cast<double>(model_.live_count(i));
+    level_sum_ += static_cast<double>(model_.level_count(i, Side::kBuy) + model_.level_count(i, Side::kSell));
+  }
+  ++samples_;
+}
+
 void Emitter::push(engine::Request request) {
+  // The model holds the book as the previous request left it.
+  if (!workload_.requests.empty()) sample_book();
   request.event_id = workload_.requests.size() + 1;
   workload_.requests.push_back(request);
 }
 
-void Emitter::new_order(engine::InstrumentId instrument, Side side, OrderType type, std::int64_t tick,
-                        Qty qty) {
+Emitter::Key Emitter::new_order(engine::InstrumentId instrument, Side side, OrderType type,
+                                std::int64_t tick, Qty qty) {
   const auto client = static_cast<engine::ClientId>(rng_.below(next_id_.size()));
   const engine::ClientOrderId id = next_id_[client]++;
   const Price price = type == OrderType::kMarket ? 0 : price_at(instrument, tick);
@@ -57,6 +67,7 @@ void Emitter::new_order(engine::InstrumentId instrument, Side side, OrderType ty
     case OrderType::kFok: break;
   }
   model_.apply_new(request);
+  return BookModel::key_of(request.client, request.client_order_id);
 }
 
 void Emitter::cancel(Key key) {
@@ -85,6 +96,21 @@ bool Emitter::late_cancel(engine::InstrumentId instrument) {
   return true;
 }
 
+void Emitter::cancel_gone(engine::InstrumentId instrument, Key key) {
+  const auto client = static_cast<engine::ClientId>(key >> 48);
+  push(engine::make_cancel(instrument, client, key & engine::kMaxClientOrderId));
+  ++stats_.cancels;
+  ++stats_.late_cancels;
+}
+
+void Emitter::modify_gone(engine::InstrumentId instrument, Key key, std::int64_t tick, Qty total_qty) {
+  const auto client = static_cast<engine::ClientId>(key >> 48);
+  push(engine::make_modify(instrument, client, key & engine::kMaxClientOrderId, price_at(instrument, tick),
+                           total_qty));
+  ++stats_.modifies;
+  ++stats_.late_modifies;
+}
+
 void Emitter::unknown_cancel(engine::InstrumentId instrument) {
   const auto client = static_cast<engine::ClientId>(rng_.below(next_id_.size()) + 1);
   push(engine::make_cancel(instrument, client, kUnknownIdBase + unknown_ids_++));
@@ -110,6 +136,11 @@ void Emitter::cancel_all() {
 }
 
 void Emitter::finish() {
+  if (!workload_.requests.empty()) {
+    sample_book();  // after the last request
+    stats_.avg_live_orders = live_sum_ / static_cast<double>(samples_);
+    stats_.avg_levels = level_sum_ / static_cast<double>(samples_);
+  }
   for (engine::InstrumentId i = 0; i < workload_.config.instruments.size(); ++i) {
     auto& in = workload_.config.instruments[i];
     in.max_orders = static_cast<std::uint32_t>(

@@ -28,15 +28,20 @@ class Emitter {
   std::int64_t tick_of(engine::InstrumentId instrument, engine::Price price) const noexcept;
   std::optional<std::int64_t> best_tick(engine::InstrumentId instrument, engine::Side side) const;
 
-  // A new order from a random client with a fresh client order id.
-  void new_order(engine::InstrumentId instrument, engine::Side side, engine::OrderType type,
-                 std::int64_t tick, engine::Qty qty);
+  // A new order from a random client with a fresh client order id; returns its key.
+  Key new_order(engine::InstrumentId instrument, engine::Side side, engine::OrderType type,
+                std::int64_t tick, engine::Qty qty);
   void cancel(Key live_order);
   // Modify a live order to `tick` and `total_qty` (must change something).
   void modify(Key live_order, std::int64_t tick, engine::Qty total_qty);
   // Cancel an order that is already done (a duplicate or late cancel); false
   // when the instrument has no finished order yet.
   bool late_cancel(engine::InstrumentId instrument);
+  // Cancel / modify of a given order that is no longer live (filled, or
+  // already cancelled): the engine rejects it (too late, or unknown once its
+  // finished-order memory has forgotten the key).
+  void cancel_gone(engine::InstrumentId instrument, Key done_order);
+  void modify_gone(engine::InstrumentId instrument, Key done_order, std::int64_t tick, engine::Qty total_qty);
   // Cancel of an id no client ever used.
   void unknown_cancel(engine::InstrumentId instrument);
   // A new order reusing the id of a live order of the same client (the engine
@@ -52,6 +57,7 @@ class Emitter {
 
  private:
   void push(engine::Request request);
+  void sample_book();  // adds the book's current size to the averages (GenStats::avg_*)
 
   Workload& workload_;
   GenStats& stats_;
@@ -59,6 +65,9 @@ class Emitter {
   BookModel model_;
   std::vector<engine::ClientOrderId> next_id_;  // per client
   std::uint64_t unknown_ids_ = 0;
+  double live_sum_ = 0;  // sums over the samples of sample_book()
+  double level_sum_ = 0;
+  std::uint64_t samples_ = 0;
 };
 
 }  // namespace nanotick::workload

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "workload/emitter.hpp"
+#include "workload/regimes.hpp"
 
 namespace nanotick::workload {
 
@@ -277,6 +278,11 @@ Workload generate(const GenOptions& options, GenStats* stats) {
     case WorkloadKind::kMixed: mixed(wl, s, options); break;
     case WorkloadKind::kDeep: deep(wl, s, options); break;
     case WorkloadKind::kCrash: crash(wl, s, options); break;
+    case WorkloadKind::kRegimeStatic:
+    case WorkloadKind::kRegimeNormal:
+    case WorkloadKind::kRegimeSwing25:
+    case WorkloadKind::kRegimeSwing40:
+    case WorkloadKind::kRegimeFlashCrash: generate_regime(wl, s, options); break;
     case WorkloadKind::kCustom:
       throw std::invalid_argument("generate(): 'custom' workloads are built by hand, not generated");
   }

@@ -25,6 +25,9 @@ struct GenStats {
   std::uint64_t cancels = 0;           // every kCancel
   std::uint64_t modifies = 0;          // every kModify
   std::uint64_t late_cancels = 0;      // cancels of an order already done (duplicate or late)
+  std::uint64_t late_modifies = 0;     // modifies of an order already done (stale, or racing a fill)
+  std::uint64_t duplicate_cancels = 0;  // regimes: a second cancel after the order's own (in late_cancels)
+  std::uint64_t stale_modifies = 0;     // regimes: a modify after the order's cancel (in late_modifies)
   std::uint64_t unknown_cancels = 0;   // cancels of an id never used
   std::uint64_t duplicate_news = 0;    // kNew reusing a live client order id (rejected)
   std::uint64_t rested = 0;            // orders that rested in the book at some point
@@ -36,6 +39,17 @@ struct GenStats {
   std::uint64_t peak_levels = 0;       // max over instruments, sides and time
   engine::Price min_trade_price = 0;  // lowest and highest trade price (0 if no trade)
   engine::Price max_trade_price = 0;
+  // Means over the requests of the book after each one: live orders and
+  // levels (bid + ask), summed over the instruments.
+  double avg_live_orders = 0;
+  double avg_levels = 0;
+  // Regimes only (0 otherwise): the mid path's lowest and highest tick, the
+  // median planned lifetime (arrival to cancel) and the last request's time,
+  // in synthetic nanoseconds.
+  std::int64_t min_mid = 0;
+  std::int64_t max_mid = 0;
+  std::uint64_t median_lifetime_ns = 0;
+  std::uint64_t synthetic_ns = 0;
 };
 
 // Throws std::invalid_argument on kCustom, or a scale outside (0, 100].

@@ -13,18 +13,29 @@ std::string_view to_string(WorkloadKind kind) noexcept {
     case WorkloadKind::kMixed: return "mixed";
     case WorkloadKind::kDeep: return "deep";
     case WorkloadKind::kCrash: return "crash";
+    case WorkloadKind::kRegimeStatic: return "regime-static";
+    case WorkloadKind::kRegimeNormal: return "regime-normal";
+    case WorkloadKind::kRegimeSwing25: return "regime-swing-25";
+    case WorkloadKind::kRegimeSwing40: return "regime-swing-40";
+    case WorkloadKind::kRegimeFlashCrash: return "regime-flash-crash";
   }
   return "unknown";
 }
 
 WorkloadKind parse_workload_kind(std::string_view name) {
-  std::string valid;
   for (const WorkloadKind kind : kGeneratedKinds) {
     if (to_string(kind) == name) return kind;
-    valid += valid.empty() ? "" : ", ";
-    valid += to_string(kind);
   }
-  throw std::invalid_argument("unknown workload '" + std::string(name) + "' (valid: " + valid + ")");
+  const auto list = [](const auto& kinds) {
+    std::string s;
+    for (const WorkloadKind kind : kinds) {
+      s += s.empty() ? "" : ", ";
+      s += to_string(kind);
+    }
+    return s;
+  };
+  throw std::invalid_argument("unknown workload '" + std::string(name) + "' (valid: " + list(kClassicKinds) +
+                              ") or a regime (" + list(kRegimeKinds) + ")");
 }
 
 namespace {

@@ -139,7 +139,7 @@ Workload decode_workload(std::span<const std::uint8_t> bytes, const std::string&
                       std::to_string(kFileVersion) + ")");
   Workload wl;
   const auto kind = r.get<std::uint8_t>();
-  if (kind > static_cast<std::uint8_t>(WorkloadKind::kCrash))
+  if (kind > static_cast<std::uint8_t>(WorkloadKind::kLast))
     fail(name, 12, "unknown workload kind " + std::to_string(kind));
   wl.kind = static_cast<WorkloadKind>(kind);
   for (int i = 0; i < 3; ++i)

@@ -6,7 +6,9 @@
 // intended.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <memory>
 
 #include "engine/events.hpp"
@@ -41,8 +43,11 @@ class GeneratedWorkloadOnEngine : public ::testing::TestWithParam<WorkloadKind> 
 
 template <template <engine::EngineSink> class Engine>
 void expect_modelled_outcomes(WorkloadKind kind) {
+  const bool regime = std::ranges::find(kRegimeKinds, kind) != std::end(kRegimeKinds);
   GenStats stats;
-  const Workload wl = generate({kind, 21, 0.05}, &stats);
+  // The regimes' static book is deep (slow on the reference model under
+  // ASan); the differential test runs them further.
+  const Workload wl = generate({kind, 21, regime ? 0.02 : 0.05}, &stats);
   CountingSink sink;
   auto engine = std::make_unique<Engine<CountingSink>>(wl.config, sink);
   for (const auto& r : wl.requests) engine->process(r);
@@ -51,11 +56,21 @@ void expect_modelled_outcomes(WorkloadKind kind) {
   EXPECT_EQ(sink.cancels[static_cast<std::size_t>(CancelReason::kUserRequest)], stats.rested_cancelled);
   EXPECT_EQ(sink.report_count(ReportType::kRejected), stats.duplicate_news);
   EXPECT_EQ(sink.reject_count(RejectReason::kDuplicateClientOrderId), stats.duplicate_news);
-  EXPECT_EQ(sink.reject_count(RejectReason::kTooLateToCancel), stats.late_cancels);
-  EXPECT_EQ(sink.reject_count(RejectReason::kUnknownOrder), stats.unknown_cancels);
   EXPECT_EQ(sink.report_count(ReportType::kCancelRejected), stats.late_cancels + stats.unknown_cancels);
-  EXPECT_EQ(sink.report_count(ReportType::kModifyRejected), 0u);
-  EXPECT_EQ(sink.report_count(ReportType::kModified), stats.modifies);
+  EXPECT_EQ(sink.report_count(ReportType::kModifyRejected), stats.late_modifies);
+  EXPECT_EQ(sink.report_count(ReportType::kModified), stats.modifies - stats.late_modifies);
+  const std::uint64_t gone = stats.late_cancels + stats.late_modifies;
+  if (!regime) {
+    EXPECT_EQ(sink.reject_count(RejectReason::kTooLateToCancel), gone);
+    EXPECT_EQ(sink.reject_count(RejectReason::kUnknownOrder), stats.unknown_cancels);
+  } else {
+    // A regime cancels orders filled long ago, which the engine's finished-order
+    // memory (max_orders to 2 x max_orders finishes) may have forgotten.
+    EXPECT_EQ(stats.unknown_cancels, 0u);
+    EXPECT_EQ(sink.reject_count(RejectReason::kTooLateToCancel) + sink.reject_count(RejectReason::kUnknownOrder),
+              gone);
+    EXPECT_GE(sink.reject_count(RejectReason::kTooLateToCancel), stats.duplicate_cancels + stats.stale_modifies);
+  }
   EXPECT_EQ(sink.report_count(ReportType::kAccepted), stats.new_orders - stats.duplicate_news);
   EXPECT_EQ(sink.cancels[static_cast<std::size_t>(CancelReason::kSelfTrade)], 0u);
   std::uint64_t live = 0;

@@ -20,9 +20,12 @@ TEST(WorkloadKinds, ShouldParseEveryGeneratedNameAndRejectOthersListingValidOnes
     (void)parse_workload_kind("bogus");
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "unknown workload 'bogus' (valid: cancel-heavy, mixed, deep, crash)");
+    EXPECT_EQ(std::string(e.what()),
+              "unknown workload 'bogus' (valid: cancel-heavy, mixed, deep, crash) or a regime (regime-static, "
+              "regime-normal, regime-swing-25, regime-swing-40, regime-flash-crash)");
   }
   EXPECT_THROW((void)parse_workload_kind("custom"), std::invalid_argument);
+  EXPECT_THROW((void)parse_workload_kind("static"), std::invalid_argument) << "regimes carry their prefix";
 }
 
 TEST(Generators, ShouldRejectCustomKindAndBadScale) {

@@ -153,8 +153,8 @@ TEST(WorkloadFile, ShouldRejectAWrongRecordSizeOrKind) {
   put_u32(bytes, 36, 40);
   EXPECT_NE(error_of(bytes).find("offset 36: request record size 40"), std::string::npos) << error_of(bytes);
   auto kind = encode_workload(small_workload());
-  kind[12] = 9;
-  EXPECT_NE(error_of(kind).find("offset 12: unknown workload kind 9"), std::string::npos);
+  kind[12] = static_cast<std::uint8_t>(WorkloadKind::kLast) + 1;
+  EXPECT_NE(error_of(kind).find("offset 12: unknown workload kind 10"), std::string::npos);
 }
 
 TEST(WorkloadFile, ShouldRejectAnInvalidInstrumentTableEvenWithAGoodChecksum) {
