@@ -8,6 +8,9 @@
 // Size: ~2 million requests in total by default (a few seconds in release),
 // 300 thousand under sanitizers; NANOTICK_STRESS_ITEMS=<total> runs more (the
 // "larger run"), split evenly over the shapes and seeds.
+//
+// The same comparison runs on the regime family (src/workload/regimes.hpp):
+// each generated regime workload replayed through both engines.
 #include "engine/matching_engine.hpp"
 
 #include <gtest/gtest.h>
@@ -15,6 +18,8 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <iterator>
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -26,6 +31,8 @@
 #include "reference/recording_sink.hpp"
 #include "reference/reference_engine.hpp"
 #include "support/stress.hpp"
+#include "workload/generators.hpp"
+#include "workload/regimes.hpp"
 
 namespace nanotick::reference {
 namespace {
@@ -144,15 +151,16 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 class Differential : public ::testing::TestWithParam<Case> {};
 
-TEST_P(Differential, ShouldProduceTheReferenceStreamsAndBooks) {
-  const DifferentialShape shape = differential_shapes()[GetParam().shape];
-  const std::uint64_t seed = GetParam().seed;
-  const std::uint64_t count = requests_per_run();
+// Feeds `count` requests from `next()` to both engines in lockstep: the same
+// outputs after every request, the same books every `book_check_every`
+// requests and at the end. Fails at the first difference, naming `what`.
+template <typename Next>
+void expect_reference_behaviour(const std::string& what, const engine::EngineConfig& config, std::uint64_t count,
+                                std::uint64_t book_check_every, Next next) {
   RecordingSink ref_sink;
   RecordingSink fast_sink;
-  Ref ref(shape.config, ref_sink);
-  Fast fast(shape.config, fast_sink);
-  RandomRequests gen(shape.config, seed, shape.clients, shape.new_percent);
+  auto ref = std::make_unique<Ref>(config, ref_sink);
+  auto fast = std::make_unique<Fast>(config, fast_sink);
   std::deque<engine::Request> recent;
   const auto context = [&recent] {
     std::string s = "  preceding requests (oldest first):\n";
@@ -160,27 +168,32 @@ TEST_P(Differential, ShouldProduceTheReferenceStreamsAndBooks) {
     return s;
   };
   for (std::uint64_t i = 1; i <= count; ++i) {
-    const engine::Request r = gen.next();
+    const engine::Request r = next();
     ref_sink.clear();
     fast_sink.clear();
-    ref.process(r);
-    fast.process(r);
+    ref->process(r);
+    fast->process(r);
     if (const std::string diff = first_difference(ref_sink, fast_sink); !diff.empty()) {
-      FAIL() << shape.name << " seed " << seed << ": outputs differ at request " << i << " "
-             << describe(r) << "\n"
+      FAIL() << what << ": outputs differ at request " << i << " " << describe(r) << "\n"
              << diff << context() << "(expected = reference model, actual = engine)";
     }
-    if (i % kBookCheckEvery == 0 || i == count) {
-      if (const std::string diff = book_difference(ref, fast); !diff.empty()) {
-        FAIL() << shape.name << " seed " << seed << ": books differ after request " << i << ": "
-               << diff << "\n"
-               << context();
+    if (i % book_check_every == 0 || i == count) {
+      if (const std::string diff = book_difference(*ref, *fast); !diff.empty()) {
+        FAIL() << what << ": books differ after request " << i << ": " << diff << "\n" << context();
       }
     }
     recent.push_back(r);
     if (recent.size() > kContext) recent.pop_front();
   }
-  EXPECT_EQ(fast.requests_processed(), count);
+  EXPECT_EQ(fast->requests_processed(), count);
+}
+
+TEST_P(Differential, ShouldProduceTheReferenceStreamsAndBooks) {
+  const DifferentialShape shape = differential_shapes()[GetParam().shape];
+  const std::uint64_t seed = GetParam().seed;
+  RandomRequests gen(shape.config, seed, shape.clients, shape.new_percent);
+  expect_reference_behaviour(shape.name + " seed " + std::to_string(seed), shape.config, requests_per_run(),
+                             kBookCheckEvery, [&gen] { return gen.next(); });
 }
 
 std::vector<Case> all_cases() {
@@ -195,6 +208,61 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Differential, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& param_info) {
                            return differential_shapes()[param_info.param.shape].name + "_seed" +
                                   std::to_string(param_info.param.seed);
+                         });
+
+// ---- the regime family (docs/WORKLOADS.md, "The regimes") ----------------------
+// Each regime at two seeds whose moving mids give the family's two shapes (a
+// seed's mid path has the same shape at every scale): with seed 1 the sells,
+// priced along the second half of the path, sit below the buys, so nearly
+// every order crosses (a book of a few orders, most cancels too late); with
+// seed 10 they sit above, so the books stay deep (hundreds of orders and
+// levels at the CI scale, ~20,000 at full size).
+
+constexpr std::array<std::uint64_t, 2> kRegimeSeeds = {1, 10};
+
+// The generator's scale: the total (NANOTICK_STRESS_ITEMS, else ~1,000,000
+// messages, 100,000 under sanitizers) split over the runs; a regime has ~2
+// messages per new order, so 20,000,000 runs each at full size.
+double regime_scale() {
+  const std::uint64_t total = test::stress_items(1'000'000, 100'000);
+  const std::uint64_t runs = std::size(workload::kRegimeKinds) * kRegimeSeeds.size();
+  const double messages = static_cast<double>(total / runs);
+  return std::min(100.0, messages / (2.0 * static_cast<double>(workload::regime::kNewOrders)));
+}
+
+struct RegimeCase {
+  workload::WorkloadKind kind;
+  std::uint64_t seed;
+};
+void PrintTo(const RegimeCase& c, std::ostream* os) { *os << workload::to_string(c.kind) << " seed " << c.seed; }
+
+class RegimeDifferential : public ::testing::TestWithParam<RegimeCase> {};
+
+TEST_P(RegimeDifferential, ShouldProduceTheReferenceStreamsAndBooks) {
+  const auto [kind, seed] = GetParam();
+  const workload::Workload wl = workload::generate({kind, seed, regime_scale()});
+  const std::uint64_t count = wl.requests.size();
+  ASSERT_GT(count, 0u);
+  // A full-size static book holds ~42,000 orders: compare books at most ~512 times a run.
+  const std::uint64_t book_check_every = std::max<std::uint64_t>(kBookCheckEvery, count / 512);
+  std::size_t next = 0;
+  expect_reference_behaviour(std::string(workload::to_string(kind)) + " seed " + std::to_string(seed), wl.config,
+                             count, book_check_every, [&] { return wl.requests[next++]; });
+}
+
+std::vector<RegimeCase> regime_cases() {
+  std::vector<RegimeCase> cases;
+  for (const workload::WorkloadKind kind : workload::kRegimeKinds) {
+    for (const std::uint64_t seed : kRegimeSeeds) cases.push_back({kind, seed});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Regimes, RegimeDifferential, ::testing::ValuesIn(regime_cases()),
+                         [](const ::testing::TestParamInfo<RegimeCase>& param_info) {
+                           std::string name(workload::to_string(param_info.param.kind));
+                           std::erase(name, '-');
+                           return name + "_seed" + std::to_string(param_info.param.seed);
                          });
 
 }  // namespace
