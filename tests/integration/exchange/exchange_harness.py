@@ -34,7 +34,7 @@ REPO = pathlib.Path(__file__).resolve().parents[3]
 BINARY = pathlib.Path(os.environ.get("NANOTICK_EXCHANGE", REPO / "build" / "release" / "bin" / "nanotick-exchange"))
 
 LOG_PREFIX = "nanotick-exchange: "
-_LISTEN_RE = re.compile(r"order entry listening on 127\.0\.0\.1:(\d+)")
+_LISTEN_RE = re.compile(r"order entry listening on [0-9.]+:(\d+)")
 
 # Multicast group octet and port base: per process, so two concurrent pytest runs
 # on one machine (other helpers' CI) do not share groups either.
@@ -186,10 +186,12 @@ def make_config(tmp_path: pathlib.Path, n_clients: int = 4, **overrides) -> Exch
 class ExchangeProcess:
     """A running nanotick-exchange; its stderr is read by a thread (the port, "ready")."""
 
-    def __init__(self, config: ExchangeConfig, extra_args: Optional[List[str]] = None) -> None:
+    def __init__(self, config: ExchangeConfig, extra_args: Optional[List[str]] = None,
+                 prefix: Optional[List[str]] = None) -> None:
+        """`prefix` runs the binary through another command (`ip netns exec NS`), which must exec it."""
         self.config = config
         config.journal_dir.mkdir(parents=True, exist_ok=True)
-        args = [str(BINARY), "--config", str(config.path), "--journal-dir", str(config.journal_dir)] + (extra_args or [])
+        args = (prefix or []) + [str(BINARY), "--config", str(config.path), "--journal-dir", str(config.journal_dir)] + (extra_args or [])
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(config.dir))
         self.stderr_lines: List[str] = []
         self.stdout_lines: List[str] = []

@@ -44,9 +44,9 @@ def processes(binaries):
 def start_exchange(processes):
     """start_exchange(config) -> a ready ExchangeProcess (its port known)."""
 
-    def start(config: ExchangeConfig) -> ExchangeProcess:
+    def start(config: ExchangeConfig, prefix: Optional[List[str]] = None) -> ExchangeProcess:
         config.write()
-        p = ExchangeProcess(config)
+        p = ExchangeProcess(config, prefix=prefix)
         processes.append(p)
         p.wait_ready()
         return p
@@ -60,8 +60,9 @@ def start_trader(processes):
     by default once it logged 'ready'."""
 
     def start(config_path: pathlib.Path, duration_s: Optional[float] = None,
-              book_dump: Optional[pathlib.Path] = None, wait: bool = True) -> TraderProcess:
-        p = TraderProcess(config_path, duration_s, book_dump)
+              book_dump: Optional[pathlib.Path] = None, wait: bool = True,
+              prefix: Optional[List[str]] = None) -> TraderProcess:
+        p = TraderProcess(config_path, duration_s, book_dump, prefix)
         processes.append(p)
         if wait:
             p.wait_ready()

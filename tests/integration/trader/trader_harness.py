@@ -159,9 +159,10 @@ class TraderProcess:
     """A running nanotick-trader; its stdout and stderr are read by threads."""
 
     def __init__(self, config_path: pathlib.Path, duration_s: Optional[float] = None,
-                 book_dump: Optional[pathlib.Path] = None) -> None:
+                 book_dump: Optional[pathlib.Path] = None, prefix: Optional[List[str]] = None) -> None:
+        """`prefix` runs the binary through another command (`ip netns exec NS`), which must exec it."""
         self.config_path = config_path
-        args = [str(TRADER_BINARY), "--config", str(config_path)]
+        args = (prefix or []) + [str(TRADER_BINARY), "--config", str(config_path)]
         if duration_s is not None:
             args += ["--duration", str(duration_s)]
         if book_dump is not None:
