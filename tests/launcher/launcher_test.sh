@@ -21,7 +21,7 @@ expect() {  # expect <want-rc> <stderr/stdout pattern> <command...>
 expect 0 'usage: ./nanotick <command>' ./nanotick --help
 expect 2 'usage: ./nanotick <command>' ./nanotick
 expect 2 "unknown command 'frobnicate'" ./nanotick frobnicate
-for cmd in setup build test bench gen replay credential exchange journal trader demo report; do
+for cmd in setup build test bench gen replay credential exchange journal trader demo report fuzz soak; do
   expect 0 "usage: ./nanotick $cmd" ./nanotick "$cmd" --help
 done
 expect 1 "setup takes no arguments" ./nanotick setup extra
@@ -38,6 +38,10 @@ expect 1 "replay needs" ./nanotick replay
 expect 1 "trader needs --config" ./nanotick trader
 expect 1 "report needs RUN_DIR" ./nanotick report
 expect 1 "journal needs verify, dump or repair" ./nanotick journal
+expect 1 "unknown fuzz target 'bogus'" ./nanotick fuzz bogus
+expect 1 "--seconds needs a whole number" ./nanotick fuzz --seconds 0
+expect 1 "--minutes needs a whole number" ./nanotick soak --minutes x
+expect 1 "unknown soak option '--bogus'" ./nanotick soak --bogus
 expect 0 '^#!/usr/bin/env bash' cat .ci/run
 expect 0 'exec ./nanotick test$' cat .ci/run
 echo "$passes passed, $fails failed"

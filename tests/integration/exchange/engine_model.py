@@ -243,8 +243,8 @@ class EngineModel:
             return self._reject(req, EXEC, reason)
         if (req.client, req.client_order_id) in self.live:
             return self._reject(req, EXEC, R_DUPLICATE)
-        if req.stp != w.STP_NONE:
-            raise NotImplementedError("the model covers self-trade prevention mode none only")
+        if req.stp not in (w.STP_NONE, w.STP_CANCEL_RESTING):
+            raise NotImplementedError("the model covers self-trade prevention modes none and cancel-resting only")
         before = ins.top()
         o = Order(self.next_order_id, req.client, req.client_order_id, req.instrument, req.side, req.order_type, req.stp,
                   0 if req.order_type == w.MARKET else req.price, req.qty)
@@ -271,6 +271,8 @@ class EngineModel:
         for maker in ins.side_list(w.SELL if o.side == w.BUY else w.BUY):
             if not self._limit_ok(ins, o, maker, ins.last_trade):
                 break
+            if o.stp == w.STP_CANCEL_RESTING and maker.client == o.client:
+                continue  # would be cancelled, not traded (MATCHING.md "Self-trade prevention")
             total += maker.open
         return total
 
@@ -278,6 +280,12 @@ class EngineModel:
         book = ins.side_list(w.SELL if o.side == w.BUY else w.BUY)
         while o.open > 0 and book and self._limit_ok(ins, o, book[0], collar_ref):
             maker = book[0]
+            if o.stp == w.STP_CANCEL_RESTING and maker.client == o.client:
+                book.pop(0)
+                self._order_report(req, maker, w.EXEC_CANCELLED, cancel_reason=w.CANCEL_SELF_TRADE)
+                self._md(ins, "delete")
+                self._finish(ins, maker)
+                continue
             q = min(o.open, maker.open)
             o.cum += q
             maker.cum += q
