@@ -65,6 +65,16 @@ def resting(ex, n: int) -> list:
     return out
 
 
+def journal_of_killed_exchange(start_exchange, tmp_path, n: int):
+    """An exchange that acknowledged n resting orders (journal records 1..n), then was killed -9:
+    (its config, its first journal segment)."""
+    config = quiet_config(tmp_path)
+    ex = start_exchange(config)
+    rest_orders(ex, n)
+    ex.kill()
+    return config, config.journal_dir / SEGMENT
+
+
 def start_refused(start_exchange, config) -> str:
     ex = start_exchange(config, wait=False)
     rc = ex.proc.wait(timeout=30)
@@ -88,11 +98,7 @@ def test_second_exchange_on_a_journal_in_use_refuses_and_the_first_loses_nothing
 
 
 def test_flipped_byte_mid_journal_refuses_start_then_verify_and_repair(start_exchange, tmp_path):
-    config = quiet_config(tmp_path)
-    ex = start_exchange(config)
-    rest_orders(ex, 1000)
-    ex.kill()
-    segment = config.journal_dir / SEGMENT
+    config, segment = journal_of_killed_exchange(start_exchange, tmp_path, 1000)
     data = bytearray(segment.read_bytes())
     data[RECORD + 499 * RECORD + 40] ^= 0x01  # record 500: one bit of its request
     segment.write_bytes(bytes(data))
@@ -137,11 +143,7 @@ def test_repair_refuses_while_an_exchange_runs(start_exchange, tmp_path):
 
 
 def test_segment_cut_short_inside_a_record_keeps_its_complete_records(start_exchange, tmp_path):
-    config = quiet_config(tmp_path)
-    ex = start_exchange(config)
-    rest_orders(ex, 1000)
-    ex.kill()
-    segment = config.journal_dir / SEGMENT
+    config, segment = journal_of_killed_exchange(start_exchange, tmp_path, 1000)
     os.truncate(segment, RECORD + 599 * RECORD + 30)  # 599 records and 30 bytes of the 600th
     v = journal_tool("verify", str(config.journal_dir))
     assert v.returncode == 3 and "partial record of 30 bytes" in v.stdout, v
