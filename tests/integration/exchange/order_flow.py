@@ -145,6 +145,12 @@ class OrderTracker:
         elif r.exec_type == w.EXEC_CANCELLED:
             o.leaves, o.done = 0, True
         elif r.exec_type == w.EXEC_MODIFIED:
+            if r.cum_qty != o.cum:  # fills we missed while logged off (resync) or a wrong report
+                if self.resync and r.cum_qty > o.cum:
+                    self.resynced += 1
+                    o.cum = r.cum_qty
+                else:
+                    self.errors.append(f"modify {r} does not follow {o}")
             o.price, o.qty, o.leaves = r.price, r.order_qty, r.leaves_qty
         else:
             self.errors.append(f"unknown exec_type in {r}")
