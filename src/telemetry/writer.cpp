@@ -28,7 +28,6 @@ namespace {
 constexpr std::size_t kBufferBytes = 256 * 1024;                  // the back end's one buffer
 constexpr std::size_t kFlushBytes = 64 * 1024;                    // write once this much waits
 constexpr std::chrono::milliseconds kMaxWriteDelay{50};           // ... or this long passed
-constexpr std::size_t kBufferRecords = kBufferBytes / ff::kRecordBytes;
 }  // namespace
 
 // The file and the back-end thread. Fields are touched by the back-end thread

@@ -46,6 +46,10 @@ def order_entry_seeds() -> None:
         w.Heartbeat(),
         w.Logout()))
     put("order_entry", "bad_length", b"\x03\x00" + b"\x00" * 30)
+    # The whole-session target logs on as client 1 with this same key.
+    for name in ("logon_orders_logout",):
+        put("session_stream", name, (CORPUS / "order_entry" / name).read_bytes())
+    put("session_stream", "logon_only", stream(w.Logon(client_id=1, heartbeat_ms=1000, credential=b"k" * 24)))
     put("order_entry", "partial", stream(w.NewOrder(client_order_id=2, instrument=1, side=w.SELL, order_type=w.IOC, price=5, qty=1))[:20])
 
 
