@@ -15,6 +15,17 @@ namespace {
 
 std::string sys_error(const std::string& what) { return what + ": " + std::strerror(errno); }
 
+JournalError other_table(const JournalSegmentInfo& seg, std::uint64_t fingerprint) {
+  return JournalError("journal: " + seg.path + " was written for another instrument table (fingerprint " +
+                      std::to_string(seg.fingerprint) + ", config " + std::to_string(fingerprint) +
+                      "): restore the config it was written with, or move the journal directory away");
+}
+
+JournalError records_missing(const std::string& path, std::uint64_t first_seq, std::uint64_t after_seq) {
+  return JournalError("journal: " + path + " starts at seq " + std::to_string(first_seq) +
+                      " but the state to continue from ends at " + std::to_string(after_seq) + ": records are missing");
+}
+
 }  // namespace
 
 std::uint64_t cut_segment_after(const std::string& path, std::uint64_t from) {
@@ -75,32 +86,19 @@ JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprin
       scan_journal(dir, fingerprint, [&](const JournalSegmentInfo& seg, std::uint64_t, const JournalRecord& r, SlotStatus st) {
         if (st != SlotStatus::kGood) return;
         // Checked before the first record reaches the engine.
-        if (seg.fingerprint != fingerprint)
-          throw JournalError("journal: " + seg.path + " was written for another instrument table (fingerprint " +
-                             std::to_string(seg.fingerprint) + ", config " + std::to_string(fingerprint) +
-                             "): restore the config it was written with, or move the journal directory away");
-        if (out.records_scanned == 0 && r.seq > after_seq + 1)
-          throw JournalError("journal: " + seg.path + " starts at seq " + std::to_string(r.seq) +
-                             " but the state to continue from ends at " + std::to_string(after_seq) +
-                             ": records are missing");
+        if (seg.fingerprint != fingerprint) throw other_table(seg, fingerprint);
+        if (out.records_scanned == 0 && r.seq > after_seq + 1) throw records_missing(seg.path, r.seq, after_seq);
         ++out.records_scanned;
         if (r.seq > after_seq) {
           on_record(r);
           ++out.records_replayed;
         }
       });
-  for (const std::size_t i : scan.fingerprint_mismatch) {
-    const JournalSegmentInfo& seg = scan.segments[i];
-    throw JournalError("journal: " + seg.path + " was written for another instrument table (fingerprint " +
-                       std::to_string(seg.fingerprint) + ", config " + std::to_string(fingerprint) +
-                       "): restore the config it was written with, or move the journal directory away");
-  }
+  if (!scan.fingerprint_mismatch.empty()) throw other_table(scan.segments[scan.fingerprint_mismatch[0]], fingerprint);
   if (scan.damage == JournalDamage::kCorrupt) throw JournalError(corrupt_journal_message(scan));
   if (scan.first_seq > after_seq + 1 && scan.good_records == 0 && !scan.segments.empty() &&
       scan.segments[0].header_problem.empty())
-    throw JournalError("journal: " + scan.segments[0].path + " starts at seq " + std::to_string(scan.first_seq) +
-                       " but the state to continue from ends at " + std::to_string(after_seq) +
-                       ": records are missing");
+    throw records_missing(scan.segments[0].path, scan.first_seq, after_seq);
 
   // Where appending continues: the segment holding the good run's end.
   std::size_t tail = scan.segments.size();  // none
