@@ -145,6 +145,9 @@ def test_cancel_on_disconnect_is_published(start_exchange, tmp_path):
                 price = base - i if side == w.BUY else base + i
                 s = c.send(w.NewOrder(client_order_id=i + 1, instrument=0, side=side, order_type=w.LIMIT, price=price, qty=5))
                 c.expect(w.ExecutionReport, exec_type=w.EXEC_ACCEPTED, ref_seq=s)
+        # All six adds on the feed first: otherwise a recorder that has seen only the three
+        # buys so far already holds "three orders" (the flake this wait removed).
+        md.wait_for(lambda: len(md.books().book(0).orders) == 6, 3.0, "the six resting orders")
         a.close()
         b.close()
 
