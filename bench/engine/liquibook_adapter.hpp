@@ -147,6 +147,7 @@ class LiquibookAdapter {
         static_cast<liquibook::book::Quantity>(r.qty), 0, 0});
     if (o == nullptr) return PeerResult::kRejected;
     (void)index_.insert(key, o);
+    if constexpr (PeerAckSink<Sink>) sink_.on_accepted(key, market ? 0 : r.price, r.qty);
     liquibook::book::OrderConditions conditions = liquibook::book::oc_no_conditions;
     if (r.order_type == engine::OrderType::kIoc || market) {
       conditions = liquibook::book::oc_immediate_or_cancel;
@@ -187,6 +188,7 @@ class LiquibookAdapter {
       retire(o);
       return PeerResult::kCancelled;
     }
+    if constexpr (PeerAckSink<Sink>) sink_.on_modified(o->key, r.price, r.qty);
     // Same key, same slot: a new Liquibook order for the remaining quantity.
     o->lb_price = new_lb;
     o->qty = static_cast<liquibook::book::Quantity>(r.qty - o->filled);

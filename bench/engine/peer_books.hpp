@@ -48,6 +48,15 @@ struct PeerFill {
 template <typename S>
 concept PeerFillSink = requires(S& s, const PeerFill& f) { s.on_fill(f); };
 
+// A sink that also wants to hear, at the point in the flow where the engine
+// reports it, that a new order was accepted or a modify applied (before the
+// fills either may cause): regime_bench's report set.
+template <typename S>
+concept PeerAckSink = requires(S& s, std::uint64_t key, engine::Price price, engine::Qty qty) {
+  s.on_accepted(key, price, qty);
+  s.on_modified(key, price, qty);
+};
+
 // Counts fills and sums their quantity (so the work cannot be optimised away).
 struct CountingFillSink {
   std::uint64_t fills = 0;
@@ -170,6 +179,7 @@ class StdPeerBook {
     if (index_.find(key) != index_.end()) return PeerResult::kRejected;
     Book& b = books_[r.instrument];
     const bool market = r.order_type == engine::OrderType::kMarket;
+    if constexpr (PeerAckSink<Sink>) sink_.on_accepted(key, market ? 0 : r.price, r.qty);
     if (r.side == engine::Side::kBuy) {
       return enter(r.instrument, key, r.side, r.order_type, market, r.price, r.qty, 0, b.asks, b.bids);
     }
@@ -262,6 +272,7 @@ class StdPeerBook {
     const engine::Qty filled = unlink(loc);
     index_.erase(found);
     if (r.qty <= filled) return PeerResult::kCancelled;
+    if constexpr (PeerAckSink<Sink>) sink_.on_modified(key, r.price, r.qty);
     Book& b = books_[r.instrument];
     const engine::Qty open = r.qty - filled;
     if (loc.side == engine::Side::kBuy) {

@@ -1,0 +1,159 @@
+// The books regime_bench compares, each emitting harness_report.hpp's report
+// set into its own ReportQueue: nanotick's engine (its ExecReports translated
+// by a sink; its market data not taken), Liquibook and the two standard-library
+// books (their fills and acks through PeerAckSink hooks, their cancels and
+// rejects from what process() returned). One subject is one fresh book and one
+// fresh queue; the driving thread calls process() per request, end_of_batch()
+// per batch and finish() once. Not thread-safe beyond that.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/harness_report.hpp"
+#include "engine/liquibook_adapter.hpp"
+#include "engine/matching_engine.hpp"
+#include "engine/peer_books.hpp"
+
+namespace nanotick::bench {
+
+namespace ne = nanotick::engine;
+
+// nanotick's ExecReports -> HarnessReports. The engine reports a trade as the
+// taker's fill followed by the maker's: the taker's key is kept from the first
+// and the trade pushed at the second. Takes no market data: on_market_data is
+// empty, so what the engine builds for it is dead code the compiler may drop.
+class HarnessEngineSink {
+ public:
+  explicit HarnessEngineSink(ReportQueue& queue) noexcept : queue_(queue) {}
+
+  NT_ALWAYS_INLINE void on_report(const ne::ExecReport& r) noexcept {
+    const std::uint64_t key = ne::order_key(r.client, r.client_order_id);
+    switch (r.type) {
+      case ne::ReportType::kAccepted: queue_.push(HarnessType::kAck, key, 0, r.price, r.order_qty); break;
+      case ne::ReportType::kFill:
+        if (!r.is_maker) {
+          taker_key_ = key;
+        } else {
+          queue_.push(HarnessType::kTrade, taker_key_, key, r.last_price, r.last_qty);
+        }
+        break;
+      case ne::ReportType::kCancelled: queue_.push(HarnessType::kCancelled, key, 0, 0, 0); break;
+      case ne::ReportType::kModified: queue_.push(HarnessType::kModified, key, 0, r.price, r.order_qty); break;
+      case ne::ReportType::kRejected:
+      case ne::ReportType::kCancelRejected:
+      case ne::ReportType::kModifyRejected: queue_.push(HarnessType::kRejected, key, 0, 0, 0); break;
+    }
+  }
+  NT_ALWAYS_INLINE void on_market_data(const ne::MdEvent&) noexcept {}
+
+ private:
+  ReportQueue& queue_;
+  std::uint64_t taker_key_ = 0;
+};
+
+class EngineHarnessSubject {
+ public:
+  EngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+      : queue_(consumer_cpu), sink_(queue_), engine_(config, sink_) {}
+  NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
+  NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.prefetch(next); }
+  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
+  std::uint64_t finish() { return queue_.finish(); }
+  const ReportQueue& queue() const noexcept { return queue_; }
+
+ private:
+  ReportQueue queue_;
+  HarnessEngineSink sink_;
+  ne::MatchingEngine<HarnessEngineSink> engine_;
+};
+
+// A peer's fills and acks -> HarnessReports; counts the taker's filled
+// quantity so the subject can tell a filled order from one with a residual.
+class HarnessPeerSink {
+ public:
+  explicit HarnessPeerSink(ReportQueue& queue) noexcept : queue_(queue) {}
+  NT_ALWAYS_INLINE void on_fill(const PeerFill& f) noexcept {
+    taker_filled_ += f.qty;
+    queue_.push(HarnessType::kTrade, f.taker_key, f.maker_key, f.price, f.qty);
+  }
+  NT_ALWAYS_INLINE void on_accepted(std::uint64_t key, ne::Price price, ne::Qty qty) noexcept {
+    queue_.push(HarnessType::kAck, key, 0, price, qty);
+  }
+  NT_ALWAYS_INLINE void on_modified(std::uint64_t key, ne::Price price, ne::Qty qty) noexcept {
+    queue_.push(HarnessType::kModified, key, 0, price, qty);
+  }
+  void begin_request() noexcept { taker_filled_ = 0; }
+  ne::Qty taker_filled() const noexcept { return taker_filled_; }
+
+ private:
+  ReportQueue& queue_;
+  ne::Qty taker_filled_ = 0;
+};
+
+// What the engine reports after a peer's process() returned: a cancel for a
+// new order that ended with a residual (IOC, market, an unfillable FOK) and for
+// a cancel or a modify below the filled quantity; a reject otherwise refused.
+NT_ALWAYS_INLINE void push_peer_outcome(ReportQueue& queue, const HarnessPeerSink& sink, const ne::Request& r,
+                                               PeerResult result) noexcept {
+  const std::uint64_t key = order_key(r.client, r.client_order_id);
+  switch (result) {
+    case PeerResult::kDone:
+      if (r.type == ne::RequestType::kNew && sink.taker_filled() < r.qty)
+        queue.push(HarnessType::kCancelled, key, 0, 0, 0);
+      break;
+    case PeerResult::kRested: break;
+    case PeerResult::kCancelled: queue.push(HarnessType::kCancelled, key, 0, 0, 0); break;
+    case PeerResult::kRejected:
+    case PeerResult::kUnknownOrder: queue.push(HarnessType::kRejected, key, 0, 0, 0); break;
+  }
+}
+
+template <template <typename> class Book>
+class PeerHarnessSubject {
+ public:
+  PeerHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+      : queue_(consumer_cpu), sink_(queue_), book_(config, sink_) {}
+  NT_ALWAYS_INLINE void process(const ne::Request& r) {
+    sink_.begin_request();
+    push_peer_outcome(queue_, sink_, r, book_.process(r));
+  }
+  void prefetch(const ne::Request&) const noexcept {}  // no such hint in these peers
+  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
+  std::uint64_t finish() { return queue_.finish(); }
+  const ReportQueue& queue() const noexcept { return queue_; }
+
+ private:
+  ReportQueue queue_;
+  HarnessPeerSink sink_;
+  Book<HarnessPeerSink> book_;
+};
+
+class LiquibookHarnessSubject {
+ public:
+  LiquibookHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+      : queue_(consumer_cpu), sink_(queue_), book_(config, sink_, max_orders(config)) {}
+  NT_ALWAYS_INLINE void process(const ne::Request& r) {
+    sink_.begin_request();
+    push_peer_outcome(queue_, sink_, r, book_.process(r));
+  }
+  void prefetch(const ne::Request&) const noexcept {}  // no such hint in Liquibook
+  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
+  std::uint64_t finish() { return queue_.finish(); }
+  const ReportQueue& queue() const noexcept { return queue_; }
+
+ private:
+  static std::size_t max_orders(const ne::EngineConfig& config) {
+    std::size_t n = 0;
+    for (const auto& ic : config.instruments) n += ic.max_orders;
+    return n;
+  }
+  ReportQueue queue_;
+  HarnessPeerSink sink_;
+  LiquibookAdapter<HarnessPeerSink> book_;
+};
+
+using MapHarnessSubject = PeerHarnessSubject<MapPeerBook>;
+using UnorderedHarnessSubject = PeerHarnessSubject<UnorderedPeerBook>;
+
+}  // namespace nanotick::bench
