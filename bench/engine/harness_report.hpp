@@ -22,6 +22,7 @@
 #include <x86intrin.h>
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <memory>
 
@@ -102,10 +103,13 @@ class ReportQueue {
     for (;;) {
       const std::size_t n = ring_->drain(
           [this](const HarnessReport& r) {
-            // Order-sensitive: the same reports in another order give another digest.
+            // A polynomial hash (one multiply on the dependency chain per report, so
+            // the consumer keeps up with any book here): order-sensitive, and every
+            // field moves it.
             const std::uint64_t head = (std::uint64_t{static_cast<std::uint8_t>(r.type)} << 56) ^
                                        (std::uint64_t{r.qty} << 32) ^ static_cast<std::uint32_t>(r.price);
-            digest_ = core::mix64(digest_ ^ head) + core::mix64(r.key ^ (r.maker_key * 0x9E3779B97F4A7C15ULL));
+            const std::uint64_t x = head ^ r.key ^ std::rotl(r.maker_key, 29) * 0x9E3779B97F4A7C15ULL;
+            digest_ = (digest_ ^ x) * 0xD6E8FEB86659FD93ULL;
             trades_ += r.type == HarnessType::kTrade;
           },
           256);

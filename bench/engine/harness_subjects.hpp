@@ -1,6 +1,6 @@
 // The books regime_bench compares, each emitting harness_report.hpp's report
 // set into its own ReportQueue: nanotick's engine (its ExecReports translated
-// by a sink; its market data not taken), Liquibook and the two standard-library
+// by a sink that takes no market data, so the engine builds none), Liquibook and the two standard-library
 // books (their fills and acks through PeerAckSink hooks, their cancels and
 // rejects from what process() returned). One subject is one fresh book and one
 // fresh queue; the driving thread calls process() per request, end_of_batch()
@@ -21,8 +21,8 @@ namespace ne = nanotick::engine;
 
 // nanotick's ExecReports -> HarnessReports. The engine reports a trade as the
 // taker's fill followed by the maker's: the taker's key is kept from the first
-// and the trade pushed at the second. Takes no market data: on_market_data is
-// empty, so what the engine builds for it is dead code the compiler may drop.
+// and the trade pushed at the second. Takes no market data (no on_market_data:
+// engine::TakesMarketData is false), so the engine builds none.
 class HarnessEngineSink {
  public:
   explicit HarnessEngineSink(ReportQueue& queue) noexcept : queue_(queue) {}
@@ -45,8 +45,6 @@ class HarnessEngineSink {
       case ne::ReportType::kModifyRejected: queue_.push(HarnessType::kRejected, key, 0, 0, 0); break;
     }
   }
-  NT_ALWAYS_INLINE void on_market_data(const ne::MdEvent&) noexcept {}
-
  private:
   ReportQueue& queue_;
   std::uint64_t taker_key_ = 0;
@@ -151,6 +149,23 @@ class LiquibookHarnessSubject {
   ReportQueue queue_;
   HarnessPeerSink sink_;
   LiquibookAdapter<HarnessPeerSink> book_;
+};
+
+// No book: one ack per message into the same queue. The harness's own
+// ceiling -- what a book that did nothing would score.
+class QueueOnlySubject {
+ public:
+  QueueOnlySubject(const ne::EngineConfig&, int consumer_cpu) : queue_(consumer_cpu) {}
+  NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept {
+    queue_.push(HarnessType::kAck, order_key(r.client, r.client_order_id), 0, r.price, r.qty);
+  }
+  void prefetch(const ne::Request&) const noexcept {}
+  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
+  std::uint64_t finish() { return queue_.finish(); }
+  const ReportQueue& queue() const noexcept { return queue_; }
+
+ private:
+  ReportQueue queue_;
 };
 
 using MapHarnessSubject = PeerHarnessSubject<MapPeerBook>;

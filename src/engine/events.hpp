@@ -144,11 +144,9 @@ inline void clear(MdEvent& m) noexcept {
 
 // A sink receives the engine's outputs, synchronously, on the engine's thread.
 // It is a template parameter of the engine (static dispatch, no virtual calls).
+// Every sink takes the execution reports (on_report, or in place, below).
 template <typename S>
-concept EngineSink = requires(S& s, const ExecReport& r, const MdEvent& m) {
-  s.on_report(r);
-  s.on_market_data(m);
-};
+concept ReportSink = requires(S& s, const ExecReport& r) { s.on_report(r); };
 
 // A sink may also offer storage for the engine to build each output in, in
 // place: claim_*() returns it (the engine overwrites every byte, see clear()),
@@ -160,11 +158,28 @@ concept EngineSink = requires(S& s, const ExecReport& r, const MdEvent& m) {
 // The engine uses this path when the sink has it and on_report/on_market_data
 // otherwise.
 template <typename S>
-concept InPlaceSink = requires(S& s) {
+concept InPlaceReportSink = requires(S& s) {
   { s.claim_report() } -> std::same_as<ExecReport&>;
   s.commit_report();
+};
+template <typename S>
+concept InPlaceMarketDataSink = requires(S& s) {
   { s.claim_market_data() } -> std::same_as<MdEvent&>;
   s.commit_market_data();
 };
+template <typename S>
+concept InPlaceSink = InPlaceReportSink<S> && InPlaceMarketDataSink<S>;
+
+// Market data is optional, decided by the sink's type at compile time: a sink
+// without on_market_data (nor claim/commit_market_data) gets none, and the
+// engine builds none -- no events, no top-of-book comparison, no market data
+// sequence numbers (last_md_seq() stays 0). A matching-only embedding (a
+// back-test, a benchmark of the report stream) pays nothing for a feed it
+// does not publish.
+template <typename S>
+concept TakesMarketData = requires(S& s, const MdEvent& m) { s.on_market_data(m); } || InPlaceMarketDataSink<S>;
+
+template <typename S>
+concept EngineSink = ReportSink<S> || InPlaceReportSink<S>;
 
 }  // namespace nanotick::engine

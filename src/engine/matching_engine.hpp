@@ -248,6 +248,7 @@ class MatchingEngine {
   }
 
  private:
+  static constexpr bool kMarketData = TakesMarketData<Sink>;  // events.hpp: decided by the sink's type
   struct Top {
     Price bid_price, bid_qty, ask_price, ask_qty;
     bool operator==(const Top&) const = default;
@@ -544,7 +545,7 @@ class MatchingEngine {
       set_base(r, type);
       build(r);
     };
-    if constexpr (InPlaceSink<Sink>) {
+    if constexpr (InPlaceReportSink<Sink>) {
       fill_in(sink_.claim_report());
       sink_.commit_report();
     } else {
@@ -606,15 +607,16 @@ class MatchingEngine {
   // `b` is the request's instrument's book (every output of a request is on it).
   template <typename Build>
   NT_ALWAYS_INLINE void md(OrderBook& b, Build&& build) noexcept {
+    if constexpr (!kMarketData) return;
     const auto fill_in = [&](MdEvent& m) noexcept {
       clear(m);
       set_md_base(b, m);
       build(m);
     };
-    if constexpr (InPlaceSink<Sink>) {
+    if constexpr (InPlaceMarketDataSink<Sink>) {
       fill_in(sink_.claim_market_data());
       sink_.commit_market_data();
-    } else {
+    } else if constexpr (kMarketData) {
       MdEvent m;
       fill_in(m);
       sink_.on_market_data(m);
@@ -637,11 +639,13 @@ class MatchingEngine {
   }
   NT_ALWAYS_INLINE static Top top(const OrderBook& b) noexcept {
     Top t{0, 0, 0, 0};
+    if constexpr (!kMarketData) return t;  // no feed: nothing compares it
     if (const PriceLevel* l = b.bids.best()) t.bid_price = l->price, t.bid_qty = l->qty;
     if (const PriceLevel* l = b.asks.best()) t.ask_price = l->price, t.ask_qty = l->qty;
     return t;
   }
   NT_ALWAYS_INLINE void emit_top_if_changed(OrderBook& b, const Top& before) noexcept {
+    if constexpr (!kMarketData) return;
     const Top now = top(b);
     if (now == before) return;
     md(b, [&](MdEvent& m) noexcept {

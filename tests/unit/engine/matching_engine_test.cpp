@@ -213,6 +213,54 @@ TEST(MatchingEngine, ShouldProduceTheSameOutputsWithOrWithoutPrefetchHints) {
   EXPECT_NE(state_hash(plain), state_hash(hinted));
 }
 
+// Takes the reports only (no on_market_data): the engine builds no market data.
+struct ReportOnlyHashingSink {
+  HashingSink reports;
+  void on_report(const ExecReport& r) { reports.on_report(r); }
+};
+static_assert(EngineSink<ReportOnlyHashingSink> && !TakesMarketData<ReportOnlyHashingSink>);
+static_assert(TakesMarketData<HashingSink>);
+
+// Everything but the market data is the same: reports, books, the finished-order
+// memory, the collar's last trade (both instruments get a collar here: the
+// reports would differ if the last trade were not kept without a feed).
+TEST(MatchingEngine, ShouldProduceTheSameReportsForASinkThatTakesNoMarketData) {
+  RandomFlow flow(47);
+  struct ReportsOfFullSink {
+    HashingSink reports;
+    void on_report(const ExecReport& r) { reports.on_report(r); }
+    void on_market_data(const MdEvent&) { ++md; }
+    std::uint64_t md = 0;
+  };
+  ReportsOfFullSink full_sink;
+  ReportOnlyHashingSink bare_sink;
+  EngineConfig config = flow_config(128, 32);
+  for (InstrumentConfig& ic : config.instruments) ic.collar = 40;
+  MatchingEngine<ReportsOfFullSink> full(config, full_sink);
+  MatchingEngine<ReportOnlyHashingSink> bare(config, bare_sink);
+  for (int i = 0; i < 50'000; ++i) {
+    const Request r = flow.next();
+    full.process(r);
+    bare.process(r);
+  }
+  EXPECT_GT(full_sink.md, 20'000u);
+  EXPECT_NE(full_sink.reports.h, 0u);
+  EXPECT_EQ(full_sink.reports.h, bare_sink.reports.h);
+  const EngineState a = full.export_state();
+  const EngineState b = bare.export_state();
+  ASSERT_EQ(a.books.size(), b.books.size());
+  for (std::size_t i = 0; i < a.books.size(); ++i) {
+    EXPECT_FALSE(a.books[i].orders.empty());
+    EXPECT_EQ(a.books[i].orders, b.books[i].orders) << "instrument " << i;
+    EXPECT_EQ(a.books[i].finished_current, b.books[i].finished_current) << "instrument " << i;
+    EXPECT_EQ(a.books[i].last_trade, b.books[i].last_trade) << "instrument " << i;
+    EXPECT_EQ(b.books[i].md_seq, 0u);
+  }
+  EXPECT_EQ(a.next_order_id, b.next_order_id);
+  EXPECT_EQ(bare.last_md_seq(), 0u);
+  EXPECT_NO_THROW(bare.validate_invariants());
+}
+
 // Records the raw bytes of every output, in emission order.
 struct ByteRecordingSink {
   std::vector<unsigned char> bytes;
