@@ -242,8 +242,7 @@ struct RegimeResult {
 double median_of(const Impl& i) { return nb::spread_of(i.rates).median; }
 
 RegimeResult bench_regime(nw::WorkloadKind kind, const Options& opt) {
-  nw::Workload w = nw::generate(nw::GenOptions{kind, opt.seed, opt.scale});
-  if (const char* m = std::getenv("NT_ABLATE_MAXORD")) w.config.instruments[0].max_orders = static_cast<std::uint32_t>(std::atoi(m));
+  const nw::Workload w = nw::generate(nw::GenOptions{kind, opt.seed, opt.scale});
   check_fits(w);
   const std::string name(nw::to_string(kind));
   std::vector<Impl> impls = make_impls(opt);
