@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "engine/types.hpp"
 
@@ -13,6 +14,12 @@ struct LevelView {
   Price price;
   Qty qty;
   std::uint32_t orders;
+};
+
+// The best level of each side (nullopt: that side is empty).
+struct TopOfBookView {
+  std::optional<LevelView> bid;
+  std::optional<LevelView> ask;
 };
 
 // One resting order as seen from outside the engine.

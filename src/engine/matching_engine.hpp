@@ -42,6 +42,7 @@ class MatchingEngine {
  public:
   using LevelView = engine::LevelView;  // engine/book_views.hpp
   using OrderView = engine::OrderView;
+  using TopOfBookView = engine::TopOfBookView;
 
   // Validates `config` (throws std::invalid_argument naming the instrument and
   // field), then allocates and pre-faults every table. `sink` must outlive the engine.
@@ -80,6 +81,11 @@ class MatchingEngine {
 
   std::size_t instrument_count() const noexcept { return books_.size(); }
 
+  // ---- queries for an integrator (docs/MATCHING.md "Embedding the engine") --------
+  // Cheap enough to call after every request: none allocates, none changes
+  // anything, any argument is safe (an unknown instrument, side or id is nullopt).
+
+  // The best level of one side, O(1).
   std::optional<LevelView> best(InstrumentId inst, Side side) const noexcept {
     if (inst >= books_.size() || (side != Side::kBuy && side != Side::kSell)) return std::nullopt;
     const PriceLevel* lvl = books_[inst]->side(side).best();
@@ -87,14 +93,37 @@ class MatchingEngine {
     return LevelView{lvl->price, lvl->qty, lvl->orders};
   }
 
+  // Both best levels, O(1).
+  TopOfBookView top_of_book(InstrumentId inst) const noexcept {
+    return TopOfBookView{best(inst, Side::kBuy), best(inst, Side::kSell)};
+  }
+
+  // The depth at `price` on `side`: open quantity and number of orders there
+  // (nullopt: no order at that price). A scan of at most 8 levels from the
+  // touch, then a binary search over the side's levels.
+  std::optional<LevelView> level_at(InstrumentId inst, Side side, Price price) const noexcept {
+    if (inst >= books_.size() || (side != Side::kBuy && side != Side::kSell)) return std::nullopt;
+    const PriceLevel* lvl = books_[inst]->side(side).find(price);
+    if (lvl == nullptr) return std::nullopt;
+    return LevelView{lvl->price, lvl->qty, lvl->orders};
+  }
+
+  // A resting order's state by its client's id, O(1) (one probe of the
+  // live-order index). nullopt: not resting on `inst` -- never entered,
+  // filled, cancelled, or resting on another instrument.
+  std::optional<OrderView> resting_order(InstrumentId inst, ClientId client, ClientOrderId id) const noexcept {
+    if (inst >= books_.size() || client > kMaxClientId || id > kMaxClientOrderId) return std::nullopt;
+    const Order* o = live_.find(order_key(client, id));
+    if (o == nullptr || !books_[inst]->orders.owns(o)) return std::nullopt;
+    return view_of(*o);
+  }
+
   // Calls fn(OrderView) for each resting order: best price first, FIFO within a level.
   template <typename F>
   void for_each_order(InstrumentId inst, Side side, F&& fn) const {
     if (inst >= books_.size() || (side != Side::kBuy && side != Side::kSell)) return;
     books_[inst]->side(side).walk([&fn](const PriceLevel& lvl) {
-      for (const Order* o = lvl.head; o != nullptr; o = o->next)
-        fn(OrderView{o->order_id, o->client(), o->client_order_id(), o->side, o->price,
-                     o->order_qty, o->cum_qty, o->open_qty(), o->stp});
+      for (const Order* o = lvl.head; o != nullptr; o = o->next) fn(view_of(*o));
       return true;
     });
   }
@@ -248,6 +277,11 @@ class MatchingEngine {
   }
 
  private:
+  static OrderView view_of(const Order& o) noexcept {
+    return OrderView{o.order_id, o.client(), o.client_order_id(), o.side, o.price, o.order_qty, o.cum_qty,
+                     o.open_qty(), o.stp};
+  }
+
   static constexpr bool kMarketData = TakesMarketData<Sink>;  // events.hpp: decided by the sink's type
   struct Top {
     Price bid_price, bid_qty, ask_price, ask_qty;

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -259,6 +261,61 @@ TEST(MatchingEngine, ShouldProduceTheSameReportsForASinkThatTakesNoMarketData) {
   EXPECT_EQ(a.next_order_id, b.next_order_id);
   EXPECT_EQ(bare.last_md_seq(), 0u);
   EXPECT_NO_THROW(bare.validate_invariants());
+}
+
+// The integrator's queries agree with the book walked order by order, after
+// every request of a random flow (and answer nothing for nonsense arguments).
+TEST(MatchingEngine, ShouldAnswerTheIntegratorsQueriesAsTheBookWalkSays) {
+  RandomFlow flow(61);
+  CountingSink sink;
+  MatchingEngine<CountingSink> engine(flow_config(128, 32), sink);
+  std::uint64_t resting_checked = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const Request r = flow.next();
+    engine.process(r);
+    if (i % 7 != 0) continue;
+    for (InstrumentId inst = 0; inst < 2; ++inst) {
+      for (const Side side : {Side::kBuy, Side::kSell}) {
+        std::map<Price, std::pair<Qty, std::uint32_t>> levels;
+        std::optional<Price> first;
+        engine.for_each_order(inst, side, [&](const OrderView& o) {
+          if (!first) {
+            first = o.price;
+          }
+          auto& [qty, n] = levels[o.price];
+          qty += o.open_qty;
+          ++n;
+          const auto found = engine.resting_order(inst, o.client, o.client_order_id);
+          ASSERT_TRUE(found.has_value());
+          EXPECT_EQ(found->order_id, o.order_id);
+          EXPECT_EQ(found->open_qty, o.open_qty);
+          EXPECT_EQ(found->cum_qty, o.cum_qty);
+          EXPECT_EQ(found->price, o.price);
+          EXPECT_FALSE(engine.resting_order(1 - inst, o.client, o.client_order_id).has_value());
+          ++resting_checked;
+        });
+        for (const auto& [price, agg] : levels) {
+          const auto lvl = engine.level_at(inst, side, price);
+          ASSERT_TRUE(lvl.has_value());
+          EXPECT_EQ(lvl->qty, agg.first);
+          EXPECT_EQ(lvl->orders, agg.second);
+        }
+        EXPECT_FALSE(engine.level_at(inst, side, 3'000'000).has_value());
+        const TopOfBookView top = engine.top_of_book(inst);
+        const std::optional<LevelView>& best = side == Side::kBuy ? top.bid : top.ask;
+        ASSERT_EQ(best.has_value(), first.has_value());
+        if (first) {
+          EXPECT_EQ(best->price, *first);
+          EXPECT_EQ(best->qty, levels[*first].first);
+        }
+      }
+    }
+  }
+  EXPECT_GT(resting_checked, 10'000u);
+  EXPECT_FALSE(engine.top_of_book(7).bid.has_value());
+  EXPECT_FALSE(engine.level_at(0, static_cast<Side>(9), 100).has_value());
+  EXPECT_FALSE(engine.resting_order(0, kMaxClientId + 1, 1).has_value());
+  EXPECT_FALSE(engine.resting_order(0, 1, kMaxClientOrderId + 1).has_value());
 }
 
 // Records the raw bytes of every output, in emission order.

@@ -1,0 +1,25 @@
+# cmake -DDOC=<markdown> -DSOURCE=<file> -P doc_matches_source.cmake
+# Fails unless DOC holds SOURCE verbatim in a ```cpp block between the
+# markers <!-- example: NAME --> and <!-- /example --> (NAME = SOURCE's file name),
+# so the example a reader copies is the one the tests build and run.
+get_filename_component(name "${SOURCE}" NAME)
+file(READ "${DOC}" doc)
+file(READ "${SOURCE}" source)
+set(open "<!-- example: ${name} -->\n```cpp\n")
+set(close "```\n<!-- /example -->")
+string(FIND "${doc}" "${open}" start)
+if(start EQUAL -1)
+  message(FATAL_ERROR "${DOC}: no '<!-- example: ${name} -->' marker followed by a ```cpp block")
+endif()
+string(LENGTH "${open}" open_len)
+math(EXPR start "${start} + ${open_len}")
+string(SUBSTRING "${doc}" ${start} -1 rest)
+string(FIND "${rest}" "${close}" stop)
+if(stop EQUAL -1)
+  message(FATAL_ERROR "${DOC}: the ${name} block has no closing ``` and <!-- /example -->")
+endif()
+string(SUBSTRING "${rest}" 0 ${stop} shown)
+if(NOT shown STREQUAL source)
+  message(FATAL_ERROR "${DOC} shows a different ${name} than ${SOURCE}: copy the file into the doc")
+endif()
+message(STATUS "${DOC} shows ${name} as it is")
