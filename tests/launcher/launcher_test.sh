@@ -21,7 +21,7 @@ expect() {  # expect <want-rc> <stderr/stdout pattern> <command...>
 expect 0 'usage: ./nanotick <command>' ./nanotick --help
 expect 2 'usage: ./nanotick <command>' ./nanotick
 expect 2 "unknown command 'frobnicate'" ./nanotick frobnicate
-for cmd in setup build test bench gen replay credential exchange journal trader demo report fuzz soak; do
+for cmd in setup build build-pgo test bench gen replay credential exchange journal trader demo report fuzz soak; do
   expect 0 "usage: ./nanotick $cmd" ./nanotick "$cmd" --help
 done
 expect 1 "setup takes no arguments" ./nanotick setup extra
@@ -33,6 +33,7 @@ expect 1 "unknown bench option '--bogus'" ./nanotick bench --bogus
 expect 1 "--filter needs a regex" ./nanotick bench --filter
 expect 1 "build takes at most one preset" ./nanotick build release debug
 expect 1 "unknown preset 'bogus'" ./nanotick build bogus
+expect 1 "unknown build-pgo option '--bogus'" ./nanotick build-pgo --bogus
 expect 1 "gen needs at least --out FILE" ./nanotick gen
 expect 1 "replay needs" ./nanotick replay
 expect 1 "trader needs --config" ./nanotick trader
