@@ -50,9 +50,22 @@ class HarnessEngineSink {
   std::uint64_t taker_key_ = 0;
 };
 
-class EngineHarnessSubject {
+// Ablation: the same reports, and market data built as for a feed (each event
+// written out in full, then dropped: not queued, not part of the score). The
+// difference to HarnessEngineSink is what a feed costs the engine before any
+// publishing.
+class HarnessEngineSinkWithMarketData : public HarnessEngineSink {
  public:
-  EngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+  using HarnessEngineSink::HarnessEngineSink;
+  NT_ALWAYS_INLINE void on_market_data(const ne::MdEvent& m) noexcept {
+    asm volatile("" : : "r"(&m) : "memory");  // the event escapes: every field is stored
+  }
+};
+
+template <typename Sink>
+class BasicEngineHarnessSubject {
+ public:
+  BasicEngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
       : queue_(consumer_cpu), sink_(queue_), engine_(config, sink_) {}
   NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
   NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.prefetch(next); }
@@ -62,9 +75,11 @@ class EngineHarnessSubject {
 
  private:
   ReportQueue queue_;
-  HarnessEngineSink sink_;
-  ne::MatchingEngine<HarnessEngineSink> engine_;
+  Sink sink_;
+  ne::MatchingEngine<Sink> engine_;
 };
+using EngineHarnessSubject = BasicEngineHarnessSubject<HarnessEngineSink>;
+using EngineWithMarketDataSubject = BasicEngineHarnessSubject<HarnessEngineSinkWithMarketData>;
 
 // A peer's fills and acks -> HarnessReports; counts the taker's filled
 // quantity so the subject can tell a filled order from one with a residual.

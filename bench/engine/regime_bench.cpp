@@ -32,7 +32,10 @@
 // regime-static: about 100 s a replay here) are skipped and say so.
 //
 // Usage: regime_bench [--quick] [--cpus A,B] [--seed N] [--repeats N] [--only REGIME]... [--impl NAME]...
-//   --impl keeps only the named implementations (for profiling one of them).
+//   --impl keeps only the named implementations (for profiling one of them), and
+//   adds the ablation rows: "queue alone" (no book: one ack per message, the
+//   harness's ceiling) and "nanotick, market data built" (the same engine with a
+//   sink that takes market data, each event written out and dropped).
 
 #include <algorithm>
 #include <cstdint>
@@ -71,6 +74,7 @@ const char* const kLiquibookName = "Liquibook 2.0.1";
 const char* const kMapName = "std::map book";
 const char* const kUnorderedName = "std::unordered_map book";
 const char* const kQueueOnlyName = "queue alone";
+const char* const kWithMdName = "nanotick, market data built";
 
 struct Options {
   nb::Args args;
@@ -124,7 +128,7 @@ Options parse_options(int argc, char** argv) {
     } else if (a == "--impl") {
       const std::string name = value();
       if (name != kNanotickName && name != kLiquibookName && name != kMapName && name != kUnorderedName &&
-          name != kQueueOnlyName)
+          name != kQueueOnlyName && name != kWithMdName)
         usage_exit(("--impl takes one of '" + std::string(kNanotickName) + "', '" + kLiquibookName + "', '" + kMapName +
                     "', '" + kUnorderedName + "', got '" + name + "'").c_str());
       opt.impls.push_back(name);
@@ -210,6 +214,9 @@ Impl make_impl(const char* name) {
   return Impl{name, &measure_throughput<Subject>, &measure_latency<Subject>, {}, {}, nc::LatencyHistogram()};
 }
 
+// Rows that explain a figure rather than compete (only with --impl).
+bool is_ablation(const char* name) { return name == kQueueOnlyName || name == kWithMdName; }
+
 std::vector<Impl> make_impls(const Options& opt) {
   std::vector<Impl> all;
   all.push_back(make_impl<nb::EngineHarnessSubject>(kNanotickName));
@@ -217,9 +224,10 @@ std::vector<Impl> make_impls(const Options& opt) {
   all.push_back(make_impl<nb::MapHarnessSubject>(kMapName));
   all.push_back(make_impl<nb::UnorderedHarnessSubject>(kUnorderedName));
   all.push_back(make_impl<nb::QueueOnlySubject>(kQueueOnlyName));
+  all.push_back(make_impl<nb::EngineWithMarketDataSubject>(kWithMdName));
   std::vector<Impl> kept;
   for (Impl& i : all)
-    if ((opt.impls.empty() && i.name != kQueueOnlyName) || std::find(opt.impls.begin(), opt.impls.end(), i.name) != opt.impls.end())
+    if ((opt.impls.empty() && !is_ablation(i.name)) || std::find(opt.impls.begin(), opt.impls.end(), i.name) != opt.impls.end())
       kept.push_back(std::move(i));
   return kept;
 }
