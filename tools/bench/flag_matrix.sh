@@ -32,10 +32,11 @@ PGO_TRAIN="$ROOT/tools/bench/pgo_train.sh"
 
 # The configurations: name, compiler, optimisation level, -march, LTO, PGO,
 # and whether the order round trip is measured (yes/no). The round trip is
-# measured on three only: it is mostly the kernel's loopback (about 25 us
-# against a few hundred ns of our code per order), so -O2/-O3, -march and LTO
-# are far below its spread; the compiler and PGO are the changes big enough to
-# look for there. The first line is the baseline of the ratios.
+# measured on three only: it is nearly all the kernel's loopback (about 8 us
+# here, within a few per cent of the raw TCP ping-pong measured beside it), so
+# -O2/-O3, -march and LTO are far below its spread; the compiler and PGO are
+# the changes big enough to look for there. The first line is the baseline of
+# the ratios.
 CONFIGS=(
   # name               compiler    opt  march      lto  pgo  round-trip
   "gcc12-O3-v2-lto     g++-12      -O3  x86-64-v2  ON   off  yes"   # today's release preset
@@ -72,8 +73,8 @@ measuring (the build phase finishes before the first benchmark).
   --list           print the configurations with their CMake arguments and exit
   --parse KIND LOG print the figures the matrix takes from one bench's output
                    (KIND: regime, ring or order) and exit; for tests
-Time on 2 vCPUs: the builds about 20 minutes (2 per configuration, 6 for PGO
-with its training), then per round about 25 s per configuration plus 2.5
+Time on 2 vCPUs: the builds 15 to 20 minutes (1 to 2 per configuration, 5
+for PGO with its training), then per round about 25 s per configuration plus 2.5
 minutes per order round trip: 10 minutes a round with every configuration,
 about 70 minutes in all with the default 5 rounds. --quick: about 10 minutes.
 EOF
@@ -85,13 +86,14 @@ say() { echo "flag_matrix: $*" >&2; }
 # ---------------------------------------------------------------- configurations
 config_line() {  # config_line NAME: its CONFIGS line, or nothing
   local line
+  local -a f
   for line in "${CONFIGS[@]}"; do
     read -r -a f <<<"$line"
     [[ "${f[0]}" == "$1" ]] && { echo "$line"; return 0; }
   done
   return 1
 }
-config_names() { local line; for line in "${CONFIGS[@]}"; do read -r -a f <<<"$line"; echo "${f[0]}"; done; }
+config_names() { local line; local -a f; for line in "${CONFIGS[@]}"; do read -r -a f <<<"$line"; echo "${f[0]}"; done; }
 field() {  # field NAME INDEX
   local -a f
   read -r -a f <<<"$(config_line "$1")"
@@ -259,11 +261,17 @@ parse_ring() {  # SpscRing: throughput (a) median, round-trip p50 median
     }' "$1"
 }
 
-parse_order() {  # the exchange, fsync batch: NewOrder -> Accepted, p50 and p99 medians over its repeats
+parse_order() {  # the exchange, fsync batch: NewOrder -> Accepted, p50 and p99 medians over its repeats;
+                 # and the raw TCP ping-pong's p50 beside it (the loopback's share: noise shows in both)
   awk "$AWK_NS"'
     /^Spread across .* round trips/ { spread = 1; next }
+    spread && /^\| raw TCP ping-pong, busy-poll echo thread \|/ {
+      split($0, f, "|"); raw = ns(cell(f[3]))
+    }
     spread && /^\| nanotick-exchange, fsync batch: NewOrder -> Accepted \|/ {
-      split($0, f, "|"); printf "rt_p50\t%s\nrt_p99\t%s\n", ns(cell(f[3])), ns(cell(f[5])); spread = 0
+      split($0, f, "|"); printf "rt_p50\t%s\nrt_p99\t%s\n", ns(cell(f[3])), ns(cell(f[5]))
+      if (raw != "") printf "raw_tcp_p50\t%s\n", raw
+      spread = 0
     }' "$1"
 }
 
@@ -345,7 +353,7 @@ write_report() {
       case "$kind" in
         regime) echo "nanotick's M msgs/s per regime (seed 1)" ;;
         ring) echo "nanotick::SpscRing throughput, M items/s (section a), and round-trip p50, ns; each the median over the bench's own repeats" ;;
-        order) echo "nanotick-exchange, fsync batch, NewOrder -> Accepted: p50 and p99, ns; medians over the bench's own repeats; only on ${order_configs[*]:-none}" ;;
+        order) echo "nanotick-exchange, fsync batch, NewOrder -> Accepted: p50 and p99, ns, and the raw TCP ping-pong's p50 measured beside it (busy-poll echo thread: the loopback alone); medians over the bench's own repeats; only on ${order_configs[*]:-none}" ;;
       esac
     done
     echo
@@ -353,8 +361,8 @@ write_report() {
     echo
     printf '| config |'
     local r; for r in "${REGIMES[@]}"; do printf ' %s |' "${r#regime-}"; done
-    echo ' engine vs base | ring M items/s | ring RTT p50 ns | order RT p50 ns | order RT p99 ns |'
-    printf '|---|'; for r in "${REGIMES[@]}"; do printf -- '---:|'; done; printf -- '---:|---:|---:|---:|---:|\n'
+    echo ' engine vs base | ring M items/s | ring RTT p50 ns | order RT p50 ns | order RT p99 ns | raw TCP p50 ns |'
+    printf '|---|'; for r in "${REGIMES[@]}"; do printf -- '---:|'; done; printf -- '---:|---:|---:|---:|---:|---:|\n'
     local name
     for name in "${selected[@]}"; do
       awk -F'\t' -v name="$name" -v base="$base" -v regimes="${REGIMES[*]}" '
@@ -375,6 +383,7 @@ write_report() {
           }
           line = line " " (cnt ? sprintf("%.3fx", exp(logsum / cnt)) : "—") " |"
           line = line " " fmt("ring_tp", 2) " | " fmt("ring_rtt_p50", 0) " | " fmt("rt_p50", 0) " | " fmt("rt_p99", 0) " |"
+          line = line " " fmt("raw_tcp_p50", 0) " |"
           print line
         }' "$summary"
     done

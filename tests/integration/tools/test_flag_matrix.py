@@ -132,7 +132,8 @@ ORDER_OUTPUT = textwrap.dedent("""\
 
     | impl | p50 median | p50 min-max | p99 median | p99 min-max | p99.9 median | p99.9 min-max |
     |---|---:|---:|---:|---:|---:|---:|
-    | raw TCP ping-pong, busy recv | 26.0k | 25.1k-26.9k | 39.0k | 35.0k-44.0k | 80.0k | 70.0k-90.0k |
+    | raw TCP ping-pong, busy-poll echo thread | 8031 | 7900-8100 | 22.4k | 20.0k-23.0k | 80.0k | 70.0k-90.0k |
+    | raw TCP ping-pong, epoll_wait(0) echo thread | 8255 | 8255-8255 | 17.4k | 17.4k-17.4k | 12.0M | 12.0M-12.0M |
     | nanotick-exchange, fsync batch: NewOrder -> Accepted | 28.4k | 27.9k-29.0k | 40.5k | 38.0k-47.0k | 85.0k | 80.0k-99.0k |
     | nanotick-exchange, fsync none: NewOrder -> Accepted | 9876 | 9000-9999 | 10.5k | 10.0k-11.0k | 12.0k | 11.0k-13.0k |
     """)
@@ -141,7 +142,7 @@ ORDER_OUTPUT = textwrap.dedent("""\
 @pytest.mark.parametrize("kind, output, expected", [
     ("regime", REGIME_OUTPUT, [("regime-static", 9.75), ("regime-flash-crash", 6.5)]),
     ("ring", RING_OUTPUT, [("ring_tp", 61.66), ("ring_rtt_p50", 155.0)]),
-    ("order", ORDER_OUTPUT, [("rt_p50", 28400.0), ("rt_p99", 40500.0)]),
+    ("order", ORDER_OUTPUT, [("rt_p50", 28400.0), ("rt_p99", 40500.0), ("raw_tcp_p50", 8031.0)]),
 ])
 def test_flag_matrix_takes_the_right_figures_from_each_bench(tmp_path, kind, output, expected):
     log = tmp_path / f"{kind}.txt"
