@@ -17,11 +17,16 @@ inline constexpr std::size_t kCacheLine = 64;
 #define NT_ALWAYS_INLINE inline __attribute__((always_inline))
 #define NT_NOINLINE __attribute__((noinline))
 #define NT_COLD __attribute__((cold, noinline))
-// For a lambda, after its noexcept: `[&](T& x) noexcept NT_LAMBDA_INLINE {...}`.
+// A noexcept lambda that is always inlined: `[&](T& x) NT_LAMBDA_INLINE_NOEXCEPT {...}`.
 // A lambda is an ordinary function to the inliner, and a large caller can run
 // out of inlining budget for it (the engine's report builders were called out
-// of line, so the report they filled could not be kept in registers).
-#define NT_LAMBDA_INLINE __attribute__((always_inline))
+// of line, so the report they filled could not be kept in registers). GCC
+// takes the attribute only after `noexcept`, Clang only before it.
+#if defined(__clang__)
+#define NT_LAMBDA_INLINE_NOEXCEPT __attribute__((always_inline)) noexcept
+#else
+#define NT_LAMBDA_INLINE_NOEXCEPT noexcept __attribute__((always_inline))
+#endif
 #define NT_HOT __attribute__((hot))
 
 // Debug-only invariant check: active in debug and sanitizer builds, compiled out

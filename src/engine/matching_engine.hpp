@@ -515,7 +515,7 @@ class MatchingEngine {
       lvl->qty -= q;
       fill(in, type, px, q, maker->order_id, false);
       fill(*maker, OrderType::kLimit, px, q, in.order_id, true);
-      md(b, [&](MdEvent& m) noexcept NT_LAMBDA_INLINE {
+      md(b, [&](MdEvent& m) NT_LAMBDA_INLINE_NOEXCEPT {
         m.type = MdType::kTrade;
         m.side = in.side;
         m.order_id = maker->order_id;
@@ -574,7 +574,7 @@ class MatchingEngine {
   // offers it (InPlaceSink: no copy) and on the stack otherwise.
   template <typename Build>
   NT_ALWAYS_INLINE void emit_report(ReportType type, Build&& build) noexcept {
-    const auto fill_in = [&](ExecReport& r) noexcept NT_LAMBDA_INLINE {
+    const auto fill_in = [&](ExecReport& r) NT_LAMBDA_INLINE_NOEXCEPT {
       clear(r);
       set_base(r, type);
       build(r);
@@ -607,10 +607,10 @@ class MatchingEngine {
     r.order_type = ot;
   }
   NT_ALWAYS_INLINE void report(ReportType type, const Order& o, OrderType ot) noexcept {
-    emit_report(type, [&](ExecReport& r) noexcept NT_LAMBDA_INLINE { set_order(r, o, ot); });
+    emit_report(type, [&](ExecReport& r) NT_LAMBDA_INLINE_NOEXCEPT { set_order(r, o, ot); });
   }
   NT_ALWAYS_INLINE void cancelled(const Order& o, OrderType ot, CancelReason why) noexcept {
-    emit_report(ReportType::kCancelled, [&](ExecReport& r) noexcept NT_LAMBDA_INLINE {
+    emit_report(ReportType::kCancelled, [&](ExecReport& r) NT_LAMBDA_INLINE_NOEXCEPT {
       set_order(r, o, ot);
       r.leaves_qty = 0;
       r.cancel_reason = why;
@@ -618,7 +618,7 @@ class MatchingEngine {
   }
   NT_ALWAYS_INLINE void fill(const Order& o, OrderType ot, Price px, Qty q, OrderId contra,
                              bool maker) noexcept {
-    emit_report(ReportType::kFill, [&](ExecReport& r) noexcept NT_LAMBDA_INLINE {
+    emit_report(ReportType::kFill, [&](ExecReport& r) NT_LAMBDA_INLINE_NOEXCEPT {
       set_order(r, o, ot);
       r.last_price = px;
       r.last_qty = q;
@@ -629,7 +629,7 @@ class MatchingEngine {
   // Not cold: cancels of orders that have just filled are routine (a third of
   // the cancels of a crossing book, the regimes' normal case).
   void reject(const Request& rq, ReportType type, RejectReason why) noexcept {
-    emit_report(type, [&](ExecReport& r) noexcept NT_LAMBDA_INLINE {
+    emit_report(type, [&](ExecReport& r) NT_LAMBDA_INLINE_NOEXCEPT {
       r.client = rq.client;
       r.instrument = rq.instrument;
       r.client_order_id = rq.client_order_id;
@@ -644,7 +644,7 @@ class MatchingEngine {
   template <typename Build>
   NT_ALWAYS_INLINE void md(OrderBook& b, Build&& build) noexcept {
     if constexpr (!kMarketData) return;
-    const auto fill_in = [&](MdEvent& m) noexcept NT_LAMBDA_INLINE {
+    const auto fill_in = [&](MdEvent& m) NT_LAMBDA_INLINE_NOEXCEPT {
       clear(m);
       set_md_base(b, m);
       build(m);
@@ -665,7 +665,7 @@ class MatchingEngine {
     m.instrument = instrument_;
   }
   NT_ALWAYS_INLINE void md_order(OrderBook& b, MdType type, const Order& o) noexcept {
-    md(b, [&](MdEvent& m) noexcept NT_LAMBDA_INLINE {
+    md(b, [&](MdEvent& m) NT_LAMBDA_INLINE_NOEXCEPT {
       m.type = type;
       m.side = o.side;
       m.order_id = o.order_id;
@@ -684,7 +684,7 @@ class MatchingEngine {
     if constexpr (!kMarketData) return;
     const Top now = top(b);
     if (now == before) return;
-    md(b, [&](MdEvent& m) noexcept NT_LAMBDA_INLINE {
+    md(b, [&](MdEvent& m) NT_LAMBDA_INLINE_NOEXCEPT {
       m.type = MdType::kTopOfBook;
       m.bid_price = now.bid_price;
       m.bid_qty = now.bid_qty;
