@@ -8,7 +8,7 @@
 // never throws: every table is sized from the EngineConfig and pre-faulted in
 // the constructor, capacity exhaustion is a reject. Layout:
 //   - per instrument an OrderBook (order_book.hpp): two BookSides (sorted
-//     level arrays, best last: book_side.hpp), a fixed ObjectPool of resting
+//     blocks of levels, best last: book_side.hpp), a fixed ObjectPool of resting
 //     Orders linked intrusively into their level's FIFO, a FinishedOrders memory;
 //   - engine-wide, the live-order index (client, client_order_id) -> Order*
 //     (live_orders.hpp; duplicate ids are rejected on any instrument).

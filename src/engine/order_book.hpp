@@ -41,9 +41,7 @@ struct OrderBook {
   std::size_t validate() const {
     std::size_t total = 0;
     for (const BookSide* s : {&bids, &asks}) {
-      for (std::uint32_t pos = 1; pos < s->entries(); ++pos)
-        if (!(s->key_at(pos - 1) < s->key_at(pos))) fail("levels not strictly sorted");
-      if (s->entries() != 0 && s->best()->empty()) fail("empty price level left as the best");
+      if (const char* what = s->inconsistency()) fail(what);
       std::uint32_t levels = 0;
       s->walk([&](const PriceLevel& lvl) {
         ++levels;
@@ -71,7 +69,6 @@ struct OrderBook {
         return true;
       });
       if (levels != s->size()) fail("non-empty level count differs from the side's count");
-      if (s->entries() > s->capacity()) fail("more level entries than capacity");
     }
     if (bids.best() != nullptr && asks.best() != nullptr && bids.best()->price >= asks.best()->price)
       fail("book is crossed");

@@ -491,9 +491,9 @@ TEST(LiveOrders, ShouldFindInsertAndEraseLikeAMapUnderChurn) {
   EXPECT_EQ(seen, model.size());
 }
 
-// Deep levels that empty linger inside BookSide until swept: they must be
-// invisible (capacity, best, iteration) and be reclaimed when room is needed.
-TEST(MatchingEngine, ShouldReuseOrSweepLingeringEmptyLevelsWithinCapacity) {
+// Levels that empty deep in the book free their capacity at once: a full side
+// takes a new price after one of its levels empties, and an emptied price comes back.
+TEST(MatchingEngine, ShouldFreeTheCapacityOfLevelsThatEmptyDeepInTheBook) {
   CountingSink sink;
   MatchingEngine<CountingSink> engine(flow_config(16, 3), sink);
   auto buy = [&](ClientOrderId id, Price px) {
@@ -504,13 +504,13 @@ TEST(MatchingEngine, ShouldReuseOrSweepLingeringEmptyLevelsWithinCapacity) {
   buy(1, 100);
   buy(2, 99);
   buy(3, 98);
-  engine.process(make_cancel(0, 1, 2));  // 99 empties deep in the book: lingers
-  buy(4, 97);                             // array full: swept, then inserted
+  engine.process(make_cancel(0, 1, 2));  // 99 empties deep in the book
+  buy(4, 97);                             // three levels again
   buy(5, 99);
   std::vector<Price> prices;
   engine.for_each_order(0, Side::kBuy, [&](const auto& o) { prices.push_back(o.price); });
   EXPECT_EQ(prices, (std::vector<Price>{100, 98, 97}));  // 5 rejected: 3 levels live
-  engine.process(make_cancel(0, 1, 3));   // 98 lingers
+  engine.process(make_cancel(0, 1, 3));   // 98 empties
   buy(6, 98);                             // comes back at the same price
   buy(7, 96);
   prices.clear();
