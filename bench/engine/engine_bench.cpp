@@ -493,7 +493,7 @@ int main(int argc, char** argv) {
   nb::pin_or_warn(args.cpu_a);
   std::printf("Engine thread on CPU %d, SPSC consumer on CPU %d; workloads at scale %.2f, seed 1.\n\n",
               args.cpu_a, args.cpu_b, plan.scale);
-  // The regime family (issue 13) joins once its peers emit the same reports.
+  // The regime family (issue 13) is regime_bench's: there every book emits the same reports.
   for (const nw::WorkloadKind kind : nw::kClassicKinds) bench_workload(kind, plan, args);
   run_breakdown(plan.breakdown_msgs, plan.repeats, args);
   print_memory(args);
