@@ -142,24 +142,6 @@ struct PeerSubject {
   Book<nb::CountingFillSink> book;
 };
 
-std::size_t total_orders(const ne::EngineConfig& config) {
-  std::size_t n = 0;
-  for (const auto& ic : config.instruments) n += ic.max_orders;
-  return n;
-}
-
-struct LiquibookSubject {
-  LiquibookSubject(const ne::EngineConfig& config, const nb::Args&)
-      : book(config, sink, total_orders(config)) {}
-  void process(const ne::Request& r) { (void)book.process(r); }
-  void end_of_batch() noexcept {}
-  void prefetch(const ne::Request&) const noexcept {}  // no such hint in this peer
-  std::uint64_t finish() { return nc::rdtscp(); }
-  std::uint64_t trades() const { return sink.fills; }
-  nb::CountingFillSink sink;
-  nb::LiquibookAdapter<nb::CountingFillSink> book;
-};
-
 using SpscSubject = EngineSubject<SpscSink>;
 using SpscPerOutputSubject = EngineSubject<SpscPerOutputSink>;
 using SpscCopiedSubject = EngineSubject<SpscCopiedSink>;
@@ -168,6 +150,7 @@ using CountingSubject = EngineSubject<CountingSink>;
 using SameCoreSubject = EngineSubject<SameCoreRingSink>;
 using MapSubject = PeerSubject<nb::MapPeerBook>;
 using UnorderedSubject = PeerSubject<nb::UnorderedPeerBook>;
+using LiquibookSubject = PeerSubject<nb::LiquibookAdapter>;
 
 // ---- measurements --------------------------------------------------------------
 

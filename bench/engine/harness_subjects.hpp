@@ -142,30 +142,6 @@ class PeerHarnessSubject {
   Book<HarnessPeerSink> book_;
 };
 
-class LiquibookHarnessSubject {
- public:
-  LiquibookHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
-      : queue_(consumer_cpu), sink_(queue_), book_(config, sink_, max_orders(config)) {}
-  NT_ALWAYS_INLINE void process(const ne::Request& r) {
-    sink_.begin_request();
-    push_peer_outcome(queue_, sink_, r, book_.process(r));
-  }
-  void prefetch(const ne::Request&) const noexcept {}  // no such hint in Liquibook
-  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
-  std::uint64_t finish() { return queue_.finish(); }
-  const ReportQueue& queue() const noexcept { return queue_; }
-
- private:
-  static std::size_t max_orders(const ne::EngineConfig& config) {
-    std::size_t n = 0;
-    for (const auto& ic : config.instruments) n += ic.max_orders;
-    return n;
-  }
-  ReportQueue queue_;
-  HarnessPeerSink sink_;
-  LiquibookAdapter<HarnessPeerSink> book_;
-};
-
 // No book: one ack per message into the same queue. The harness's own
 // ceiling -- what a book that did nothing would score.
 class QueueOnlySubject {
@@ -183,6 +159,7 @@ class QueueOnlySubject {
   ReportQueue queue_;
 };
 
+using LiquibookHarnessSubject = PeerHarnessSubject<LiquibookAdapter>;
 using MapHarnessSubject = PeerHarnessSubject<MapPeerBook>;
 using UnorderedHarnessSubject = PeerHarnessSubject<UnorderedPeerBook>;
 

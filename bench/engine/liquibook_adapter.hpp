@@ -84,6 +84,10 @@ class LiquibookAdapter {
 #pragma GCC diagnostic pop
 
  public:
+  // Pool and index sized for every instrument's max_orders, as the engine sizes its own.
+  LiquibookAdapter(const engine::EngineConfig& config, Sink& sink)
+      : LiquibookAdapter(config, sink, max_orders_of(config)) {}
+
   // `max_live_orders`: pool and index size over all instruments (start-up allocation).
   LiquibookAdapter(const engine::EngineConfig& config, Sink& sink, std::size_t max_live_orders)
       : instruments_(config.instruments),
@@ -120,6 +124,12 @@ class LiquibookAdapter {
   }
 
  private:
+  static std::size_t max_orders_of(const engine::EngineConfig& config) noexcept {
+    std::size_t n = 0;
+    for (const engine::InstrumentConfig& ic : config.instruments) n += ic.max_orders;
+    return n;
+  }
+
   // Every pooled order is in the index from its entry until it is done.
   void retire(LiquibookOrder* o) noexcept {
     (void)index_.erase(o->key);

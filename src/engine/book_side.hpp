@@ -171,8 +171,7 @@ class BookSide {
     if (count != size_) return "level count differs from the side's entries";
     if (size_ > capacity_) return "more levels than capacity";
     if (blocks_used_ + free_blocks_ != block_capacity_) return "level blocks lost";
-    const LevelIndex expect = blocks_used_ == 0 ? kNoLevel : blocks_[dir_[blocks_used_ - 1]].ranks[blocks_[dir_[blocks_used_ - 1]].n - 1];
-    if (best_ != expect) return "the cached best level is not the last entry";
+    if (best_ != last_entry()) return "the cached best level is not the last entry";
     return nullptr;
   }
 
@@ -253,9 +252,13 @@ class BookSide {
     free_block_ = i;
     ++free_blocks_;
   }
-  NT_ALWAYS_INLINE void refresh_best() noexcept {
-    best_ = blocks_used_ == 0 ? kNoLevel : blocks_[dir_[blocks_used_ - 1]].ranks[blocks_[dir_[blocks_used_ - 1]].n - 1];
+  // The level of the last entry (the best), kNoLevel when the side is empty.
+  NT_ALWAYS_INLINE LevelIndex last_entry() const noexcept {
+    if (blocks_used_ == 0) return kNoLevel;
+    const Block& last = blocks_[dir_[blocks_used_ - 1]];
+    return last.ranks[last.n - 1];
   }
+  NT_ALWAYS_INLINE void refresh_best() noexcept { best_ = last_entry(); }
 
   LevelIndex insert_first(Price price, Price k) noexcept {
     dir_[0] = take_block();
