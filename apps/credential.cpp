@@ -7,10 +7,10 @@
 #include <exception>
 #include <string>
 
-#include "exchange/credential.hpp"
+#include "venue/credential.hpp"
 
 int main(int argc, char** argv) {
-  using namespace nanotick::exchange;
+  using namespace nanotick::venue;
   CLI::App app{"Make a client API key and its stored hash", "nanotick-credential"};
   std::string key;
   app.add_option("--key,-k", key, "hash this key instead of generating one (16-32 printable ASCII chars)");

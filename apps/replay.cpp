@@ -18,7 +18,7 @@
 #include "core/histogram.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/matching_engine.hpp"
-#include "engine/reject_reason.hpp"
+#include "engine/types.hpp"
 #include "workload/output_csv.hpp"
 #include "workload/workload_file.hpp"
 

@@ -60,7 +60,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
   if (!telemetry_dir.empty()) {
     writer = open_telemetry(telemetry_dir, config);
     recorders.engine = &writer->create_recorder("engine");
-    if (config.thread_mode == exchange::ThreadMode::kDedicated) recorders.receiver = &writer->create_recorder("receiver");
+    if (config.thread_mode == core::ThreadMode::kDedicated) recorders.receiver = &writer->create_recorder("receiver");
   }
   trading::Trader<Strategy> trader(config, strategy, recorders);
   if (writer) writer->start();

@@ -30,9 +30,8 @@
 
 #include "core/int_hash_map.hpp"
 #include "core/object_pool.hpp"
-#include "engine/engine_config.hpp"
-#include "engine/request.hpp"
 #include "engine/types.hpp"
+#include "engine/request.hpp"
 #include "peer_books.hpp"
 
 namespace nanotick::bench {

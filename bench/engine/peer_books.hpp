@@ -28,9 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/engine_config.hpp"
-#include "engine/request.hpp"
 #include "engine/types.hpp"
+#include "engine/request.hpp"
 
 namespace nanotick::bench {
 

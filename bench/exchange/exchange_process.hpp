@@ -30,8 +30,8 @@
 #include <thread>
 #include <vector>
 
-#include "exchange/credential.hpp"
 #include "net/socket_address.hpp"
+#include "venue/credential.hpp"
 
 extern char** environ;
 
@@ -104,7 +104,7 @@ inline std::string exchange_toml(const ExchangeSetup& s, const std::filesystem::
     << "max_order_qty = 1000000\nmax_orders = 65536\nmax_levels = 4096\n\n";
   for (const BenchClient& c : clients) {
     t << "[[clients]]\nid = " << c.id << "\nname = \"bench" << c.id << "\"\ncredential = \""
-      << exchange::CredentialHash::make(c.key).to_string() << "\"\n"
+      << venue::CredentialHash::make(c.key).to_string() << "\"\n"
       << "rate_limit_per_s = 100000000\nrate_burst = 100000000\ncancel_on_disconnect = true\n\n";
   }
   return t.str();

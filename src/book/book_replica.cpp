@@ -5,10 +5,10 @@
 
 namespace nanotick::book {
 
-std::vector<InstrumentCapacity> capacities_of(const engine::EngineConfig& config) {
+std::vector<InstrumentCapacity> capacities_of(const market::InstrumentTable& config) {
   std::vector<InstrumentCapacity> out;
   out.reserve(config.instruments.size());
-  for (const engine::InstrumentConfig& i : config.instruments) out.push_back({i.max_orders, i.max_levels});
+  for (const market::InstrumentConfig& i : config.instruments) out.push_back({i.max_orders, i.max_levels});
   return out;
 }
 

@@ -21,12 +21,12 @@
 #include "book/instrument_book.hpp"
 #include "core/compiler.hpp"
 #include "core/counter.hpp"
-#include "engine/engine_config.hpp"
-#include "engine/types.hpp"
+#include "market/instrument_table.hpp"
+#include "market/types.hpp"
 
 namespace nanotick::book {
 
-using engine::InstrumentId;
+using market::InstrumentId;
 
 struct InstrumentCapacity {
   std::uint32_t max_orders = 1u << 16;  // resting orders
@@ -35,7 +35,7 @@ struct InstrumentCapacity {
 
 // The engine's own limits per instrument: a replica sized like this can hold
 // every book the engine can build.
-std::vector<InstrumentCapacity> capacities_of(const engine::EngineConfig& config);
+std::vector<InstrumentCapacity> capacities_of(const market::InstrumentTable& config);
 
 class BookReplica {
  public:
@@ -81,7 +81,7 @@ class BookReplica {
   const InstrumentBook* instrument(InstrumentId inst) const noexcept {
     return inst < books_.size() ? books_[inst].get() : nullptr;
   }
-  std::optional<engine::LevelView> best(InstrumentId inst, Side side) const noexcept {
+  std::optional<market::LevelView> best(InstrumentId inst, Side side) const noexcept {
     return inst < books_.size() ? books_[inst]->best(side) : std::nullopt;
   }
   // Calls fn(const RestingOrder&) for the instrument's orders in priority order

@@ -18,12 +18,12 @@
 #include "book/level_ladder.hpp"
 #include "core/compiler.hpp"
 #include "core/int_hash_map.hpp"
-#include "engine/book_views.hpp"
-#include "engine/types.hpp"
+#include "market/level_view.hpp"
+#include "market/types.hpp"
 
 namespace nanotick::book {
 
-using engine::OrderId;
+using market::OrderId;
 
 // A resting order as the feed shows it: what iteration yields and what a
 // snapshot loads.
@@ -114,11 +114,11 @@ class InstrumentBook {
   void clear() noexcept;
 
   // The best level of `side`, or nothing when the side is empty.
-  std::optional<engine::LevelView> best(Side side) const noexcept {
+  std::optional<market::LevelView> best(Side side) const noexcept {
     if (side != Side::kBuy && side != Side::kSell) return std::nullopt;
     const Level* l = ladder_of(side).best();
     if (l == nullptr) return std::nullopt;
-    return engine::LevelView{l->price, l->qty, l->orders};
+    return market::LevelView{l->price, l->qty, l->orders};
   }
 
   // The resting order `id`, or nullptr. Valid until the next change.
@@ -142,18 +142,18 @@ class InstrumentBook {
     });
   }
 
-  // Calls fn(const engine::LevelView&) for each level of `side`, best first.
+  // Calls fn(const market::LevelView&) for each level of `side`, best first.
   template <typename Fn>
   void for_each_level(Side side, Fn&& fn) const {
     if (side != Side::kBuy && side != Side::kSell) return;
-    ladder_of(side).walk([&fn](const Level& l) { fn(engine::LevelView{l.price, l.qty, l.orders}); });
+    ladder_of(side).walk([&fn](const Level& l) { fn(market::LevelView{l.price, l.qty, l.orders}); });
   }
 
   // The same for the best `n` levels only: O(n), whatever the book's depth.
   template <typename Fn>
   void for_each_top_level(Side side, std::uint32_t n, Fn&& fn) const {
     if (side != Side::kBuy && side != Side::kSell) return;
-    ladder_of(side).walk_top(n, [&fn](const Level& l) { fn(engine::LevelView{l.price, l.qty, l.orders}); });
+    ladder_of(side).walk_top(n, [&fn](const Level& l) { fn(market::LevelView{l.price, l.qty, l.orders}); });
   }
 
   std::uint32_t order_count() const noexcept { return live_; }

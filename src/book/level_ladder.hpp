@@ -22,13 +22,13 @@
 #include <memory>
 
 #include "core/compiler.hpp"
-#include "engine/types.hpp"
+#include "market/types.hpp"
 
 namespace nanotick::book {
 
-using engine::Price;
-using engine::Qty;
-using engine::Side;
+using market::Price;
+using market::Qty;
+using market::Side;
 
 // Index into a table of orders or levels; kNil = none.
 using NodeIndex = std::uint32_t;

@@ -9,13 +9,6 @@
 
 namespace nanotick::engine {
 
-// One price level: its price, total open quantity and number of orders.
-struct LevelView {
-  Price price;
-  Qty qty;
-  std::uint32_t orders;
-};
-
 // The best level of each side (nullopt: that side is empty).
 struct TopOfBookView {
   std::optional<LevelView> bid;

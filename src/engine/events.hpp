@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "engine/reject_reason.hpp"
 #include "engine/types.hpp"
 
 namespace nanotick::engine {

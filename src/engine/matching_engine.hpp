@@ -26,14 +26,13 @@
 
 #include "core/compiler.hpp"
 #include "engine/book_views.hpp"
-#include "engine/engine_config.hpp"
+#include "engine/types.hpp"
 #include "engine/engine_state.hpp"
 #include "engine/events.hpp"
 #include "engine/live_orders.hpp"
 #include "engine/order.hpp"
 #include "engine/order_book.hpp"
 #include "engine/request.hpp"
-#include "engine/types.hpp"
 
 namespace nanotick::engine {
 

@@ -12,7 +12,7 @@
 
 #include "core/object_pool.hpp"
 #include "engine/book_side.hpp"
-#include "engine/engine_config.hpp"
+#include "engine/types.hpp"
 #include "engine/finished_orders.hpp"
 #include "engine/order.hpp"
 

@@ -1,9 +1,12 @@
 // The exchange's configuration (docs/EXCHANGE.md "Config"): loaded once at
 // start-up from TOML, every key checked, every error naming the file, the key
-// and the problem. Keys marked "required" must be in the file (a missing one
-// is an error naming it); their initialisers below serve only code that
-// builds a config by hand (tests, benchmarks). The others default to the
-// value given here. Start-up code only. A plain value once loaded.
+// and the problem. The venue's sections ([server], [market_data],
+// [[instruments]], [[clients]]) are read by venue/venue_config.hpp, which the
+// trading client reads them with as well; [journal] and [threads] here.
+// Keys marked "required" must be in the file (a missing one is an error
+// naming it); their initialisers below serve only code that builds a config
+// by hand (tests, benchmarks). The others default to the value given here.
+// Start-up code only. A plain value once loaded.
 #pragma once
 
 #include <cstdint>
@@ -11,31 +14,15 @@
 #include <vector>
 
 #include "core/idle_strategy.hpp"
-#include "engine/engine_config.hpp"
-#include "exchange/credential.hpp"
+#include "core/thread_mode.hpp"
+#include "engine/types.hpp"
+#include "venue/venue_config.hpp"
 
 namespace nanotick::exchange {
 
-struct ServerConfig {
-  std::string order_entry = "127.0.0.1:9100";  // required: listen address ip:port
-  std::uint32_t max_sessions = 64;
-  std::uint32_t logon_timeout_ms = 5000;
-  std::uint32_t heartbeat_ms = 1000;
-  std::uint32_t min_heartbeat_ms = 100;
-  std::uint32_t max_heartbeat_ms = 60000;
-  std::uint32_t output_buffer_bytes = 1u << 20;
-  std::uint32_t read_budget_bytes = 1u << 16;
-};
-
-struct MarketDataConfig {
-  std::string interface = "127.0.0.1";           // required: IP_MULTICAST_IF
-  std::string incremental = "239.255.42.1:9201";  // required: group:port
-  std::string snapshot = "239.255.42.2:9202";     // required: group:port
-  std::uint32_t ttl = 0;
-  std::uint32_t mtu = 1400;
-  std::uint32_t heartbeat_ms = 1000;
-  std::uint32_t snapshot_interval_ms = 1000;
-};
+using venue::ClientConfig;
+using venue::MarketDataConfig;
+using venue::ServerConfig;
 
 enum class FsyncPolicy : std::uint8_t { kEvery, kBatch, kNone };
 
@@ -47,7 +34,7 @@ struct JournalConfig {
   std::uint64_t snapshot_every = 1'000'000;  // records between engine snapshots; 0 = none
 };
 
-enum class ThreadMode : std::uint8_t { kCompact, kDedicated };
+using core::ThreadMode;
 
 struct ThreadConfig {
   ThreadMode mode = ThreadMode::kCompact;
@@ -55,22 +42,14 @@ struct ThreadConfig {
   std::vector<int> cpus;  // optional pinning, in agent order
 };
 
-struct ClientConfig {
-  std::uint32_t id = 0;  // required, 1..65535: the engine's ClientId
-  std::string name;
-  CredentialHash credential;  // required
-  std::uint32_t rate_limit_per_s = 100'000;
-  std::uint32_t rate_burst = 1'000;
-  bool cancel_on_disconnect = true;
-};
-
+// The venue's description (read by venue::read_venue, the reader the trading
+// client uses too) and the exchange process's own sections.
 struct ExchangeConfig {
   ServerConfig server;
   MarketDataConfig market_data;
   JournalConfig journal;
   ThreadConfig threads;
-  engine::EngineConfig engine;  // [[instruments]], id = position; symbol, tick_size, min_price,
-                                // max_price and max_order_qty required
+  engine::EngineConfig engine;  // the venue's [[instruments]], id = position
   std::vector<ClientConfig> clients;
 
   // Identifies the instrument table (what the journal depends on): FNV-1a
@@ -84,6 +63,5 @@ ExchangeConfig parse_exchange_config(std::string_view toml_text, const std::stri
 ExchangeConfig load_exchange_config(const std::string& path);
 
 std::string_view to_string(FsyncPolicy p) noexcept;
-std::string_view to_string(ThreadMode m) noexcept;
 
 }  // namespace nanotick::exchange

@@ -13,7 +13,7 @@
 #include "core/agent_runner.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/book_state.hpp"
-#include "engine/reject_reason.hpp"
+#include "engine/types.hpp"
 #include "exchange/engine_agent.hpp"
 #include "exchange/engine_snapshot.hpp"
 #include "exchange/journal_lock.hpp"

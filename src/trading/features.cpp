@@ -89,8 +89,8 @@ bool FeatureEngine::on_trade(const TradeEvent& trade) noexcept {
 }
 
 bool FeatureEngine::refresh_touch(const book::InstrumentBook& book) noexcept {
-  const std::optional<engine::LevelView> bid = book.best(Side::kBuy);
-  const std::optional<engine::LevelView> ask = book.best(Side::kSell);
+  const std::optional<market::LevelView> bid = book.best(Side::kBuy);
+  const std::optional<market::LevelView> ask = book.best(Side::kSell);
   const Price bid_price = bid ? bid->price : 0;
   const Qty bid_qty = bid ? bid->qty : 0;
   const Price ask_price = ask ? ask->price : 0;
@@ -142,7 +142,7 @@ void FeatureEngine::sum_depth(const book::InstrumentBook& book, Side side) noexc
   Depth depth;
   std::uint32_t seen = 0;
   const std::uint32_t wanted = config_.imbalance_levels;
-  book.for_each_top_level(side, wanted, [&depth, &seen, wanted](const engine::LevelView& level) {
+  book.for_each_top_level(side, wanted, [&depth, &seen, wanted](const market::LevelView& level) {
     depth.qty += static_cast<double>(level.qty);
     if (++seen == wanted) {
       depth.full = true;

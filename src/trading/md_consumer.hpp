@@ -461,7 +461,7 @@ class MdConsumer {
 
   bool top_matches(InstrumentId inst, const proto::MdTopOfBook& t) const noexcept {
     const auto side_matches = [&](Side side, Price price, Qty qty) {
-      const std::optional<engine::LevelView> best = books_.best(inst, side);
+      const std::optional<market::LevelView> best = books_.best(inst, side);
       if (qty == 0) return !best.has_value();
       return best.has_value() && best->price == price && best->qty == qty;
     };

@@ -20,7 +20,7 @@ void require_range(std::string_view field, std::uint64_t value, std::uint64_t lo
 
 void validate(const OrderGatewayConfig& c) {
   if (c.exchange.port == 0) fail("exchange", "port 0 cannot be connected to: give the exchange's order_entry address");
-  require_range("client_id", c.client_id, 1, engine::kMaxClientId);
+  require_range("client_id", c.client_id, 1, market::kMaxClientId);
   // The exchange's rule for keys (exchange/credential.hpp): 16..32 printable ASCII, no spaces.
   if (c.api_key.size() < 16 || c.api_key.size() > proto::kCredentialBytes)
     fail("api_key", "must be 16.." + std::to_string(proto::kCredentialBytes) + " characters, got " +

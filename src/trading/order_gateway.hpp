@@ -49,7 +49,8 @@
 #include "core/byte_buffer.hpp"
 #include "core/counter.hpp"
 #include "core/tsc_clock.hpp"
-#include "engine/types.hpp"
+#include "market/reject_reason.hpp"
+#include "market/types.hpp"
 #include "net/socket_address.hpp"
 #include "net/socket_error.hpp"
 #include "net/tcp.hpp"
@@ -290,9 +291,9 @@ class OrderGateway {
   // Order messages (PROTOCOL.md §1.2), sent as given (the order manager
   // validates the values), only while logged on. The returned seq is what
   // the exchange's answers quote as ref_seq.
-  [[nodiscard]] SendResult send_new_order(engine::ClientOrderId id, engine::InstrumentId instrument, engine::Side side,
-                                          engine::OrderType type, engine::StpMode stp, engine::Price price,
-                                          engine::Qty qty) noexcept {
+  [[nodiscard]] SendResult send_new_order(market::ClientOrderId id, market::InstrumentId instrument, market::Side side,
+                                          market::OrderType type, market::StpMode stp, market::Price price,
+                                          market::Qty qty) noexcept {
     auto m = proto::make_message<proto::NewOrder>(0);
     m.client_order_id = id;
     m.instrument = instrument;
@@ -303,14 +304,14 @@ class OrderGateway {
     m.qty = qty;
     return send_order(m);
   }
-  [[nodiscard]] SendResult send_cancel(engine::ClientOrderId id, engine::InstrumentId instrument) noexcept {
+  [[nodiscard]] SendResult send_cancel(market::ClientOrderId id, market::InstrumentId instrument) noexcept {
     auto m = proto::make_message<proto::CancelOrder>(0);
     m.client_order_id = id;
     m.instrument = instrument;
     return send_order(m);
   }
-  [[nodiscard]] SendResult send_modify(engine::ClientOrderId id, engine::InstrumentId instrument, engine::Price price,
-                                       engine::Qty total_qty) noexcept {
+  [[nodiscard]] SendResult send_modify(market::ClientOrderId id, market::InstrumentId instrument, market::Price price,
+                                       market::Qty total_qty) noexcept {
     auto m = proto::make_message<proto::ModifyOrder>(0);
     m.client_order_id = id;
     m.instrument = instrument;

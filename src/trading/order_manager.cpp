@@ -14,8 +14,8 @@ void validate(const OrderManagerConfig& c) {
     fail("max_orders", "must be 1..16777216, got " + std::to_string(c.max_orders));
   if (c.instruments == 0 || c.instruments > (1u << 20))
     fail("instruments", "must be 1..1048576 (the exchange's instrument count), got " + std::to_string(c.instruments));
-  if (c.first_client_order_id == 0 || c.first_client_order_id > engine::kMaxClientOrderId)
-    fail("first_client_order_id", "must be 1.." + std::to_string(engine::kMaxClientOrderId) + " (ids are < 2^48), got " +
+  if (c.first_client_order_id == 0 || c.first_client_order_id > market::kMaxClientOrderId)
+    fail("first_client_order_id", "must be 1.." + std::to_string(market::kMaxClientOrderId) + " (ids are < 2^48), got " +
                                       std::to_string(c.first_client_order_id));
 }
 

@@ -54,8 +54,8 @@
 #include "core/counter.hpp"
 #include "core/int_hash_map.hpp"
 #include "core/object_pool.hpp"
-#include "engine/reject_reason.hpp"
-#include "engine/types.hpp"
+#include "market/reject_reason.hpp"
+#include "market/types.hpp"
 #include "proto/order_entry.hpp"
 #include "trading/order_gateway.hpp"
 #include "trading/trading_types.hpp"
@@ -112,7 +112,7 @@ struct Order {
   InstrumentId instrument = 0;
   Side side = Side::kBuy;
   OrderType type = OrderType::kLimit;
-  engine::StpMode stp = engine::StpMode::kNone;
+  market::StpMode stp = market::StpMode::kNone;
   OrderState state = OrderState::kPendingNew;
   DoneReason done_reason = DoneReason::kNone;
   std::uint16_t reject_reason = 0;  // the last reject's code (engine or session)
@@ -193,7 +193,7 @@ struct OrderManagerCounters {
 
 template <typename S>
 concept OrderSender = requires(S& s, ClientOrderId id, InstrumentId in, Side side, OrderType type,
-                               engine::StpMode stp, Price price, Qty qty) {
+                               market::StpMode stp, Price price, Qty qty) {
   { s.send_new_order(id, in, side, type, stp, price, qty) } -> std::same_as<SendResult>;
   { s.send_cancel(id, in) } -> std::same_as<SendResult>;
   { s.send_modify(id, in, price, qty) } -> std::same_as<SendResult>;
@@ -219,14 +219,14 @@ class OrderManager {
 
   // A new order (rq.client_order_id must be 0: the id is assigned and
   // returned). `tag` is kept for the owner.
-  Submitted submit(const OrderRequest& rq, engine::StpMode stp = engine::StpMode::kNone, std::uint64_t tag = 0) noexcept {
+  Submitted submit(const OrderRequest& rq, market::StpMode stp = market::StpMode::kNone, std::uint64_t tag = 0) noexcept {
     static_assert(OrderSender<Sender>, "OrderManager<Sender>: Sender lacks send_new_order/send_cancel/send_modify");
     SubmitStatus bad = SubmitStatus::kSent;
     if (rq.client_order_id != 0) bad = SubmitStatus::kClientOrderIdSet;
     else if (rq.instrument >= config_.instruments) bad = SubmitStatus::kInvalidInstrument;
     else if (!is_valid(rq.side)) bad = SubmitStatus::kInvalidSide;
     else if (rq.type < OrderType::kLimit || rq.type > OrderType::kMarket) bad = SubmitStatus::kInvalidOrderType;
-    else if (stp > engine::StpMode::kCancelBoth) bad = SubmitStatus::kInvalidStp;
+    else if (stp > market::StpMode::kCancelBoth) bad = SubmitStatus::kInvalidStp;
     else if (rq.qty <= 0) bad = SubmitStatus::kInvalidQty;
     else if (pool_.available() == 0) bad = SubmitStatus::kPoolExhausted;
     if (bad != SubmitStatus::kSent) return refuse(bad, 0);
@@ -483,7 +483,7 @@ class OrderManager {
   ClientOrderId take_id() noexcept {
     for (;;) {
       const ClientOrderId id = next_id_;
-      next_id_ = next_id_ >= engine::kMaxClientOrderId ? 1 : next_id_ + 1;
+      next_id_ = next_id_ >= market::kMaxClientOrderId ? 1 : next_id_ + 1;
       if (!by_id_.contains(id)) return id;
     }
   }
@@ -513,8 +513,8 @@ class OrderManager {
     answer(*o, m.ref_seq);
     OrderEvent ev{};
     ev.reason = m.reason;
-    const auto why = static_cast<engine::RejectReason>(m.reason);
-    const bool gone = why == engine::RejectReason::kTooLateToCancel || why == engine::RejectReason::kUnknownOrder;
+    const auto why = static_cast<market::RejectReason>(m.reason);
+    const bool gone = why == market::RejectReason::kTooLateToCancel || why == market::RejectReason::kUnknownOrder;
     if (o->done) {
       // A fill or cancel finished it while the request was on its way: the race, expected.
       if (gone) counters_.expected_too_late.add();
@@ -526,7 +526,7 @@ class OrderManager {
         // The exchange has no live order: finished (202) or never there (201).
         // Expected only when a session loss hid what happened.
         if (!was_reconciling && !o->unknown) counters_.unexpected_rejects.add();
-        finish(*o, why == engine::RejectReason::kTooLateToCancel ? DoneReason::kFinishedUnseen
+        finish(*o, why == market::RejectReason::kTooLateToCancel ? DoneReason::kFinishedUnseen
                                                                   : DoneReason::kUnknownAtExchange);
       }
       // Any other reason (no change, price, capacity...): the request was refused, the order is as it was.

@@ -39,7 +39,8 @@
 #include "core/counter.hpp"
 #include "core/histogram.hpp"
 #include "core/tsc_clock.hpp"
-#include "engine/engine_config.hpp"
+#include "market/instrument_table.hpp"
+#include "market/types.hpp"
 #include "proto/order_entry.hpp"
 #include "telemetry/instrument.hpp"
 #include "trading/features.hpp"
@@ -117,12 +118,12 @@ template <typename Strategy, typename Sender>
 class TradeEngine {
  public:
   struct Config {
-    engine::EngineConfig instruments;                  // the venue's table (from the exchange config)
+    market::InstrumentTable instruments;                  // the venue's table (from the exchange config)
     std::vector<FeatureConfig> features;               // per instrument
     std::vector<InstrumentRiskLimits> risk;            // per instrument
     GlobalRiskLimits global_risk;
     OrderManagerConfig orders;                         // instruments is set from the table
-    engine::StpMode stp = engine::StpMode::kCancelResting;  // our own quotes must not trade with each other
+    market::StpMode stp = market::StpMode::kCancelResting;  // our own quotes must not trade with each other
     // Per instrument (or empty): the price the risk manager's band centres on
     // while the book has no fair price and nothing traded yet; 0 = none.
     std::vector<Price> reference_prices;
@@ -160,7 +161,7 @@ class TradeEngine {
   // ---- the strategy's context ---------------------------------------------------------------
 
   std::uint32_t instrument_count() const noexcept { return static_cast<std::uint32_t>(live_.size()); }
-  const engine::InstrumentConfig& instrument(InstrumentId i) const noexcept { return instruments_.instruments[i]; }
+  const market::InstrumentConfig& instrument(InstrumentId i) const noexcept { return instruments_.instruments[i]; }
   const FeatureValues& features(InstrumentId i) const noexcept { return features_[i]->values(); }
   const PositionKeeper& positions() const noexcept { return positions_; }
   const RiskManager& risk() const noexcept { return risk_; }
@@ -484,7 +485,7 @@ class TradeEngine {
     strategy_.on_order_event(*this, ev);
   }
 
-  const engine::EngineConfig instruments_;
+  const market::InstrumentTable instruments_;
   Strategy& strategy_;
   const book::BookReplica& books_;
   const core::TscClock& clock_;
@@ -495,7 +496,7 @@ class TradeEngine {
   OrderManager<Sender> orders_;
   std::vector<std::uint8_t> live_;
   std::vector<Price> reference_prices_;
-  engine::StpMode stp_;
+  market::StpMode stp_;
   const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)
   std::uint64_t md_key_ = 0;            // set_md_key()
   std::uint64_t md_key_rx_tsc_ = 0;

@@ -75,7 +75,7 @@ class Trader {
   // The order manager's sender: the gateway (a member declared below).
   struct GatewaySender {
     Trader* trader;
-    SendResult send_new_order(ClientOrderId id, InstrumentId in, Side side, OrderType type, engine::StpMode stp,
+    SendResult send_new_order(ClientOrderId id, InstrumentId in, Side side, OrderType type, market::StpMode stp,
                               Price price, Qty qty) noexcept {
       return trader->gateway_.send_new_order(id, in, side, type, stp, price, qty);
     }
@@ -99,7 +99,7 @@ class Trader {
         consumer_(capacities_, consumer_config(config), engine_),
         engine_(engine_config(config), strategy, sender_, consumer_.books()),
         gateway_(config.session, engine_) {
-    if (config.thread_mode == exchange::ThreadMode::kDedicated) {
+    if (config.thread_mode == core::ThreadMode::kDedicated) {
       if (config.market_data.max_datagram_bytes > kMaxDatagramBytes)
         throw std::invalid_argument(config.source + ": threads.mode: dedicated needs market data datagrams of at most " +
                                     std::to_string(kMaxDatagramBytes) + " bytes (the exchange's md mtu is " +

@@ -12,9 +12,10 @@
 #include <stdexcept>
 
 #include "config/toml_reader.hpp"
-#include "exchange/credential.hpp"
 #include "net/socket_address.hpp"
 #include "trading/order_manager.hpp"
+#include "venue/credential.hpp"
+#include "venue/venue_config.hpp"
 
 namespace nanotick::trading {
 
@@ -107,7 +108,7 @@ void require_qty(const TableReader& t, std::string_view key, Qty qty, const Inst
 
 // The limits that bound the money at risk are required: in the instrument's
 // price and quantity units no default could fit every instrument.
-InstrumentRiskLimits read_risk(TableReader& t, const engine::InstrumentConfig& in) {
+InstrumentRiskLimits read_risk(TableReader& t, const market::InstrumentConfig& in) {
   InstrumentRiskLimits r;
   r.max_order_qty = t.required_integer("max_order_qty", 1, in.max_order_qty);
   r.max_position = t.required_integer("max_position", 0, kQtyLimit * 1024);
@@ -137,7 +138,7 @@ FeatureConfig read_features(toml::table& table, TableReader& t, StrategyKind kin
   return f;
 }
 
-void read_market_maker(TableReader& t, toml::table& table, MarketMakerParams& m, const engine::InstrumentConfig& in,
+void read_market_maker(TableReader& t, toml::table& table, MarketMakerParams& m, const market::InstrumentConfig& in,
                        const InstrumentRiskLimits& r) {
   m.enabled = true;
   m.quote_qty = t.integer("quote_qty", m.quote_qty, 1, kQtyLimit);
@@ -154,7 +155,7 @@ void read_market_maker(TableReader& t, toml::table& table, MarketMakerParams& m,
 }
 
 void read_liquidity_taker(TableReader& t, toml::table& table, LiquidityTakerParams& p,
-                          const engine::InstrumentConfig& in, const InstrumentRiskLimits& r) {
+                          const market::InstrumentConfig& in, const InstrumentRiskLimits& r) {
   p.enabled = true;
   p.clip_qty = t.integer("clip_qty", p.clip_qty, 1, kQtyLimit);
   if (const auto v = take_number(table, t, "flow_threshold", 0.0, 1e15, true)) p.flow_threshold = *v;
@@ -166,7 +167,7 @@ void read_liquidity_taker(TableReader& t, toml::table& table, LiquidityTakerPara
                   "every order would be blocked (the touch plus slippage lies beyond the band)");
 }
 
-void read_random(TableReader& t, toml::table& table, RandomParams& p, const engine::InstrumentConfig& in,
+void read_random(TableReader& t, toml::table& table, RandomParams& p, const market::InstrumentConfig& in,
                  const InstrumentRiskLimits& r) {
   p.enabled = true;
   if (const auto v = take_number(table, t, "orders_per_second", 0.0, 1e6, true)) p.orders_per_second = *v;
@@ -192,7 +193,7 @@ void read_random(TableReader& t, toml::table& table, RandomParams& p, const engi
 // it as they are read) into entry `index` of the config.
 void read_instrument(toml::table& table, TableReader& t, const std::string& path, TraderConfig& c,
                      std::size_t index) {
-  const engine::InstrumentConfig& in = c.instruments.instruments[index];
+  const market::InstrumentConfig& in = c.instruments.instruments[index];
   for (const KindKeys& other : kStrategyKeys) {
     if (other.kind == c.strategy) continue;
     for (const std::string_view key : other.keys)
@@ -233,14 +234,14 @@ void read_instrument(toml::table& table, TableReader& t, const std::string& path
 
 void read_threads(TableReader t, TraderConfig& c) {
   const std::string mode = t.choice("mode", "compact", {"compact", "dedicated"});
-  c.thread_mode = mode == "dedicated" ? exchange::ThreadMode::kDedicated : exchange::ThreadMode::kCompact;
+  c.thread_mode = mode == "dedicated" ? core::ThreadMode::kDedicated : core::ThreadMode::kCompact;
   // No "block": a trader polls sockets, which cannot wake a blocked idle strategy.
   c.idle = core::parse_idle_kind(t.choice("idle", "backoff", {"spin", "yield", "backoff"}));
   for (const std::int64_t cpu : t.integer_array("cpus", 0, 4095)) c.cpus.push_back(static_cast<int>(cpu));
   t.finish();
 }
 
-net::SocketAddress default_exchange_address(const TableReader& t, const exchange::ExchangeConfig& ex) {
+net::SocketAddress default_exchange_address(const TableReader& t, const venue::VenueConfig& ex) {
   net::SocketAddress a;
   try {
     a = net::parse_socket_address(ex.server.order_entry, net::PortZero::kAllowed);
@@ -255,16 +256,16 @@ net::SocketAddress default_exchange_address(const TableReader& t, const exchange
   return a;
 }
 
-OrderGatewayConfig read_session(TableReader t, const exchange::ExchangeConfig& ex, const std::string& ex_path) {
+OrderGatewayConfig read_session(TableReader t, const venue::VenueConfig& ex, const std::string& ex_path) {
   OrderGatewayConfig s;
-  s.client_id = static_cast<std::uint32_t>(t.required_integer("client_id", 1, engine::kMaxClientId));
-  const exchange::ClientConfig* client = ex.find_client(s.client_id);
+  s.client_id = static_cast<std::uint32_t>(t.required_integer("client_id", 1, market::kMaxClientId));
+  const venue::ClientConfig* client = ex.find_client(s.client_id);
   if (client == nullptr)
     t.fail("client_id", "no [[clients]] entry with id " + std::to_string(s.client_id) + " in " + ex_path +
                             " (the exchange would answer UnknownClient)");
   s.api_key = t.required_string("api_key");
   try {
-    exchange::validate_api_key(s.api_key);
+    venue::validate_api_key(s.api_key);
   } catch (const std::invalid_argument& e) {
     t.fail("api_key", e.what());
   }
@@ -317,7 +318,7 @@ std::string checked_group(const TableReader& t, std::string_view key, const std:
   return text;
 }
 
-TraderConfig::MarketData read_market_data(TableReader t, const exchange::MarketDataConfig& ex) {
+TraderConfig::MarketData read_market_data(TableReader t, const venue::MarketDataConfig& ex) {
   TraderConfig::MarketData m;
   m.interface = t.string("interface", ex.interface);
   try {
@@ -355,12 +356,12 @@ StrategyKind parse_kind(const TableReader& t, const std::string& name) {
 
 // The exchange config, resolved against the trader file's directory; its
 // errors are reported under the key that named it.
-exchange::ExchangeConfig read_exchange(const TableReader& t, const std::string& source, TraderConfig& c,
-                                       const std::string& given) {
+venue::VenueConfig read_exchange(const TableReader& t, const std::string& source, TraderConfig& c,
+                                const std::string& given) {
   const std::filesystem::path p(given);
   c.exchange_config = p.is_absolute() ? given : (std::filesystem::path(source).parent_path() / p).string();
   try {
-    return exchange::load_exchange_config(c.exchange_config);
+    return venue::load_venue_config(c.exchange_config);
   } catch (const ConfigError& e) {
     t.fail("exchange_config", e.what());
   }
@@ -394,7 +395,7 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
   const std::string stem = std::filesystem::path(source).stem().string();
   c.name = trader.string("name", stem.empty() ? "trader" : stem);
   if (c.name.empty()) trader.fail("name", "must not be empty");
-  const exchange::ExchangeConfig ex = read_exchange(trader, source, c, trader.required_string("exchange_config"));
+  const venue::VenueConfig ex = read_exchange(trader, source, c, trader.required_string("exchange_config"));
   c.strategy = parse_kind(trader, trader.required_string("strategy"));
   c.seed = static_cast<std::uint64_t>(trader.integer("seed", 1, 0, kI64Max));
   c.status_interval_ms = u32(trader, "status_interval_ms", c.status_interval_ms, 0, kMaxMs);
@@ -413,7 +414,7 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
     trader.fail("max_orders", "must be >= risk.max_open_orders (" + std::to_string(c.global_risk.max_open_orders) +
                                   "): the order manager must hold every order the risk limits allow");
 
-  c.instruments = ex.engine;
+  c.instruments = ex.instruments;
   const std::size_t n = c.instruments.instruments.size();
   c.features.assign(n, FeatureConfig{});
   c.risk.assign(n, InstrumentRiskLimits{});

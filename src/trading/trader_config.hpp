@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "core/idle_strategy.hpp"
-#include "engine/engine_config.hpp"
-#include "exchange/exchange_config.hpp"
+#include "market/instrument_table.hpp"
+#include "market/types.hpp"
+#include "core/thread_mode.hpp"
 #include "trading/features.hpp"
 #include "trading/order_gateway.hpp"
 #include "trading/risk_manager.hpp"
@@ -31,7 +32,7 @@ struct TraderConfig {
   std::string source;           // the trader config file (as given)
   std::string exchange_config;  // the exchange config it read, resolved against the trader file's directory
   StrategyKind strategy = StrategyKind::kMarketMaker;
-  exchange::ThreadMode thread_mode = exchange::ThreadMode::kCompact;
+  core::ThreadMode thread_mode = core::ThreadMode::kCompact;
   core::IdleKind idle = core::IdleKind::backoff;
   std::vector<int> cpus;  // optional pinning: the engine thread, then (dedicated) the receiver thread
 
@@ -48,7 +49,7 @@ struct TraderConfig {
     std::uint32_t max_datagram_bytes = 1400;  // the exchange's market data mtu
   } market_data;
 
-  engine::EngineConfig instruments;            // the exchange's table, InstrumentId = index
+  market::InstrumentTable instruments;            // the exchange's table, InstrumentId = index
   std::vector<FeatureConfig> features;         // one per instrument
   std::vector<InstrumentRiskLimits> risk;      // one per instrument
   GlobalRiskLimits global_risk;

@@ -1,9 +1,9 @@
 // Types shared by the parts of the trading client's trade engine (features,
-// positions, risk, orders): the engine's scalar types re-exported, the time
+// positions, risk, orders): the market's scalar types re-exported, the time
 // unit, and the plain event structs that travel between the parts. Plain
 // values: thread-safe.
 //
-// Prices and quantities are the engine's integers (engine/types.hpp): a price
+// Prices and quantities are the market's integers (market/types.hpp): a price
 // is an int64 in the venue's price unit, a quantity an int64 > 0 in a valid
 // order. Nothing here converts them to floating point; the parts that need a
 // fractional value (a fair price, an average price, an unrealised PnL) say so.
@@ -12,17 +12,17 @@
 #include <cstdint>
 #include <limits>
 
-#include "engine/types.hpp"
+#include "market/types.hpp"
 
 namespace nanotick::trading {
 
-using engine::ClientOrderId;
-using engine::InstrumentId;
-using engine::OrderId;
-using engine::OrderType;
-using engine::Price;
-using engine::Qty;
-using engine::Side;
+using market::ClientOrderId;
+using market::InstrumentId;
+using market::OrderId;
+using market::OrderType;
+using market::Price;
+using market::Qty;
+using market::Side;
 
 // Monotonic time in nanoseconds (the caller's clock, e.g. the calibrated TSC
 // converted once per event). Same unit and type as the exchange's gateway.

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/engine_config.hpp"
+#include "engine/types.hpp"
 #include "engine/request.hpp"
 
 namespace nanotick::workload {

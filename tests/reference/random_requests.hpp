@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine_config.hpp"
+#include "engine/types.hpp"
 #include "engine/request.hpp"
 
 namespace nanotick::reference {

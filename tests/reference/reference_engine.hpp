@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "engine/book_views.hpp"
-#include "engine/engine_config.hpp"
+#include "engine/types.hpp"
 #include "engine/events.hpp"
 #include "engine/request.hpp"
 

@@ -61,7 +61,7 @@ class LiquidityTaker {
     const Side side = f.trade_flow > 0 ? Side::kBuy : Side::kSell;
     const bool has_touch = side == Side::kBuy ? f.has_ask : f.has_bid;
     if (!has_touch) return;
-    const engine::InstrumentConfig& ic = e.instrument(i);
+    const market::InstrumentConfig& ic = e.instrument(i);
     const Price slip = p.slippage_ticks * ic.tick_size;
     OrderRequest rq;
     rq.instrument = i;

@@ -91,7 +91,7 @@ class MarketMaker {
     if (!m.enabled) return;
     const double fair = e.risk_fair_price(i);
     if (!std::isfinite(fair)) return;
-    const engine::InstrumentConfig& ic = e.instrument(i);
+    const market::InstrumentConfig& ic = e.instrument(i);
     const double tick = static_cast<double>(ic.tick_size);
     const auto* pos = e.positions().position(i);
     const double skew = m.skew_ticks_per_unit * static_cast<double>(pos != nullptr ? pos->position : 0) * tick;

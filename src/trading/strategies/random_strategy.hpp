@@ -84,7 +84,7 @@ class RandomStrategy {
   Price random_price(const Engine& e, InstrumentId i, const RandomParams& p, Side side, bool crossing) noexcept {
     const double fair = e.risk_fair_price(i);
     if (!std::isfinite(fair)) return 0;
-    const engine::InstrumentConfig& ic = e.instrument(i);
+    const market::InstrumentConfig& ic = e.instrument(i);
     const auto ticks = static_cast<std::int64_t>(draw(static_cast<std::uint64_t>(p.price_range_ticks) + 1));
     const std::int64_t away = side == Side::kBuy ? -1 : 1;
     const std::int64_t offset = (crossing ? -away : away) * (crossing ? ticks : ticks + 1);

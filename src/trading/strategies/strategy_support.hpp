@@ -4,7 +4,8 @@
 
 #include <cmath>
 
-#include "engine/engine_config.hpp"
+#include "market/instrument_table.hpp"
+#include "market/types.hpp"
 #include "trading/trading_types.hpp"
 
 namespace nanotick::trading {
@@ -20,7 +21,7 @@ inline Price round_to_tick(double price, Price tick) noexcept {
 }
 
 // The nearest prices inside the instrument's band that are on its tick.
-inline Price clamp_to_band(const engine::InstrumentConfig& ic, Price p) noexcept {
+inline Price clamp_to_band(const market::InstrumentConfig& ic, Price p) noexcept {
   const Price lo = ((ic.min_price + ic.tick_size - 1) / ic.tick_size) * ic.tick_size;
   const Price hi = (ic.max_price / ic.tick_size) * ic.tick_size;
   return p < lo ? lo : (p > hi ? hi : p);

@@ -6,7 +6,7 @@ order-entry port (read back from the "order entry listening on" log line) and
 its own multicast groups 239.255.90.N / 239.255.91.N with ports from a
 per-process counter, so tests never hear each other's market data. Client API
 keys are random per test; the config stores their salted SHA-256 hashes
-(src/exchange/credential.hpp). Every wait has a timeout; conftest.py's fixture kills
+(src/venue/credential.hpp). Every wait has a timeout; conftest.py's fixture kills
 every process a test left running.
 
 Not thread-safe (pytest runs one test at a time; the reader threads only append

@@ -380,7 +380,7 @@ class StreamFramer:
 
 
 # --------------------------------------------------------------------------
-# Credentials (src/exchange/credential.hpp)
+# Credentials (src/venue/credential.hpp)
 # --------------------------------------------------------------------------
 
 

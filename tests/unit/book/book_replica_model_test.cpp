@@ -20,7 +20,7 @@
 #include "book/book_replica.hpp"
 
 namespace nb = nanotick::book;
-namespace ne = nanotick::engine;
+namespace ne = nanotick::market;
 
 namespace {
 

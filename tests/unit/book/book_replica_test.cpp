@@ -16,7 +16,7 @@
 #include "support/allocation_counter.hpp"
 
 namespace nb = nanotick::book;
-namespace ne = nanotick::engine;
+namespace ne = nanotick::market;
 
 namespace {
 
@@ -229,7 +229,7 @@ TEST(BookReplica, ShouldLeaveTheBookEmptyWhenASnapshotIsInconsistent) {
 }
 
 TEST(BookReplica, ShouldDeriveCapacitiesFromTheEngineConfig) {
-  ne::EngineConfig cfg;
+  ne::InstrumentTable cfg;
   cfg.instruments.resize(2);
   cfg.instruments[1].max_orders = 7;
   cfg.instruments[1].max_levels = 3;

@@ -21,10 +21,9 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/engine_config.hpp"
+#include "engine/types.hpp"
 #include "engine/events.hpp"
 #include "engine/request.hpp"
-#include "engine/types.hpp"
 
 namespace nanotick::engine::scenario {
 

@@ -397,11 +397,11 @@ TEST(FeatureEngine, ShouldGiveTheSameValuesWithHintsAsWithFullRecomputesOnRandom
       double bids = 0;
       double asks = 0;
       std::uint32_t n = 0;
-      b.book.for_each_level(kBuy, [&](const nanotick::engine::LevelView& l) {
+      b.book.for_each_level(kBuy, [&](const nanotick::market::LevelView& l) {
         if (n++ < levels) bids += static_cast<double>(l.qty);
       });
       n = 0;
-      b.book.for_each_level(kSell, [&](const nanotick::engine::LevelView& l) {
+      b.book.for_each_level(kSell, [&](const nanotick::market::LevelView& l) {
         if (n++ < levels) asks += static_cast<double>(l.qty);
       });
       const double want = bids + asks > 0 ? (bids - asks) / (bids + asks) : kNaN;

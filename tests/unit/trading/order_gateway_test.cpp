@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "exchange/credential.hpp"
+#include "venue/credential.hpp"
 #include "exchange/engine_agent.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/order_gateway.hpp"
@@ -147,7 +147,7 @@ class Venue {
                        "snapshot = \"239.255.42.2:9202\"\n[journal]\ndir = \"run/journal\"\n"
                        "[[instruments]]\nsymbol = \"A\"\ntick_size = 1\nmin_price = 1\nmax_price = 1000000\n"
                        "max_order_qty = 1000000\nmax_orders = 1024\nmax_levels = 256\n";
-    toml += "[[clients]]\nid = 1\ncredential = \"" + nx::CredentialHash::make(kKey).to_string() + "\"\n" +
+    toml += "[[clients]]\nid = 1\ncredential = \"" + nanotick::venue::CredentialHash::make(kKey).to_string() + "\"\n" +
             "cancel_on_disconnect = " + (o.cancel_on_disconnect ? "true" : "false") + "\n" +
             "rate_burst = " + std::to_string(o.rate_burst) + "\nrate_limit_per_s = 1\n";
     return nx::parse_exchange_config(toml, "venue.toml");

@@ -13,7 +13,7 @@
 
 namespace nt = nanotick::trading;
 namespace np = nanotick::proto;
-namespace ne = nanotick::engine;
+namespace ne = nanotick::market;
 
 namespace {
 

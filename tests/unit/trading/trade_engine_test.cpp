@@ -14,7 +14,7 @@
 #include "trading/strategies/random_strategy.hpp"
 
 namespace nt = nanotick::trading;
-namespace ne = nanotick::engine;
+namespace ne = nanotick::market;
 namespace np = nanotick::proto;
 namespace nb = nanotick::book;
 
@@ -53,8 +53,8 @@ struct RecordingSender {
   }
 };
 
-ne::EngineConfig venue() {
-  ne::EngineConfig c;
+ne::InstrumentTable venue() {
+  ne::InstrumentTable c;
   for (const char* sym : {"AAA", "BBB"}) {
     ne::InstrumentConfig i;
     i.symbol = sym;

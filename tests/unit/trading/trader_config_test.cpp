@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "config/toml_reader.hpp"
-#include "exchange/credential.hpp"
+#include "venue/credential.hpp"
 #include "support/toml_text.hpp"
 
 namespace nt = nanotick::trading;
@@ -81,7 +81,7 @@ max_order_qty = 1000000
 [[clients]]
 id = 9
 name = "tester"
-credential = ")" + nanotick::exchange::CredentialHash::make(kKey).to_string() + "\"\n");
+credential = ")" + nanotick::venue::CredentialHash::make(kKey).to_string() + "\"\n");
   }
 
   std::string source() const { return (dir_ / "trader-test.toml").string(); }
@@ -187,7 +187,7 @@ TEST_F(TraderConfigTest, MinimalFileTakesTheDocumentedDefaultsAndTheExchangesSid
   EXPECT_EQ(c.source, source());
   EXPECT_EQ(fs::path(c.exchange_config), dir_ / "exchange.toml");
   EXPECT_EQ(c.strategy, nt::StrategyKind::kMarketMaker);
-  EXPECT_EQ(c.thread_mode, nanotick::exchange::ThreadMode::kCompact);
+  EXPECT_EQ(c.thread_mode, nanotick::core::ThreadMode::kCompact);
   EXPECT_EQ(c.idle, nanotick::core::IdleKind::backoff);
   EXPECT_TRUE(c.cpus.empty());
   EXPECT_EQ(c.seed, 1u);
@@ -276,7 +276,7 @@ reconnect_max_ms = 9
   EXPECT_EQ(c.seed, 0u);
   EXPECT_EQ(c.status_interval_ms, 0u);
   EXPECT_EQ(c.max_orders, 10u);
-  EXPECT_EQ(c.thread_mode, nanotick::exchange::ThreadMode::kDedicated);
+  EXPECT_EQ(c.thread_mode, nanotick::core::ThreadMode::kDedicated);
   EXPECT_EQ(c.idle, nanotick::core::IdleKind::spin);
   EXPECT_EQ(c.cpus, (std::vector<int>{1, 0, 1}));
   EXPECT_EQ(c.session.heartbeat_ms, 0u);

@@ -1,6 +1,6 @@
 // Client credentials: stored as salted SHA-256, matched in constant time,
 // every malformed stored form refused with a specific message.
-#include "exchange/credential.hpp"
+#include "venue/credential.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace nx = nanotick::exchange;
+namespace nv = nanotick::venue;
 
 namespace {
 
@@ -20,9 +20,9 @@ std::array<char, 32> field(const std::string& key) {
 }
 
 TEST(Credential, MadeHashMatchesItsKeyOnly) {
-  const std::string key = nx::generate_api_key();
+  const std::string key = nv::generate_api_key();
   EXPECT_EQ(key.size(), 32u);
-  const auto h = nx::CredentialHash::make(key);
+  const auto h = nv::CredentialHash::make(key);
   EXPECT_TRUE(h.matches(field(key)));
   std::string other = key;
   other[5] = other[5] == 'a' ? 'b' : 'a';
@@ -33,7 +33,7 @@ TEST(Credential, MadeHashMatchesItsKeyOnly) {
 
 TEST(Credential, BytesAfterTheTerminatorMustBeZero) {
   const std::string key = "demo-key-0123456789";
-  const auto h = nx::CredentialHash::make(key);
+  const auto h = nv::CredentialHash::make(key);
   auto f = field(key);
   EXPECT_TRUE(h.matches(f));
   f[30] = 'x';
@@ -41,16 +41,16 @@ TEST(Credential, BytesAfterTheTerminatorMustBeZero) {
 }
 
 TEST(Credential, SaltMakesEqualKeysHashDifferently) {
-  const auto a = nx::CredentialHash::make("same-key-for-both-1");
-  const auto b = nx::CredentialHash::make("same-key-for-both-1");
+  const auto a = nv::CredentialHash::make("same-key-for-both-1");
+  const auto b = nv::CredentialHash::make("same-key-for-both-1");
   EXPECT_NE(a.to_string(), b.to_string());
   EXPECT_TRUE(a.matches(field("same-key-for-both-1")));
   EXPECT_TRUE(b.matches(field("same-key-for-both-1")));
 }
 
 TEST(Credential, StoredFormRoundTrips) {
-  const auto h = nx::CredentialHash::make("round-trip-key-000");
-  const auto back = nx::CredentialHash::parse(h.to_string());
+  const auto h = nv::CredentialHash::make("round-trip-key-000");
+  const auto back = nv::CredentialHash::parse(h.to_string());
   EXPECT_EQ(back.to_string(), h.to_string());
   EXPECT_TRUE(back.matches(field("round-trip-key-000")));
 }
@@ -58,7 +58,7 @@ TEST(Credential, StoredFormRoundTrips) {
 TEST(Credential, KnownVector) {
   // salt = 16 zero bytes, key "abcdefghijklmnop": the digest is SHA-256(salt || key),
   // computed independently with Python's hashlib.
-  const auto h = nx::CredentialHash::parse(
+  const auto h = nv::CredentialHash::parse(
       "sha256:00000000000000000000000000000000:"
       "60e14a70be9097fe0745a080cd16d3b1a1597f887f60fcde7f5fee4e44433f2e");
   EXPECT_TRUE(h.matches(field("abcdefghijklmnop")));
@@ -77,7 +77,7 @@ TEST(Credential, BadStoredFormsAreRefusedWithAReason) {
   };
   for (const char* s : bad) {
     try {
-      (void)nx::CredentialHash::parse(s);
+      (void)nv::CredentialHash::parse(s);
       ADD_FAILURE() << "accepted: " << s;
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("credential"), std::string::npos) << e.what();
@@ -86,12 +86,12 @@ TEST(Credential, BadStoredFormsAreRefusedWithAReason) {
 }
 
 TEST(Credential, ApiKeyRules) {
-  EXPECT_THROW(nx::validate_api_key("short"), std::invalid_argument);
-  EXPECT_THROW(nx::validate_api_key(std::string(33, 'a')), std::invalid_argument);
-  EXPECT_THROW(nx::validate_api_key("has a space in it!!"), std::invalid_argument);
-  EXPECT_THROW(nx::validate_api_key(std::string("tab\tinside-the-key")), std::invalid_argument);
-  EXPECT_NO_THROW(nx::validate_api_key(std::string(16, 'k')));
-  EXPECT_NO_THROW(nx::validate_api_key(std::string(32, '~')));
+  EXPECT_THROW(nv::validate_api_key("short"), std::invalid_argument);
+  EXPECT_THROW(nv::validate_api_key(std::string(33, 'a')), std::invalid_argument);
+  EXPECT_THROW(nv::validate_api_key("has a space in it!!"), std::invalid_argument);
+  EXPECT_THROW(nv::validate_api_key(std::string("tab\tinside-the-key")), std::invalid_argument);
+  EXPECT_NO_THROW(nv::validate_api_key(std::string(16, 'k')));
+  EXPECT_NO_THROW(nv::validate_api_key(std::string(32, '~')));
 }
 
 }  // namespace

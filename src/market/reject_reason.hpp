@@ -1,11 +1,13 @@
-// Why the engine refused a request. Codes are grouped in ranges per kind so a
+// Why the engine refused a request (the venue's reject reasons, read by the
+// exchange to answer and by the trading client to account for them). Codes are grouped in ranges per kind so a
 // code tells where it came from (validation 100s, state 200s, capacity 300s).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-namespace nanotick::engine {
+namespace nanotick::market {
 
 enum class RejectReason : std::uint16_t {
   kNone = 0,
@@ -35,4 +37,4 @@ enum class RejectReason : std::uint16_t {
 
 std::string_view to_string(RejectReason r) noexcept;
 
-}  // namespace nanotick::engine
+}  // namespace nanotick::market

@@ -1,9 +1,9 @@
-#include "engine/engine_config.hpp"
+#include "market/instrument_table.hpp"
 
 #include <set>
 #include <stdexcept>
 
-namespace nanotick::engine {
+namespace nanotick::market {
 
 namespace {
 [[noreturn]] void fail(std::size_t index, const InstrumentConfig& inst, const std::string& problem) {
@@ -12,7 +12,7 @@ namespace {
 }
 }  // namespace
 
-void EngineConfig::validate() const {
+void InstrumentTable::validate() const {
   if (instruments.empty()) throw std::invalid_argument("engine config: no instruments configured");
   std::set<std::string> symbols;
   for (std::size_t i = 0; i < instruments.size(); ++i) {
@@ -40,4 +40,4 @@ void EngineConfig::validate() const {
   }
 }
 
-}  // namespace nanotick::engine
+}  // namespace nanotick::market

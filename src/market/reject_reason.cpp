@@ -1,6 +1,6 @@
-#include "engine/reject_reason.hpp"
+#include "market/reject_reason.hpp"
 
-namespace nanotick::engine {
+namespace nanotick::market {
 
 std::string_view to_string(RejectReason r) noexcept {
   switch (r) {
@@ -28,4 +28,4 @@ std::string_view to_string(RejectReason r) noexcept {
   return "unrecognised reason";
 }
 
-}  // namespace nanotick::engine
+}  // namespace nanotick::market

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace nanotick::exchange {
+namespace nanotick::venue {
 
 class CredentialHash {
  public:
@@ -41,4 +41,4 @@ std::string generate_api_key();
 // characters without spaces (what a Logon can carry and a config can hold).
 void validate_api_key(std::string_view key);
 
-}  // namespace nanotick::exchange
+}  // namespace nanotick::venue

@@ -1,4 +1,4 @@
-#include "exchange/credential.hpp"
+#include "venue/credential.hpp"
 
 #include <sodium.h>
 
@@ -7,7 +7,7 @@
 
 #include "proto/order_entry.hpp"
 
-namespace nanotick::exchange {
+namespace nanotick::venue {
 
 namespace {
 
@@ -97,4 +97,4 @@ std::string generate_api_key() {
   return to_hex(bytes);
 }
 
-}  // namespace nanotick::exchange
+}  // namespace nanotick::venue

@@ -1,15 +1,18 @@
-// Static configuration of the engine: the instrument table and capacities.
-// Validated once at start-up (validate() throws with a message naming the
-// instrument and the field); never changed while the engine runs.
+// The venue's instrument table: what each instrument is (symbol, tick, price
+// band, collar, maximum order quantity) and the engine's capacities for it.
+// InstrumentId = index, on the wire and in every module, so the exchange and
+// its clients must hold the same table (both read it from the venue's config,
+// venue/venue_config.hpp). Validated once at start-up (validate() throws with
+// a message naming the instrument and the field); never changed while running.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "engine/types.hpp"
+#include "market/types.hpp"
 
-namespace nanotick::engine {
+namespace nanotick::market {
 
 struct InstrumentConfig {
   std::string symbol;          // for humans and tools; unique
@@ -23,7 +26,7 @@ struct InstrumentConfig {
   std::uint32_t max_levels = 1u << 12;  // distinct price levels per side
 };
 
-struct EngineConfig {
+struct InstrumentTable {
   std::vector<InstrumentConfig> instruments;  // InstrumentId = index
 
   // Throws std::invalid_argument naming the instrument and field on any
@@ -31,4 +34,4 @@ struct EngineConfig {
   void validate() const;
 };
 
-}  // namespace nanotick::engine
+}  // namespace nanotick::market

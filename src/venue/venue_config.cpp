@@ -1,0 +1,131 @@
+#include "venue/venue_config.hpp"
+
+#include <set>
+#include <stdexcept>
+
+#include "market/types.hpp"
+
+namespace nanotick::venue {
+
+namespace {
+
+using config::ConfigError;
+using config::TableReader;
+
+constexpr std::int64_t kU32 = 0xffff'ffffLL;
+constexpr std::int64_t kPriceLimit = std::int64_t{1} << 61;  // the engine's price bound
+
+std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min, std::int64_t max = kU32) {
+  return static_cast<std::uint32_t>(t.integer(key, fallback, min, max));
+}
+
+ServerConfig read_server(TableReader t) {
+  ServerConfig s;
+  s.order_entry = t.required_string("order_entry");
+  s.max_sessions = u32(t, "max_sessions", s.max_sessions, 1, 4096);
+  s.logon_timeout_ms = u32(t, "logon_timeout_ms", s.logon_timeout_ms, 1, 3'600'000);
+  s.min_heartbeat_ms = u32(t, "min_heartbeat_ms", s.min_heartbeat_ms, 1, 3'600'000);
+  s.max_heartbeat_ms = u32(t, "max_heartbeat_ms", s.max_heartbeat_ms, 1, 3'600'000);
+  if (s.min_heartbeat_ms > s.max_heartbeat_ms)
+    t.fail("min_heartbeat_ms", "must be <= max_heartbeat_ms (" + std::to_string(s.max_heartbeat_ms) + ")");
+  s.heartbeat_ms = u32(t, "heartbeat_ms", s.heartbeat_ms, s.min_heartbeat_ms, s.max_heartbeat_ms);
+  // Allocated for every session slot at start-up: max_sessions x this.
+  s.output_buffer_bytes = u32(t, "output_buffer_bytes", s.output_buffer_bytes, 4096, 64 << 20);
+  s.read_budget_bytes = u32(t, "read_budget_bytes", s.read_budget_bytes, 256, 1 << 30);
+  t.finish();
+  return s;
+}
+
+MarketDataConfig read_market_data(TableReader t) {
+  MarketDataConfig m;
+  m.interface = t.required_string("interface");
+  m.incremental = t.required_string("incremental");
+  m.snapshot = t.required_string("snapshot");
+  if (m.incremental == m.snapshot) t.fail("snapshot", "must differ from market_data.incremental");
+  m.ttl = u32(t, "ttl", m.ttl, 0, 255);
+  m.mtu = u32(t, "mtu", m.mtu, 128, 65000);
+  m.heartbeat_ms = u32(t, "heartbeat_ms", m.heartbeat_ms, 1, 3'600'000);
+  m.snapshot_interval_ms = u32(t, "snapshot_interval_ms", m.snapshot_interval_ms, 1, 3'600'000);
+  t.finish();
+  return m;
+}
+
+market::InstrumentConfig read_instrument(TableReader t, std::set<std::string>& symbols) {
+  market::InstrumentConfig in;
+  in.symbol = t.required_string("symbol");
+  if (!symbols.insert(in.symbol).second) t.fail("symbol", "duplicate symbol \"" + in.symbol + "\"");
+  in.tick_size = t.required_integer("tick_size", 1, kPriceLimit);
+  in.min_price = t.required_integer("min_price", -kPriceLimit, kPriceLimit);
+  in.max_price = t.required_integer("max_price", -kPriceLimit, kPriceLimit);
+  in.collar = t.integer("collar", in.collar, 0, kPriceLimit);
+  in.max_order_qty = t.required_integer("max_order_qty", 1, kPriceLimit);
+  in.max_orders = u32(t, "max_orders", in.max_orders, 1, 1 << 26);
+  in.max_levels = u32(t, "max_levels", in.max_levels, 1, 1 << 24);
+  t.finish();
+  return in;
+}
+
+ClientConfig read_client(TableReader t, std::set<std::uint32_t>& ids) {
+  ClientConfig c;
+  c.id = static_cast<std::uint32_t>(t.required_integer("id", 1, market::kMaxClientId));
+  if (!ids.insert(c.id).second) t.fail("id", "duplicate client id " + std::to_string(c.id));
+  c.name = t.string("name", "client-" + std::to_string(c.id));
+  const std::string credential = t.required_string("credential");
+  try {
+    c.credential = CredentialHash::parse(credential);
+  } catch (const std::invalid_argument& e) {
+    t.fail("credential", e.what());
+  }
+  c.rate_limit_per_s = u32(t, "rate_limit_per_s", c.rate_limit_per_s, 1, 100'000'000);
+  c.rate_burst = u32(t, "rate_burst", c.rate_burst, 1, 100'000'000);
+  c.cancel_on_disconnect = t.boolean("cancel_on_disconnect", c.cancel_on_disconnect);
+  t.finish();
+  return c;
+}
+
+}  // namespace
+
+const ClientConfig* VenueConfig::find_client(std::uint32_t id) const noexcept {
+  for (const auto& c : clients)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+VenueConfig read_venue(TableReader& root) {
+  VenueConfig v;
+  // Required: whatever decides where orders and market data go, and each
+  // instrument's economics; a default there would be a silent guess. Tuning
+  // keys are optional (docs/EXCHANGE.md "Config" lists every key).
+  v.server = read_server(root.required_table("server", "[server] gives order_entry, the order-entry listen address"));
+  v.market_data = read_market_data(root.required_table(
+      "market_data", "[market_data] gives the interface and the incremental and snapshot groups"));
+  std::set<std::string> symbols;
+  for (auto& t : root.tables("instruments")) v.instruments.instruments.push_back(read_instrument(t, symbols));
+  if (v.instruments.instruments.empty()) root.fail("instruments", "at least one [[instruments]] table is required");
+  std::set<std::uint32_t> ids;
+  for (auto& t : root.tables("clients")) v.clients.push_back(read_client(t, ids));
+  if (v.clients.empty()) root.fail("clients", "at least one [[clients]] table is required");
+  return v;
+}
+
+void validate_instruments(const VenueConfig& venue, const std::string& source) {
+  try {
+    venue.instruments.validate();
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(source + ": instruments: " + e.what());
+  }
+}
+
+VenueConfig load_venue_config(const std::string& path) {
+  const toml::table root_table = config::parse_toml(config::read_config_file(path), path);
+  TableReader root(root_table, path, "");
+  VenueConfig v = read_venue(root);
+  // The exchange's own sections: its business, checked when it starts.
+  (void)root.table("journal");
+  (void)root.table("threads");
+  root.finish();
+  validate_instruments(v, path);
+  return v;
+}
+
+}  // namespace nanotick::venue

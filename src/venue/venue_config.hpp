@@ -1,0 +1,83 @@
+// The venue's description: what a process needs to know to run the venue or
+// to trade on it -- where orders go and the session rules there ([server]),
+// where market data comes from ([market_data]), the instrument table
+// ([[instruments]]: InstrumentId = position) and the clients who may log on
+// ([[clients]]). The exchange and the trading client both read it from the
+// exchange's config file through this one reader, so they cannot disagree
+// about an instrument id or an address, and neither depends on the other.
+// The exchange's own sections ([journal], [threads]) are read by the exchange
+// (exchange/exchange_config.hpp).
+//
+// Keys marked "required" must be in the file (a missing one is an error naming
+// it); their initialisers serve only code that builds a config by hand (tests,
+// benchmarks). Start-up code only (allocates, throws config::ConfigError
+// "<source>: <key>: <problem>"). A plain value once loaded: thread-safe to read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/toml_reader.hpp"
+#include "market/instrument_table.hpp"
+#include "venue/credential.hpp"
+
+namespace nanotick::venue {
+
+// Order entry: the listen address and the session rules every client meets.
+struct ServerConfig {
+  std::string order_entry = "127.0.0.1:9100";  // required: listen address ip:port
+  std::uint32_t max_sessions = 64;
+  std::uint32_t logon_timeout_ms = 5000;
+  std::uint32_t heartbeat_ms = 1000;
+  std::uint32_t min_heartbeat_ms = 100;
+  std::uint32_t max_heartbeat_ms = 60000;
+  std::uint32_t output_buffer_bytes = 1u << 20;
+  std::uint32_t read_budget_bytes = 1u << 16;
+};
+
+// The market data feeds: where they are published and how they are cut.
+struct MarketDataConfig {
+  std::string interface = "127.0.0.1";           // required: IP_MULTICAST_IF
+  std::string incremental = "239.255.42.1:9201";  // required: group:port
+  std::string snapshot = "239.255.42.2:9202";     // required: group:port
+  std::uint32_t ttl = 0;
+  std::uint32_t mtu = 1400;
+  std::uint32_t heartbeat_ms = 1000;
+  std::uint32_t snapshot_interval_ms = 1000;
+};
+
+// A client who may log on, with its limits.
+struct ClientConfig {
+  std::uint32_t id = 0;  // required, 1..65535: the engine's ClientId
+  std::string name;
+  CredentialHash credential;  // required
+  std::uint32_t rate_limit_per_s = 100'000;
+  std::uint32_t rate_burst = 1'000;
+  bool cancel_on_disconnect = true;
+};
+
+struct VenueConfig {
+  ServerConfig server;
+  MarketDataConfig market_data;
+  market::InstrumentTable instruments;  // [[instruments]], id = position; symbol, tick_size,
+                                        // min_price, max_price and max_order_qty required
+  std::vector<ClientConfig> clients;
+
+  const ClientConfig* find_client(std::uint32_t id) const noexcept;
+};
+
+// Reads the venue's sections from a config file's root table, each key
+// checked; leaves every other key of the root to the caller (whose
+// root.finish() refuses what nobody read). Then validate_instruments() checks
+// the table as a whole (after finish(): a misspelt key is named first).
+VenueConfig read_venue(config::TableReader& root);
+// Throws config::ConfigError("<source>: instruments: <problem>").
+void validate_instruments(const VenueConfig& venue, const std::string& source);
+
+// The venue's description from the exchange config at `path`: its sections
+// checked as strictly as the exchange checks them; the exchange's own sections
+// ([journal], [threads]) allowed but not read; anything else refused.
+VenueConfig load_venue_config(const std::string& path);
+
+}  // namespace nanotick::venue
