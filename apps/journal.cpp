@@ -45,6 +45,7 @@ const char* request_type_name(ne::RequestType t) {
     case ne::RequestType::kNew: return "new";
     case ne::RequestType::kCancel: return "cancel";
     case ne::RequestType::kModify: return "modify";
+    case ne::RequestType::kMassCancel: return "mass_cancel";
   }
   return "?";
 }

@@ -33,6 +33,7 @@ enum class CancelReason : std::uint8_t {
   kFokUnfillable = 3,    // FOK could not fill completely: nothing traded
   kSelfTrade = 4,        // self-trade prevention
   kModifyBelowFilled = 5,// modify to a total quantity <= the filled quantity
+  kMassCancel = 6,       // the venue cancelled all the client's orders (its session ended)
 };
 
 struct ExecReport {

@@ -48,8 +48,12 @@ class MatchingEngine {
   MatchingEngine(const EngineConfig& config, Sink& sink)
       : sink_(sink), live_(total_orders(config)) {
     books_.reserve(config.instruments.size());
-    for (std::size_t i = 0; i < config.instruments.size(); ++i)
+    std::size_t largest = 0;
+    for (std::size_t i = 0; i < config.instruments.size(); ++i) {
       books_.push_back(std::make_unique<OrderBook>(config.instruments[i], static_cast<InstrumentId>(i)));
+      largest = std::max<std::size_t>(largest, config.instruments[i].max_orders);
+    }
+    mass_cancel_scratch_.reserve(largest);  // a mass cancel never allocates
   }
 
   MatchingEngine(const MatchingEngine&) = delete;
@@ -64,6 +68,7 @@ class MatchingEngine {
       case RequestType::kNew: on_new(rq); break;
       case RequestType::kCancel: on_cancel(rq); break;
       case RequestType::kModify: on_modify(rq); break;
+      case RequestType::kMassCancel: on_mass_cancel(rq); break;
       default: reject(rq, ReportType::kRejected, RejectReason::kInvalidRequestType); break;
     }
   }
@@ -415,6 +420,41 @@ class MatchingEngine {
     emit_top_if_changed(b, before);
   }
 
+  // Every live order of the client on the instrument (or on each instrument in
+  // id order: kAllInstruments), cancelled in the order they were entered
+  // (order id), each with its report and market data, then one top-of-book
+  // check per instrument. Nothing live: no output. O(live orders of the
+  // instruments): the venue's request at a session's end, not a hot path.
+  void on_mass_cancel(const Request& rq) noexcept {
+    RejectReason why = rq.instrument == kAllInstruments ? RejectReason::kNone : check_common(rq);
+    if (why == RejectReason::kNone && rq.client > kMaxClientId) why = RejectReason::kInvalidClientId;
+    if (why == RejectReason::kNone && (rq.reserved != 0 || rq.client_order_id != 0 || rq.price != 0 || rq.qty != 0))
+      why = RejectReason::kReservedNotZero;
+    if (why != RejectReason::kNone) return reject(rq, ReportType::kCancelRejected, why);
+    if (rq.instrument != kAllInstruments) return cancel_all_of(rq.instrument, rq.client);
+    for (InstrumentId i = 0; i < books_.size(); ++i) {
+      instrument_ = i;  // this instrument's outputs carry its id
+      cancel_all_of(i, rq.client);
+    }
+  }
+
+  void cancel_all_of(InstrumentId inst, ClientId client) noexcept {
+    OrderBook& b = *books_[inst];
+    mass_cancel_scratch_.clear();
+    for (const BookSide* side : {&b.bids, &b.asks})
+      side->walk([&](const PriceLevel& lvl) {
+        for (Order* o = lvl.head; o != nullptr; o = o->next)
+          if (o->client() == client) mass_cancel_scratch_.push_back(o);
+        return true;
+      });
+    if (mass_cancel_scratch_.empty()) return;
+    std::sort(mass_cancel_scratch_.begin(), mass_cancel_scratch_.end(),
+              [](const Order* x, const Order* y) { return x->order_id < y->order_id; });
+    const Top before = top(b);
+    for (Order* o : mass_cancel_scratch_) remove_resting(b, o, CancelReason::kMassCancel);
+    emit_top_if_changed(b, before);
+  }
+
   void on_modify(const Request& rq) noexcept {
     Order* o = find_live_or_reject(rq, ReportType::kModifyRejected);
     if (o == nullptr) return;
@@ -695,6 +735,7 @@ class MatchingEngine {
   Sink& sink_;
   std::vector<std::unique_ptr<OrderBook>> books_;
   LiveOrders live_;  // (client, client_order_id) -> resting order, all instruments
+  std::vector<Order*> mass_cancel_scratch_;  // one instrument's orders of a client, reserved at start
   Seq requests_ = 0;
   Seq report_seq_ = 0;
   Seq md_seq_ = 0;

@@ -14,7 +14,13 @@ enum class RequestType : std::uint8_t {
   kNew = 1,     // side, order_type, stp, price (ignored for market), qty
   kCancel = 2,  // cancels the client's live order client_order_id
   kModify = 3,  // price = new price, qty = new TOTAL quantity (filled included)
+  kMassCancel = 4,  // cancels every live order of `client` on `instrument`, or on every
+                    // instrument with kAllInstruments (other fields 0): the venue's request,
+                    // never a client's message (cancel-on-disconnect, recovery)
 };
+
+// A mass cancel's instrument meaning "all of them".
+inline constexpr InstrumentId kAllInstruments = 0xFFFF'FFFF;
 
 struct Request {
   RequestType type;
@@ -39,6 +45,10 @@ inline Request make_new(InstrumentId instrument, ClientId client, ClientOrderId 
 inline Request make_cancel(InstrumentId instrument, ClientId client, ClientOrderId id) {
   return Request{RequestType::kCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument,
                  client, 0, id, 0, 0, 0};
+}
+inline Request make_mass_cancel(InstrumentId instrument, ClientId client) {
+  return Request{RequestType::kMassCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument,
+                 client, 0, 0, 0, 0, 0};
 }
 inline Request make_modify(InstrumentId instrument, ClientId client, ClientOrderId id, Price price,
                            Qty qty) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -70,14 +71,16 @@ std::string describe(Runner& r) {
   return "no error recorded";
 }
 
-// Tells the gateway every resting order of a recovered engine.
+// The clients a recovered engine holds resting orders of, ascending.
 template <typename Engine>
-void seed_resting(const Engine& e, OrderGateway& gateway) {
+std::vector<engine::ClientId> clients_with_orders(const Engine& e) {
+  std::vector<engine::ClientId> clients;
   for (engine::InstrumentId i = 0; i < e.instrument_count(); ++i)
     for (const engine::Side side : {engine::Side::kBuy, engine::Side::kSell})
-      e.for_each_order(i, side, [&](const engine::OrderView& o) {
-        gateway.seed_resting_order(o.client, o.client_order_id, i);
-      });
+      e.for_each_order(i, side, [&](const engine::OrderView& o) { clients.push_back(o.client); });
+  std::sort(clients.begin(), clients.end());
+  clients.erase(std::unique(clients.begin(), clients.end()), clients.end());
+  return clients;
 }
 
 // Stops a runner if it was made; a failure it rethrows is logged, not propagated,
@@ -107,7 +110,7 @@ struct Layout {
   virtual std::uint64_t state_hash() const = 0;
   virtual void unmute() = 0;
   virtual void seed_snapshots(SnapshotPublisher& snapshots) = 0;
-  virtual void seed_gateway(OrderGateway& gateway) const = 0;  // recovered resting orders
+  virtual std::vector<engine::ClientId> clients_with_orders() const = 0;  // of the recovered engine
   virtual std::uint64_t last_md_seq() const = 0;
   virtual void start() = 0;
   virtual void stop(const ExchangeServer::Log& log) = 0;  // never throws: failures are logged
@@ -196,7 +199,9 @@ class CompactLayout final : public Layout {
     sink_.muted = false;
   }
   void seed_snapshots(SnapshotPublisher& snapshots) override { snapshots.seed_from(engine_.engine()); }
-  void seed_gateway(OrderGateway& gateway) const override { seed_resting(engine_.engine(), gateway); }
+  std::vector<engine::ClientId> clients_with_orders() const override {
+    return exchange::clients_with_orders(engine_.engine());
+  }
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
 
   void start() override {
@@ -248,7 +253,9 @@ class DedicatedLayout final : public Layout {
   std::uint64_t state_hash() const override { return engine::state_hash(engine_.engine()); }
   void unmute() override { sink_.muted = false; }
   void seed_snapshots(SnapshotPublisher& snapshots) override { snapshots.seed_from(engine_.engine()); }
-  void seed_gateway(OrderGateway& gateway) const override { seed_resting(engine_.engine(), gateway); }
+  std::vector<engine::ClientId> clients_with_orders() const override {
+    return exchange::clients_with_orders(engine_.engine());
+  }
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
 
   void start() override {
@@ -368,11 +375,18 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
           << 20,
       telemetry != nullptr ? kAnswerStampSlots : 0);
   // Recovered resting orders of cancel-on-disconnect clients have no session
-  // any more: they are cancelled first thing (sequenced and journaled).
-  s.layout->seed_gateway(*s.gateway);
-  s.gateway->cancel_orphaned_orders();
-  if (const std::size_t n = s.gateway->counters().disconnect_cancels.get() + s.gateway->pending_cancels(); n != 0)
-    s.log("cancel on disconnect: " + std::to_string(n) + " recovered resting order(s) of disconnected clients");
+  // any more: a mass cancel per such client goes first (sequenced and
+  // journaled, executed by the engine like any request).
+  std::size_t orphaned = 0;
+  for (const engine::ClientId client : s.layout->clients_with_orders()) {
+    const ClientConfig* c = config.find_client(client);
+    if (c == nullptr || !c->cancel_on_disconnect) continue;
+    s.gateway->queue_mass_cancel(client);
+    ++orphaned;
+  }
+  if (orphaned != 0)
+    s.log("cancel on disconnect: a mass cancel for each of " + std::to_string(orphaned) +
+          " client(s) whose recovered resting orders have no session");
   s.layout->unmute();
 }
 
@@ -463,6 +477,7 @@ std::string ExchangeServer::counters_report() const {
   line("reports_dropped_client_gone", g.reports_dropped.get());
   line("answers_dropped_slow_consumer", g.answers_dropped.get());
   line("disconnect_cancels", g.disconnect_cancels.get());
+  line("disconnect_mass_cancels", g.disconnect_mass_cancels.get());
   if (s.telemetry != nullptr) line("telemetry.answers_unstamped", g.answers_unstamped.get());
   for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
     line("session_reject." + std::string(proto::to_string(static_cast<proto::SessionRejectReason>(i))),

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/order.hpp"
+#include "exchange/wire_translation.hpp"
 #include "net/socket_address.hpp"
 #include "proto/order_entry_codec.hpp"
 #include "telemetry/instrument.hpp"
@@ -17,12 +18,6 @@ namespace {
 constexpr std::size_t kInputBufferBytes = 64 * 1024;
 constexpr std::uint64_t kTimerPeriodNs = 1'000'000;    // heartbeat/timeout checks: every 1 ms
 constexpr std::uint64_t kCloseLingerNs = 1'000'000'000;  // wait this long for the peer's EOF
-
-std::size_t total_orders(const ExchangeConfig& c) {
-  std::size_t n = 0;
-  for (const auto& in : c.engine.instruments) n += in.max_orders;
-  return n;
-}
 
 }  // namespace
 
@@ -37,14 +32,15 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
       session_of_client_(engine::kMaxClientId + 1, -1),
       client_index_(engine::kMaxClientId + 1, -1),
       client_fills_(std::make_unique<ClientFillTotals[]>(config.clients.size())),
-      resting_(total_orders(config)) {
+      open_limit_orders_(config.clients.size(), 0) {
   const std::size_t slots = config.server.max_sessions + kOverflowSlots;
   sessions_.reserve(slots);
   for (std::size_t i = 0; i < slots; ++i) {
     sessions_.push_back(std::make_unique<Session>(i, kInputBufferBytes, config.server.output_buffer_bytes));
     sessions_.back()->answer_stamps.allocate(answer_stamp_slots);
   }
-  pending_cancels_.reserve(total_orders(config));
+  // At most one pending per client and session end; drained as the ring has room.
+  pending_cancels_.reserve(2 * (config.clients.size() + slots));
   for (std::size_t i = 0; i < config.clients.size(); ++i)
     client_index_[config.clients[i].id & engine::kMaxClientId] = static_cast<std::int32_t>(i);
   if (const auto ec = poller_.add(listener_.fd(), net::Interest::kRead, kListenerToken); ec)
@@ -265,39 +261,12 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
         session_reject(s, h, proto::SessionRejectReason::kRateLimited, now);
         return true;
       }
-      engine::Request rq{};
-      rq.client = s.client_id;
+      engine::Request rq = h.type == MsgType::kNewOrder
+                               ? to_request(proto::read_message<proto::NewOrder>(bytes), s.client_id)
+                           : h.type == MsgType::kCancelOrder
+                               ? to_request(proto::read_message<proto::CancelOrder>(bytes), s.client_id)
+                               : to_request(proto::read_message<proto::ModifyOrder>(bytes), s.client_id);
       rq.event_id = make_event_id(s.client_id, s.generation, h.seq);
-      if (h.type == MsgType::kNewOrder) {
-        const auto m = proto::read_message<proto::NewOrder>(bytes);
-        rq.type = engine::RequestType::kNew;
-        rq.client_order_id = m.client_order_id;
-        rq.instrument = m.instrument;
-        rq.side = static_cast<engine::Side>(m.side);
-        rq.order_type = static_cast<engine::OrderType>(m.order_type);
-        rq.stp = static_cast<engine::StpMode>(m.stp);
-        rq.reserved = m.reserved;
-        rq.price = m.price;
-        rq.qty = m.qty;
-      } else if (h.type == MsgType::kCancelOrder) {
-        const auto m = proto::read_message<proto::CancelOrder>(bytes);
-        rq.type = engine::RequestType::kCancel;
-        rq.side = engine::Side::kBuy;
-        rq.order_type = engine::OrderType::kLimit;
-        rq.client_order_id = m.client_order_id;
-        rq.instrument = m.instrument;
-        rq.reserved = m.reserved;
-      } else {
-        const auto m = proto::read_message<proto::ModifyOrder>(bytes);
-        rq.type = engine::RequestType::kModify;
-        rq.side = engine::Side::kBuy;
-        rq.order_type = engine::OrderType::kLimit;
-        rq.client_order_id = m.client_order_id;
-        rq.instrument = m.instrument;
-        rq.reserved = m.reserved;
-        rq.price = m.price;
-        rq.qty = m.qty;
-      }
       ++s.expected_seq;
       forward(s, rq, h.seq, tsc);
       return true;
@@ -311,11 +280,10 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
 }
 
 void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept {
-  // A limit order may rest: tracked from now on, so a disconnect before its
-  // acknowledgement still cancels it (the cancel is queued behind it).
-  if (rq.type == engine::RequestType::kNew && rq.order_type == engine::OrderType::kLimit &&
-      rq.client_order_id <= engine::kMaxClientOrderId && rq.instrument < config_.engine.instruments.size())
-    (void)resting_.insert(engine::order_key(rq.client, rq.client_order_id), rq.instrument);
+  // A limit order may rest: counted from now on, so a session that ends before
+  // its acknowledgement still queues the mass cancel (sequenced behind it).
+  if (rq.type == engine::RequestType::kNew && rq.order_type == engine::OrderType::kLimit && s.client != nullptr)
+    ++open_limit_orders_[static_cast<std::size_t>(client_index_[s.client_id])];
   // Room was checked before the message was consumed; this thread is the only producer.
   (void)requests_.try_push(InboundRequest{rq, tsc});
   counters_.requests_forwarded.add();
@@ -424,7 +392,11 @@ void OrderGateway::log_off(Session& s) noexcept {
   session_of_client_[s.client_id] = -1;
   --logged_on_;
   counters_.sessions_live.set(logged_on_);
-  if (s.client != nullptr && s.client->cancel_on_disconnect) queue_disconnect_cancels(s.client_id);
+  if (s.client == nullptr || !s.client->cancel_on_disconnect) return;
+  std::uint32_t& open = open_limit_orders_[static_cast<std::size_t>(client_index_[s.client_id])];
+  if (open == 0) return;  // everything it sent has ended: nothing to cancel
+  open = 0;
+  queue_mass_cancel(s.client_id);
 }
 
 void OrderGateway::start_closing(Session& s, std::uint64_t now) noexcept {

@@ -56,8 +56,9 @@ struct GatewayCounters {
   core::Counter requests_forwarded;
   core::Counter reports_dropped;  // the client has no live session
   core::Counter answers_dropped;  // queued for a slow consumer, never written (its session closed)
-  core::Counter disconnect_cancels;
-  core::Counter disconnect_cancels_dropped;  // no room left to queue one (more resting orders than capacity)
+  core::Counter disconnect_cancels;          // orders the engine cancelled for a session that ended
+  core::Counter disconnect_mass_cancels;     // mass-cancel requests queued (one per session end with orders open)
+  core::Counter disconnect_cancels_dropped;  // no room left to queue one (never with the reserved capacity)
   core::Counter pending_cancels;             // queued, not yet in the sequencer's ring
   core::Counter answers_unstamped;  // telemetry: answers sent without ex_tcp_write (a session's stamp ring was full)
   std::array<core::Counter, 9> session_rejects;  // by SessionRejectReason (index = code)
@@ -108,12 +109,12 @@ class OrderGateway {
   std::size_t open_connections() const noexcept { return static_cast<std::size_t>(counters_.connections_open.get()); }
   std::size_t pending_cancels() const noexcept { return static_cast<std::size_t>(counters_.pending_cancels.get()); }
 
-  // Start-up, before the gateway runs: a resting order recovered from the
-  // journal (for cancel-on-disconnect), and then cancels for every resting
-  // order of a cancel-on-disconnect client (after a restart none of them has
-  // a session).
-  void seed_resting_order(std::uint32_t client, std::uint64_t client_order_id, std::uint32_t instrument) noexcept;
-  void cancel_orphaned_orders() noexcept;
+  // Queues a mass cancel of every order of `client` on every instrument: a
+  // request the engine executes in sequence, journaled like any other. At
+  // start-up, for the cancel-on-disconnect clients the recovered engine has
+  // orders of (after a restart none of them has a session); at run time the
+  // gateway calls it itself when such a client's session ends.
+  void queue_mass_cancel(std::uint32_t client) noexcept;
 
   const net::SocketAddress& listen_address() const noexcept { return listener_.local_address(); }
   const GatewayCounters& counters() const noexcept { return counters_; }
@@ -165,8 +166,7 @@ class OrderGateway {
   // The session leaves the logged-on set (cancel-on-disconnect runs here).
   void log_off(Session& s) noexcept;
   void release(Session& s) noexcept;
-  void queue_disconnect_cancels(std::uint32_t client) noexcept;
-  void track_order(const engine::ExecReport& r) noexcept;
+  void note_order_end(const engine::ExecReport& r) noexcept;
   std::size_t bytes_to_write(Session& s, std::span<const std::uint8_t> bytes) noexcept;
   void update_write_interest(Session& s) noexcept;
 
@@ -187,10 +187,14 @@ class OrderGateway {
   bool accepting_ = true;
   std::uint64_t next_session_serial_ = 0;
   std::uint16_t connection_serial_ = 0;  // gateway-wide: event ids tell connections apart across slots
-  // Resting orders per client for cancel-on-disconnect: order_key -> instrument + 1.
-  core::IntHashMap<std::uint64_t, std::uint32_t> resting_;
-  // Cancels queued at a disconnect, pushed into the request ring as it has room
-  // (the ring's consumer may run on this same thread: never wait for it).
+  // Per configured client (client_index_): limit orders sent this run that no
+  // report has ended yet. Not a copy of the engine's orders (the engine alone
+  // knows which rest where): it only spares the journal a mass cancel with
+  // nothing to do when a session that left nothing open ends. Never 0 while
+  // one of them may rest; recovered orders are cancelled at start-up.
+  std::vector<std::uint32_t> open_limit_orders_;
+  // Mass cancels queued at a session's end, pushed into the request ring as it
+  // has room (the ring's consumer may run on this same thread: never wait for it).
   std::vector<engine::Request> pending_cancels_;  // capacity reserved: never grows
   std::size_t pending_cancel_head_ = 0;
   GatewayCounters counters_;

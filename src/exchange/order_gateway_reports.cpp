@@ -1,16 +1,17 @@
 // The gateway's report side: engine reports routed to their client's
 // session and encoded (with ref_seq and the ack latency mark), each client's
-// resting orders followed from the reports, and the cancels queued when a
-// cancel-on-disconnect client goes away. Same class and thread as
+// count of open limit orders kept from the reports, and the mass cancels
+// queued when a cancel-on-disconnect client goes away. Same class and thread as
 // order_gateway.cpp.
 #include "engine/order.hpp"
 #include "exchange/order_gateway.hpp"
+#include "exchange/wire_translation.hpp"
 #include "proto/order_entry_codec.hpp"
 
 namespace nanotick::exchange {
 
 void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
-  track_order(r);
+  note_order_end(r);
   if (r.type == engine::ReportType::kFill && r.client <= engine::kMaxClientId && client_index_[r.client] >= 0) {
     ClientFillTotals& t = client_fills_[static_cast<std::size_t>(client_index_[r.client])];
     const auto notional = static_cast<std::uint64_t>(r.last_price * r.last_qty);  // engine bounds keep it in int64
@@ -44,95 +45,49 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
       if (s.unwritten_acks < Session::kAckSlots) s.unwritten_ack_tsc[s.unwritten_acks++] = s.received_tsc[slot];
     }
   }
-  if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected) {
-    auto m = proto::make_message<proto::OrderReject>(
-        0, r.type == engine::ReportType::kCancelRejected ? proto::MsgType::kCancelReject : proto::MsgType::kModifyReject);
-    m.exec_seq = r.seq;
-    m.client_order_id = r.client_order_id;
-    m.instrument = r.instrument;
-    m.ref_seq = ref_seq;
-    m.reason = static_cast<std::uint16_t>(r.reason);
-    send_answer(s, m, r.event_id, now);
+  if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected)
+    send_answer(s, to_order_reject(r, ref_seq), r.event_id, now);
+  else
+    send_answer(s, to_execution_report(r, ref_seq), r.event_id, now);
+}
+
+// Counts down a client's open limit orders as reports end them: rejected,
+// filled to zero, cancelled. A mass cancel's reports are counted as the
+// orders it cancelled (the count was cleared when it was queued).
+void OrderGateway::note_order_end(const engine::ExecReport& r) noexcept {
+  if (r.client > engine::kMaxClientId || client_index_[r.client] < 0) return;
+  if (r.type == engine::ReportType::kCancelled && r.cancel_reason == engine::CancelReason::kMassCancel) {
+    counters_.disconnect_cancels.add();
     return;
   }
-  auto m = proto::make_message<proto::ExecutionReport>(0);
-  m.exec_seq = r.seq;
-  m.client_order_id = r.client_order_id;
-  m.order_id = r.order_id;
-  m.price = r.price;
-  m.order_qty = r.order_qty;
-  m.last_price = r.last_price;
-  m.last_qty = r.last_qty;
-  m.cum_qty = r.cum_qty;
-  m.leaves_qty = r.leaves_qty;
-  m.instrument = r.instrument;
-  m.ref_seq = ref_seq;
-  m.exec_type = static_cast<proto::ExecType>(r.type);  // engine ReportType 1-5 = ExecType 1-5
-  m.side = static_cast<std::uint8_t>(r.side);
-  m.order_type = static_cast<std::uint8_t>(r.order_type);
-  m.is_maker = r.is_maker ? 1 : 0;
-  m.reject_reason = static_cast<std::uint16_t>(r.reason);
-  m.cancel_reason = static_cast<std::uint8_t>(r.cancel_reason);
-  send_answer(s, m, r.event_id, now);
+  if (r.order_type != engine::OrderType::kLimit) return;
+  const bool ended = r.type == engine::ReportType::kRejected || r.type == engine::ReportType::kCancelled ||
+                     (r.type == engine::ReportType::kFill && r.leaves_qty == 0);
+  std::uint32_t& open = open_limit_orders_[static_cast<std::size_t>(client_index_[r.client])];
+  if (ended && open > 0) --open;  // orders recovered from before a restart were never counted
 }
 
-// Follows each client's resting orders from the reports: accepted limit
-// orders rest until a report leaves nothing open (fill to zero, cancel).
-void OrderGateway::track_order(const engine::ExecReport& r) noexcept {
-  const std::uint64_t key = engine::order_key(r.client & engine::kMaxClientId, r.client_order_id);
-  switch (r.type) {
-    case engine::ReportType::kAccepted:
-      if (r.order_type == engine::OrderType::kLimit) (void)resting_.insert(key, r.instrument);
-      break;
-    case engine::ReportType::kRejected:
-      // Tracked when forwarded; a duplicate-id reject leaves the live order it names alone.
-      if (r.reason != engine::RejectReason::kDuplicateClientOrderId) (void)resting_.erase(key);
-      break;
-    case engine::ReportType::kFill:
-      if (r.leaves_qty == 0) (void)resting_.erase(key);
-      break;
-    case engine::ReportType::kCancelled:
-      (void)resting_.erase(key);
-      break;
-    default: break;
-  }
-}
-
-void OrderGateway::queue_disconnect_cancels(std::uint32_t client) noexcept {
-  // At a disconnect, not per message: a scan of the table is acceptable here.
-  if (pending_cancel_head_ != 0) {  // reclaim the room of cancels already pushed
+void OrderGateway::queue_mass_cancel(std::uint32_t client) noexcept {
+  if (pending_cancel_head_ != 0) {  // reclaim the room of requests already pushed
     pending_cancels_.erase(pending_cancels_.begin(), pending_cancels_.begin() + static_cast<std::ptrdiff_t>(pending_cancel_head_));
     pending_cancel_head_ = 0;
   }
-  resting_.for_each([&](std::uint64_t key, std::uint32_t instrument) {
-    if ((key >> 48) != client) return;
-    if (pending_cancels_.size() == pending_cancels_.capacity()) {
-      counters_.disconnect_cancels_dropped.add();
-      return;
-    }
-    engine::Request rq = engine::make_cancel(instrument, client, key & engine::kMaxClientOrderId);
-    rq.event_id = make_event_id(client, 0, 0);
-    pending_cancels_.push_back(rq);
-  });
+  if (pending_cancels_.size() == pending_cancels_.capacity()) {
+    counters_.disconnect_cancels_dropped.add();
+    return;
+  }
+  engine::Request rq = engine::make_mass_cancel(engine::kAllInstruments, client & engine::kMaxClientId);
+  rq.event_id = make_event_id(client, 0, 0);
+  pending_cancels_.push_back(rq);
+  counters_.disconnect_mass_cancels.add();
   counters_.pending_cancels.set(pending_cancels_.size() - pending_cancel_head_);
   push_pending_cancels();
-}
-
-void OrderGateway::seed_resting_order(std::uint32_t client, std::uint64_t client_order_id,
-                                      std::uint32_t instrument) noexcept {
-  (void)resting_.insert(engine::order_key(client & engine::kMaxClientId, client_order_id), instrument);
-}
-
-void OrderGateway::cancel_orphaned_orders() noexcept {
-  for (const ClientConfig& c : config_.clients)
-    if (c.cancel_on_disconnect) queue_disconnect_cancels(c.id);
 }
 
 void OrderGateway::push_pending_cancels() noexcept {
   while (pending_cancel_head_ != pending_cancels_.size()) {
     if (!requests_.try_push(InboundRequest{pending_cancels_[pending_cancel_head_], clock_.now()})) break;
     ++pending_cancel_head_;
-    counters_.disconnect_cancels.add();
   }
   if (pending_cancel_head_ == pending_cancels_.size()) {
     pending_cancels_.clear();  // keeps its capacity

@@ -44,6 +44,7 @@ std::string name_of(CancelReason reason) {
     case CancelReason::kFokUnfillable: return "fok_unfillable";
     case CancelReason::kSelfTrade: return "self_trade";
     case CancelReason::kModifyBelowFilled: return "modify_below_filled";
+    case CancelReason::kMassCancel: return "mass_cancel";
   }
   return number(reason);
 }

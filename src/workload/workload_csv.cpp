@@ -25,6 +25,7 @@ std::string name_of(RequestType type) {
     case RequestType::kNew: return "new";
     case RequestType::kCancel: return "cancel";
     case RequestType::kModify: return "modify";
+    case RequestType::kMassCancel: return "mass_cancel";
   }
   return number(type);
 }

@@ -58,6 +58,8 @@ class RandomRequests {
     } else {
       r = modify(instrument, slot);
     }
+    if (below(4000) == 0)  // the venue's own request (a session's end), rarely
+      r = engine::make_mass_cancel(chance(500) ? engine::kAllInstruments : instrument, client_id(slot));
     r.event_id = bits();
     if (chance(30)) corrupt(r);  // 3%
     return r;
@@ -224,7 +226,7 @@ class RandomRequests {
     constexpr auto kMinI64 = std::numeric_limits<std::int64_t>::min();
     constexpr auto kMaxI64 = std::numeric_limits<std::int64_t>::max();
     switch (below(16)) {
-      case 0: r.type = static_cast<engine::RequestType>(chance(500) ? 0 : 4 + below(252)); break;
+      case 0: r.type = static_cast<engine::RequestType>(chance(500) ? 0 : 5 + below(251)); break;
       case 1: r.side = static_cast<engine::Side>(chance(500) ? 0 : 3 + below(253)); break;
       case 2: r.order_type = static_cast<engine::OrderType>(chance(500) ? 0 : 5 + below(251)); break;
       case 3: r.stp = static_cast<engine::StpMode>(4 + below(252)); break;

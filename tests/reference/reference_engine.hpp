@@ -68,11 +68,13 @@ class ReferenceEngine {
     request_ = request;
     const bool known_type = request.type == RequestType::kNew ||
                             request.type == RequestType::kCancel ||
-                            request.type == RequestType::kModify;
+                            request.type == RequestType::kModify ||
+                            request.type == RequestType::kMassCancel;
     if (!known_type) {
       reject(ReportType::kRejected, RejectReason::kInvalidRequestType);
       return;
     }
+    if (request.type == RequestType::kMassCancel) return on_mass_cancel();
     if (request.instrument >= books_.size()) {
       reject(reject_type(), RejectReason::kUnknownInstrument);
       return;
@@ -82,15 +84,7 @@ class ReferenceEngine {
     if (request.type == RequestType::kNew) on_new(book);
     if (request.type == RequestType::kCancel) on_cancel(book);
     if (request.type == RequestType::kModify) on_modify(book);
-    const Top after = top(book);
-    if (!(before == after)) {
-      engine::MdEvent e = md(MdType::kTopOfBook);
-      e.bid_price = after.bid_price;
-      e.bid_qty = after.bid_qty;
-      e.ask_price = after.ask_price;
-      e.ask_qty = after.ask_qty;
-      sink_.on_market_data(e);
-    }
+    publish_top_if_changed(book, before);
   }
 
   std::size_t instrument_count() const noexcept { return books_.size(); }
@@ -256,6 +250,18 @@ class ReferenceEngine {
     return out;
   }
 
+  // A TopOfBook event when the request changed the book's best levels.
+  void publish_top_if_changed(const Book& book, const Top& before) {
+    const Top after = top(book);
+    if (before == after) return;
+    engine::MdEvent e = md(MdType::kTopOfBook);
+    e.bid_price = after.bid_price;
+    e.bid_qty = after.bid_qty;
+    e.ask_price = after.ask_price;
+    e.ask_qty = after.ask_qty;
+    sink_.on_market_data(e);
+  }
+
   static Top top(const Book& b) {
     Top t;
     if (const Level* bid = best_level(b, Side::kBuy)) {
@@ -318,7 +324,8 @@ class ReferenceEngine {
   // ---- outputs -------------------------------------------------------------
 
   ReportType reject_type() const {
-    if (request_.type == RequestType::kCancel) return ReportType::kCancelRejected;
+    if (request_.type == RequestType::kCancel || request_.type == RequestType::kMassCancel)
+      return ReportType::kCancelRejected;
     if (request_.type == RequestType::kModify) return ReportType::kModifyRejected;
     return ReportType::kRejected;
   }
@@ -582,6 +589,39 @@ class ReferenceEngine {
     report_cancelled(gone, CancelReason::kUserRequest);
     md_order(MdType::kDelete, gone, gone.open());
     remember_finished(b, gone);
+  }
+
+  // docs/MATCHING.md "Mass cancel": checks in order (instrument unless all,
+  // client id, every other field zero), then per instrument in id order the
+  // client's resting orders cancelled by order id, then its top of book.
+  void on_mass_cancel() {
+    const bool all = request_.instrument == engine::kAllInstruments;
+    std::optional<RejectReason> bad;
+    if (!all && request_.instrument >= books_.size()) bad = RejectReason::kUnknownInstrument;
+    else if (request_.client > engine::kMaxClientId) bad = RejectReason::kInvalidClientId;
+    else if (request_.reserved != 0 || request_.client_order_id != 0 || request_.price != 0 || request_.qty != 0)
+      bad = RejectReason::kReservedNotZero;
+    if (bad) return reject(ReportType::kCancelRejected, *bad);
+    const InstrumentId first = all ? 0 : request_.instrument;
+    const InstrumentId last = all ? static_cast<InstrumentId>(books_.size()) : request_.instrument + 1;
+    for (InstrumentId i = first; i < last; ++i) {
+      request_.instrument = i;  // this instrument's outputs carry its id
+      Book& b = books_[i];
+      std::vector<Order> mine;
+      for (const auto* side_levels : {&b.bids, &b.asks})
+        for (const auto& [price, level] : *side_levels)
+          for (const Order& o : level.orders)
+            if (o.client == request_.client) mine.push_back(o);
+      std::sort(mine.begin(), mine.end(), [](const Order& x, const Order& y) { return x.id < y.id; });
+      const Top before = top(b);
+      for (const Order& o : mine) {
+        const Order gone = remove_resting(b, o.id, o.side, o.price);
+        report_cancelled(gone, CancelReason::kMassCancel);
+        md_order(MdType::kDelete, gone, gone.open());
+        remember_finished(b, gone);
+      }
+      publish_top_if_changed(b, before);
+    }
   }
 
   void on_modify(Book& b) {

@@ -28,7 +28,8 @@ import nanotick_wire as w
 MAX_CLIENT_ID = (1 << 16) - 1
 MAX_CLIENT_ORDER_ID = (1 << 48) - 1
 
-REQ_NEW, REQ_CANCEL, REQ_MODIFY = 1, 2, 3
+REQ_NEW, REQ_CANCEL, REQ_MODIFY, REQ_MASS_CANCEL = 1, 2, 3, 4
+ALL_INSTRUMENTS = 0xFFFFFFFF  # a mass cancel's instrument: every one
 
 # RejectReason codes (src/market/reject_reason.hpp).
 R_UNKNOWN_INSTRUMENT, R_INVALID_REQUEST_TYPE, R_INVALID_SIDE, R_INVALID_ORDER_TYPE, R_INVALID_STP = 100, 101, 102, 103, 104
@@ -226,10 +227,12 @@ class EngineModel:
     def apply(self, req: Request) -> None:
         self.request_seq += 1
         assert req.seq == self.request_seq, f"journal seq {req.seq} after {self.request_seq - 1}"
-        if req.type == REQ_NEW or req.type not in (REQ_CANCEL, REQ_MODIFY):
+        if req.type == REQ_NEW or req.type not in (REQ_CANCEL, REQ_MODIFY, REQ_MASS_CANCEL):
             self._new(req)
         elif req.type == REQ_CANCEL:
             self._cancel(req)
+        elif req.type == REQ_MASS_CANCEL:
+            self._mass_cancel(req)
         else:
             self._modify(req)
 
@@ -330,6 +333,29 @@ class EngineModel:
         self._md(ins, "delete")
         self._finish(ins, o)
         self._top(ins, before)
+
+    def _mass_cancel(self, req: Request) -> None:
+        """MATCHING.md "Mass cancel": the venue's request when a session ends."""
+        everywhere = req.instrument == ALL_INSTRUMENTS
+        if not everywhere and req.instrument >= len(self.instruments):
+            return self._reject(req, CANCEL_REJECT, R_UNKNOWN_INSTRUMENT)
+        if req.client > MAX_CLIENT_ID:
+            return self._reject(req, CANCEL_REJECT, R_INVALID_CLIENT)
+        if req.reserved or req.client_order_id or req.price or req.qty:
+            return self._reject(req, CANCEL_REJECT, R_RESERVED)
+        for i in range(len(self.instruments)) if everywhere else [req.instrument]:
+            ins = self.instruments[i]
+            mine = sorted((o for book in (ins.bids, ins.asks) for o in book if o.client == req.client),
+                          key=lambda o: o.order_id)
+            if not mine:
+                continue
+            before = ins.top()
+            for o in mine:
+                ins.side_list(o.side).remove(o)
+                self._order_report(req, o, w.EXEC_CANCELLED, cancel_reason=w.CANCEL_MASS)
+                self._md(ins, "delete")
+                self._finish(ins, o)
+            self._top(ins, before)
 
     def _modify(self, req: Request) -> None:
         o = self._find(req, MODIFY_REJECT)

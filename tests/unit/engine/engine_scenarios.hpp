@@ -107,7 +107,8 @@ class EngineScenarios : public ::testing::Test {
     engine_ = std::make_unique<Engine>(cfg, sink_);
   }
 
-  Out send(Request rq) {
+  // Processes `rq`; returns what it produced and checks the invariants.
+  Out process(Request rq) {
     rq.event_id = ++event_;
     const std::size_t r0 = sink_.reports.size();
     const std::size_t m0 = sink_.md.size();
@@ -115,8 +116,13 @@ class EngineScenarios : public ::testing::Test {
     Out out;
     out.reports.assign(sink_.reports.begin() + static_cast<std::ptrdiff_t>(r0), sink_.reports.end());
     out.md.assign(sink_.md.begin() + static_cast<std::ptrdiff_t>(m0), sink_.md.end());
-    EXPECT_FALSE(out.reports.empty()) << "every request produces at least one report";
     EXPECT_NO_THROW(engine_->validate_invariants());
+    return out;
+  }
+  // A client's request: always answered.
+  Out send(Request rq) {
+    Out out = process(rq);
+    EXPECT_FALSE(out.reports.empty()) << "every client request produces at least one report";
     return out;
   }
   Out buy(std::uint64_t id, Price px, Qty qty, OrderType t = OrderType::kLimit,
@@ -129,6 +135,10 @@ class EngineScenarios : public ::testing::Test {
   }
   Out cancel(std::uint64_t id, std::uint32_t client, std::uint32_t inst = 0) {
     return send(nanotick::engine::make_cancel(inst, client, id));
+  }
+  // The venue's request: may produce nothing (the client has no order there).
+  Out mass_cancel(std::uint32_t client, std::uint32_t inst = nanotick::engine::kAllInstruments) {
+    return process(nanotick::engine::make_mass_cancel(inst, client));
   }
   Out modify(std::uint64_t id, std::uint32_t client, Price px, Qty qty, std::uint32_t inst = 0) {
     return send(nanotick::engine::make_modify(inst, client, id, px, qty));

@@ -359,6 +359,84 @@ TYPED_TEST_P(EngineScenarios, ShouldForgetFinishedOrdersAGenerationAtATime) {
   EXPECT_EQ(t.cancel(9, 1).first().reason, RR::kTooLateToCancel);
 }
 
+// ---- mass cancel (the venue's request: cancel-on-disconnect) --------------------
+
+TYPED_TEST_P(EngineScenarios, ShouldMassCancelTheClientsOrdersOnTheInstrumentInEntryOrder) {
+  NT_SCENARIO_NAMES;
+  t.buy(1, 100, 5);                               // order id 1
+  t.sell(3, 105, 4);                              // 2, client 2
+  t.buy(2, 101, 3);                               // 3: the new best bid
+  t.sell(4, 106, 2, kLimit, StpMode::kNone, 1);   // 4, client 1's sell
+  t.buy(5, 500, 1, kLimit, StpMode::kNone, 1, 1); // 5, instrument 1
+  const auto o = t.mass_cancel(1, 0);
+  ASSERT_EQ(types(o.reports), (Reports{RT::kCancelled, RT::kCancelled, RT::kCancelled}));
+  EXPECT_EQ(o.reports[0].order_id, 1u);
+  EXPECT_EQ(o.reports[1].order_id, 3u);
+  EXPECT_EQ(o.reports[2].order_id, 4u);
+  for (const auto& r : o.reports) {
+    EXPECT_EQ(r.cancel_reason, CR::kMassCancel);
+    EXPECT_EQ(r.client, 1u);
+    EXPECT_EQ(r.instrument, 0u);
+    EXPECT_EQ(r.leaves_qty, 0);
+  }
+  ASSERT_EQ(types(o.md), (Events{MT::kDelete, MT::kDelete, MT::kDelete, MT::kTopOfBook}));
+  EXPECT_EQ(o.md[3].bid_qty, 0);   // no bid left
+  EXPECT_EQ(o.md[3].ask_price, 105);
+  EXPECT_EQ(t.book(kBuy), Book{});
+  EXPECT_EQ(t.book(kSell), (Book{{3, 105, 4}}));
+  EXPECT_EQ(t.book(kBuy, 1), (Book{{5, 500, 1}}));  // another instrument: untouched
+  EXPECT_EQ(t.cancel(2, 1).first().reason, RR::kTooLateToCancel);  // remembered as finished
+}
+
+TYPED_TEST_P(EngineScenarios, ShouldMassCancelOnEveryInstrumentInIdOrder) {
+  NT_SCENARIO_NAMES;
+  t.buy(1, 500, 1, kLimit, StpMode::kNone, 1, 1);
+  t.buy(2, 100, 5);
+  t.sell(3, 105, 4);  // client 2
+  const auto o = t.mass_cancel(1);
+  ASSERT_EQ(types(o.reports), (Reports{RT::kCancelled, RT::kCancelled}));
+  EXPECT_EQ(o.reports[0].instrument, 0u);
+  EXPECT_EQ(o.reports[0].client_order_id, 2u);
+  EXPECT_EQ(o.reports[1].instrument, 1u);
+  EXPECT_EQ(o.reports[1].client_order_id, 1u);
+  ASSERT_EQ(types(o.md), (Events{MT::kDelete, MT::kTopOfBook, MT::kDelete, MT::kTopOfBook}));
+  EXPECT_EQ(o.md[0].instrument, 0u);
+  EXPECT_EQ(o.md[2].instrument, 1u);
+  EXPECT_EQ(o.md[2].instrument_seq, 3u);  // instrument 1's own numbering: add, top, delete
+  EXPECT_EQ(t.book(kSell), (Book{{3, 105, 4}}));
+  EXPECT_EQ(t.engine().live_orders(1), 0u);
+}
+
+TYPED_TEST_P(EngineScenarios, ShouldProduceNothingForAMassCancelWithNothingToCancel) {
+  NT_SCENARIO_NAMES;
+  t.sell(3, 105, 4);  // client 2
+  const auto o = t.mass_cancel(1);
+  EXPECT_TRUE(o.reports.empty());
+  EXPECT_TRUE(o.md.empty());
+  EXPECT_EQ(t.mass_cancel(1, 1).reports.size(), 0u);
+  EXPECT_EQ(t.book(kSell), (Book{{3, 105, 4}}));
+}
+
+TYPED_TEST_P(EngineScenarios, ShouldRejectAMassCancelWithABadField) {
+  NT_SCENARIO_NAMES;
+  t.buy(1, 100, 5);
+  const auto bad = [&](auto tweak, RejectReason why) {
+    Request rq = make_mass_cancel(0, 1);
+    tweak(rq);
+    const auto o = t.send(rq);
+    ASSERT_EQ(types(o.reports), Reports{RT::kCancelRejected});
+    EXPECT_EQ(o.first().reason, why);
+    EXPECT_TRUE(o.md.empty());
+  };
+  bad([](Request& r) { r.instrument = 2; }, RR::kUnknownInstrument);
+  bad([](Request& r) { r.client = kMaxClientId + 1; }, RR::kInvalidClientId);
+  bad([](Request& r) { r.client_order_id = 1; }, RR::kReservedNotZero);
+  bad([](Request& r) { r.price = 100; }, RR::kReservedNotZero);
+  bad([](Request& r) { r.qty = 5; }, RR::kReservedNotZero);
+  bad([](Request& r) { r.reserved = 1; }, RR::kReservedNotZero);
+  EXPECT_EQ(t.book(kBuy), (Book{{1, 100, 5}}));  // nothing was cancelled
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
     EngineScenarios, ShouldRestALimitOrderThatDoesNotCrossAndAnnounceIt,
     ShouldRejectEachInvalidNewOrderFieldWithItsReason, ShouldReportTheFirstFailingValidationStep,
@@ -386,6 +464,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     ShouldNumberEachInstrumentsEventsFromOneWithoutGaps,
     ShouldEmitTopOfBookOnlyWhenTheBestChanges,
     ShouldRejectWhenOrderCapacityIsExhaustedEvenIfItWouldFill,
-    ShouldRejectWhenLevelCapacityIsExhausted, ShouldForgetFinishedOrdersAGenerationAtATime);
+    ShouldRejectWhenLevelCapacityIsExhausted, ShouldForgetFinishedOrdersAGenerationAtATime,
+    ShouldMassCancelTheClientsOrdersOnTheInstrumentInEntryOrder, ShouldMassCancelOnEveryInstrumentInIdOrder,
+    ShouldProduceNothingForAMassCancelWithNothingToCancel, ShouldRejectAMassCancelWithABadField);
 
 #undef NT_SCENARIO_NAMES

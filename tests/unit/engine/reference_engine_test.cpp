@@ -74,6 +74,10 @@ TEST(ReferenceEngine, ShouldKeepSequencingAndInvariantsOnRandomStreams) {
       sink.clear();
       const engine::Request r = gen.next();
       engine.process(r);
+      if (r.type == engine::RequestType::kMassCancel && sink.reports.empty()) {  // the venue's: may cancel nothing
+        ASSERT_TRUE(sink.market_data.empty());
+        continue;
+      }
       ASSERT_FALSE(sink.reports.empty()) << shape.name << " request " << i;
       const auto first = sink.reports.front().type;
       const bool first_is_answer = first == ReportType::kAccepted || first == ReportType::kRejected ||

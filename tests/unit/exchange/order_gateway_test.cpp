@@ -358,12 +358,13 @@ TEST_F(Fixture, DisconnectMidMessageLosesOnlyThatMessage) {
   pump_for(std::chrono::milliseconds(50));
   const auto got = drain_ring();
   // The whole order went through; client 1 cancels on disconnect, so the
-  // order (not yet acknowledged) is cancelled right behind it.
+  // order (not yet acknowledged) is cancelled right behind it: the engine's
+  // mass cancel of client 1, sequenced after it.
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].request.type, ne::RequestType::kNew);
   EXPECT_EQ(got[0].request.client_order_id, 1u);
-  EXPECT_EQ(got[1].request.type, ne::RequestType::kCancel);
-  EXPECT_EQ(got[1].request.client_order_id, 1u);
+  EXPECT_EQ(got[1].request.type, ne::RequestType::kMassCancel);
+  EXPECT_EQ(got[1].request.client, 1u);
   EXPECT_EQ(gateway->open_connections(), 0u);
 }
 
@@ -414,20 +415,51 @@ TEST_F(Fixture, ReportsGoToTheirClientWithRefSeq) {
   EXPECT_EQ(gateway->counters().reports_dropped.get(), 1u);
 }
 
-TEST_F(Fixture, CancelOnDisconnectCancelsRestingOrders) {
+TEST_F(Fixture, CancelOnDisconnectQueuesTheEnginesMassCancel) {
   Client c = connect();
   logged_on(c, 2, kKey2);  // client 2: cancel_on_disconnect = true
+  send(c, new_order(11));
+  send(c, new_order(12));
+  ASSERT_TRUE(pump([&] { return ring->size() == 2; }));
+  (void)drain_ring();
   gateway->on_report(report(ne::ReportType::kAccepted, 2, 11, 0));
   gateway->on_report(report(ne::ReportType::kAccepted, 2, 12, 0));
   auto done = report(ne::ReportType::kCancelled, 2, 12, 0);
-  gateway->on_report(done);  // 12 is gone already
+  done.leaves_qty = 0;
+  gateway->on_report(done);  // 12 is gone already; 11 may rest
   c.stream.close();
   ASSERT_TRUE(pump([&] { return !ring->empty(); }));
   const auto got = drain_ring();
+  // One request: the engine cancels whatever of client 2 rests, on every instrument.
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].request.type, ne::RequestType::kCancel);
+  EXPECT_EQ(got[0].request.type, ne::RequestType::kMassCancel);
   EXPECT_EQ(got[0].request.client, 2u);
-  EXPECT_EQ(got[0].request.client_order_id, 11u);
+  EXPECT_EQ(got[0].request.instrument, ne::kAllInstruments);
+  EXPECT_EQ(got[0].request.client_order_id, 0u);
+  EXPECT_EQ(gateway->counters().disconnect_mass_cancels.get(), 1u);
+  // The engine's reports of it count the orders it cancelled.
+  auto mass = report(ne::ReportType::kCancelled, 2, 11, got[0].request.event_id);
+  mass.cancel_reason = ne::CancelReason::kMassCancel;
+  gateway->on_report(mass);
+  EXPECT_EQ(gateway->counters().disconnect_cancels.get(), 1u);
+}
+
+TEST_F(Fixture, ASessionThatLeftNothingOpenEndsWithoutAMassCancel) {
+  Client c = connect();
+  logged_on(c, 2, kKey2);
+  send(c, new_order(21));
+  send(c, new_order(22, 100, 5));
+  ASSERT_TRUE(pump([&] { return ring->size() == 2; }));
+  (void)drain_ring();
+  auto filled = report(ne::ReportType::kFill, 2, 21, 0);
+  filled.leaves_qty = 0;
+  gateway->on_report(filled);
+  gateway->on_report(report(ne::ReportType::kRejected, 2, 22, 0));
+  c.stream.close();
+  ASSERT_TRUE(pump([&] { return gateway->open_connections() == 0; }));
+  pump_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(ring->empty());
+  EXPECT_EQ(gateway->counters().disconnect_mass_cancels.get(), 0u);
 }
 
 TEST_F(Fixture, SilentSessionTimesOut) {
