@@ -1,6 +1,6 @@
 // The trade engine's orders (docs/TRADER.md "order_manager"): assigns client
 // order ids, sends new / cancel / modify through the Sender (the
-// OrderGateway, or a test double: a template parameter, static dispatch),
+// OrderEntryClient, or a test double: a template parameter, static dispatch),
 // and moves each order through its state machine as the exchange's answers
 // arrive. Any number of orders per instrument, side and price level.
 //
@@ -57,7 +57,7 @@
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
 #include "proto/order_entry.hpp"
-#include "trading/order_gateway.hpp"
+#include "trading/order_entry_client.hpp"
 #include "trading/trading_types.hpp"
 
 namespace nanotick::trading {

@@ -1,7 +1,7 @@
 // The trade engine (docs/TRADER.md "TradeEngine"): the single writer of the
 // trading client's features, positions, risk state and orders. It takes
 // book events from the market data consumer (MdHandler) and session events
-// from the order gateway (GatewayHandler), keeps every part up to date, and
+// from the order gateway (OrderEntryHandler), keeps every part up to date, and
 // calls the strategy -- a template parameter, so every call is static
 // dispatch -- which acts through the engine's order API (place, cancel,
 // modify). Every new order and modify passes the risk manager first, in the
@@ -44,7 +44,7 @@
 #include "proto/order_entry.hpp"
 #include "telemetry/instrument.hpp"
 #include "trading/features.hpp"
-#include "trading/order_gateway.hpp"
+#include "trading/order_entry_client.hpp"
 #include "trading/order_manager.hpp"
 #include "trading/position_keeper.hpp"
 #include "trading/risk_manager.hpp"
@@ -325,7 +325,7 @@ class TradeEngine {
     strategy_.on_instrument_state(*this, i, true);
   }
 
-  // ---- order gateway (GatewayHandler) ---------------------------------------------------------
+  // ---- order gateway (OrderEntryHandler) ---------------------------------------------------------
 
   void on_logon(const proto::LogonAck&) noexcept {
     logged_on_ = true;

@@ -57,7 +57,7 @@
 #include "trading/datagram_ring.hpp"
 #include "trading/md_consumer.hpp"
 #include "trading/md_feed.hpp"
-#include "trading/order_gateway.hpp"
+#include "trading/order_entry_client.hpp"
 #include "trading/trade_engine.hpp"
 #include "trading/trader_config.hpp"
 
@@ -158,7 +158,7 @@ class Trader {
       poll_quietly();
     }
     gateway_.logout();
-    while (engine_.now_ns() < deadline + 1'000'000'000ull && gateway_.state() != GatewayState::kStopped) poll_quietly();
+    while (engine_.now_ns() < deadline + 1'000'000'000ull && gateway_.state() != SessionState::kStopped) poll_quietly();
   }
 
   // A session end in words: "session ended: logon rejected (bad credentials), retry in 200 ms".
@@ -333,7 +333,7 @@ class Trader {
   bool session_failed() const noexcept { return session_failed_; }
 
   const Engine& engine() const noexcept { return engine_; }
-  const OrderGateway<Engine>& gateway() const noexcept { return gateway_; }
+  const OrderEntryClient<Engine>& gateway() const noexcept { return gateway_; }
   const MdConsumer<Engine>& consumer() const noexcept { return consumer_; }
   const MdSockets& sockets() const noexcept { return sockets_; }
 
@@ -393,7 +393,7 @@ class Trader {
         seen_disconnects_ = engine_.disconnect_events();
         status(describe(engine_.last_disconnect()));
       }
-      if (gateway_.state() == GatewayState::kStopped) {  // a logon reject retrying cannot cure
+      if (gateway_.state() == SessionState::kStopped) {  // a logon reject retrying cannot cure
         session_failed_ = true;
         break;
       }
@@ -444,7 +444,7 @@ class Trader {
   MdSockets sockets_;
   MdConsumer<Engine> consumer_;
   Engine engine_;
-  OrderGateway<Engine> gateway_;
+  OrderEntryClient<Engine> gateway_;
   std::unique_ptr<DatagramRing> ring_;  // dedicated layout only
   ConsumerSink<true> read_sink_{this};      // compact: the sockets feed the consumer on this thread
   ConsumerSink<false> dequeue_sink_{this};  // dedicated: the ring does (the receiver stamped the read)

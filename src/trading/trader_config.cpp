@@ -256,8 +256,8 @@ net::SocketAddress default_exchange_address(const TableReader& t, const venue::V
   return a;
 }
 
-OrderGatewayConfig read_session(TableReader t, const venue::VenueConfig& ex, const std::string& ex_path) {
-  OrderGatewayConfig s;
+OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex, const std::string& ex_path) {
+  OrderEntryClientConfig s;
   s.client_id = static_cast<std::uint32_t>(t.required_integer("client_id", 1, market::kMaxClientId));
   const venue::ClientConfig* client = ex.find_client(s.client_id);
   if (client == nullptr)

@@ -21,7 +21,7 @@
 #include "market/types.hpp"
 #include "core/thread_mode.hpp"
 #include "trading/features.hpp"
-#include "trading/order_gateway.hpp"
+#include "trading/order_entry_client.hpp"
 #include "trading/risk_manager.hpp"
 #include "trading/strategies/strategy_params.hpp"
 
@@ -36,7 +36,7 @@ struct TraderConfig {
   core::IdleKind idle = core::IdleKind::backoff;
   std::vector<int> cpus;  // optional pinning: the engine thread, then (dedicated) the receiver thread
 
-  OrderGatewayConfig session;  // exchange address defaults to the exchange config's server.order_entry
+  OrderEntryClientConfig session;  // exchange address defaults to the exchange config's server.order_entry
 
   struct MarketData {
     // Defaults: the exchange config's [market_data].

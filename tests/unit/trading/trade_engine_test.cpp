@@ -1,6 +1,6 @@
 // TradeEngine with the market maker, liquidity taker and random strategies:
 // a recording sender stands in for the order gateway (the real one is
-// covered by order_gateway_test and the integration tests); books are fed
+// covered by order_entry_client_test and the integration tests); books are fed
 // directly. Checks what goes out, the risk manager's place in the path,
 // positions from fills, stale instruments, and tick-to-trade stamping.
 #include "trading/trade_engine.hpp"

@@ -217,10 +217,10 @@ TEST_F(TraderConfigTest, MinimalFileTakesTheDocumentedDefaultsAndTheExchangesSid
   EXPECT_EQ(c.global_risk.max_open_orders, nt::GlobalRiskLimits{}.max_open_orders);
   EXPECT_EQ(c.global_risk.orders_per_second, nt::GlobalRiskLimits{}.orders_per_second);
   EXPECT_EQ(c.global_risk.burst, nt::GlobalRiskLimits{}.burst);
-  EXPECT_EQ(c.session.connect_timeout_ms, nt::OrderGatewayConfig{}.connect_timeout_ms);
-  EXPECT_EQ(c.session.logon_timeout_ms, nt::OrderGatewayConfig{}.logon_timeout_ms);
-  EXPECT_EQ(c.session.reconnect_initial_ms, nt::OrderGatewayConfig{}.reconnect_initial_ms);
-  EXPECT_EQ(c.session.reconnect_max_ms, nt::OrderGatewayConfig{}.reconnect_max_ms);
+  EXPECT_EQ(c.session.connect_timeout_ms, nt::OrderEntryClientConfig{}.connect_timeout_ms);
+  EXPECT_EQ(c.session.logon_timeout_ms, nt::OrderEntryClientConfig{}.logon_timeout_ms);
+  EXPECT_EQ(c.session.reconnect_initial_ms, nt::OrderEntryClientConfig{}.reconnect_initial_ms);
+  EXPECT_EQ(c.session.reconnect_max_ms, nt::OrderEntryClientConfig{}.reconnect_max_ms);
   EXPECT_TRUE(c.features[0].fair_price);
   EXPECT_EQ(c.features[0].fair_price_kind, nt::FairPriceKind::kMicroprice);
   EXPECT_FALSE(c.features[0].imbalance);

@@ -1,4 +1,4 @@
-#include "trading/order_gateway.hpp"
+#include "trading/order_entry_client.hpp"
 
 #include <bit>
 #include <stdexcept>
@@ -18,7 +18,7 @@ void require_range(std::string_view field, std::uint64_t value, std::uint64_t lo
 
 }  // namespace
 
-void validate(const OrderGatewayConfig& c) {
+void validate(const OrderEntryClientConfig& c) {
   if (c.exchange.port == 0) fail("exchange", "port 0 cannot be connected to: give the exchange's order_entry address");
   require_range("client_id", c.client_id, 1, market::kMaxClientId);
   // The exchange's rule for keys (exchange/credential.hpp): 16..32 printable ASCII, no spaces.
@@ -56,13 +56,13 @@ std::string_view to_string(SendStatus s) noexcept {
   return "unknown";
 }
 
-std::string_view to_string(GatewayState s) noexcept {
+std::string_view to_string(SessionState s) noexcept {
   switch (s) {
-    case GatewayState::kDisconnected: return "disconnected";
-    case GatewayState::kLoggingOn: return "logging on";
-    case GatewayState::kActive: return "active";
-    case GatewayState::kLoggingOut: return "logging out";
-    case GatewayState::kStopped: return "stopped";
+    case SessionState::kDisconnected: return "disconnected";
+    case SessionState::kLoggingOn: return "logging on";
+    case SessionState::kActive: return "active";
+    case SessionState::kLoggingOut: return "logging out";
+    case SessionState::kStopped: return "stopped";
   }
   return "unknown";
 }

@@ -1,4 +1,4 @@
-// The trading client's order-entry session (docs/TRADER.md "OrderGateway",
+// The trading client's order-entry session (docs/TRADER.md "OrderEntryClient",
 // PROTOCOL.md §1): connects to the exchange, logs on with the client id and
 // API key, numbers every outgoing message, checks the exchange's numbers (a
 // gap or a repeat is a protocol error: log out and reconnect), sends a
@@ -8,9 +8,9 @@
 // successful logon) and stops for good on a logon reject that retrying cannot
 // cure (BadCredentials, UnknownClient, BadHeartbeat: our configuration is
 // wrong). Every exchange message is decoded into a typed callback on the
-// Handler, a template parameter (static dispatch; see GatewayHandler).
+// Handler, a template parameter (static dispatch; see OrderEntryHandler).
 //
-// Non-blocking: poll() (also do_work(): the gateway is an agent) reads what
+// Non-blocking: poll() (also do_work(): the client is an agent) reads what
 // the socket has, runs the timers and flushes; send_* queue a message in a
 // fixed output buffer and write it at once, keeping the unwritten tail of a
 // partial write for the next flush. The TSC is taken when each order message
@@ -31,7 +31,7 @@
 //
 // Not thread-safe: one thread calls everything, and the Handler's callbacks
 // run on it, inside poll(). A callback may call send_* and logout(); the
-// gateway defers closing the socket until the callback returns. counters()
+// client defers closing the socket until the callback returns. counters()
 // may be read from any thread.
 #pragma once
 
@@ -47,208 +47,26 @@
 #include <utility>
 
 #include "core/byte_buffer.hpp"
-#include "core/counter.hpp"
 #include "core/tsc_clock.hpp"
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
-#include "net/socket_address.hpp"
 #include "net/socket_error.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
 #include "proto/order_entry_codec.hpp"
 #include "telemetry/instrument.hpp"
+#include "trading/order_entry_client_types.hpp"
+#include "trading/reconnect_backoff.hpp"
+#include "trading/write_stamps.hpp"
 
 namespace nanotick::trading {
 
-struct OrderGatewayConfig {
-  net::SocketAddress exchange;              // the exchange's order-entry address
-  std::uint32_t client_id = 0;              // 1..65535, as configured at the exchange
-  std::string api_key;                      // 16..32 printable ASCII characters, no spaces
-  std::uint32_t heartbeat_ms = 1000;        // asked at logon; 0 = the exchange's default
-  std::uint32_t connect_timeout_ms = 1000;  // bound of the (blocking) TCP connect
-  std::uint32_t logon_timeout_ms = 5000;    // connected but no LogonAck: reconnect
-  std::uint32_t reconnect_initial_ms = 100;
-  std::uint32_t reconnect_max_ms = 5000;
-  std::uint32_t input_buffer_bytes = 64 * 1024;
-  std::uint32_t output_buffer_bytes = 64 * 1024;
-  std::uint32_t read_budget_bytes = 64 * 1024;  // per poll(): others on the thread get their turn
-  std::uint32_t socket_send_buffer_bytes = 0;   // SO_SNDBUF; 0 = the kernel's default
-};
-
-// Throws std::invalid_argument "order gateway: <field>: <problem>" for the
-// first bad field (start-up).
-void validate(const OrderGatewayConfig& config);
-
-// What a send_* call did. kNotLoggedOn: no session (connecting, logging on or
-// out, stopped). kOutputFull: the output buffer cannot take the message (the
-// exchange reads slower than we write) or more order messages are waiting to
-// be reported to on_order_written than the gateway keeps: poll() and retry.
-enum class SendStatus : std::uint8_t { kSent, kNotLoggedOn, kOutputFull };
-std::string_view to_string(SendStatus s) noexcept;
-
-struct SendResult {
-  std::uint32_t seq = 0;  // the message's session sequence number (kSent), else 0
-  SendStatus status = SendStatus::kNotLoggedOn;
-  bool sent() const noexcept { return status == SendStatus::kSent; }
-};
-
-enum class GatewayState : std::uint8_t {
-  kDisconnected,  // waiting for the next connect attempt (back-off)
-  kLoggingOn,     // connected, Logon sent, no answer yet
-  kActive,        // logged on: orders may be sent
-  kLoggingOut,    // logout() sent a Logout; waiting for the exchange's answer or close
-  kStopped,       // no more attempts: fatal logon reject or logout() done
-};
-std::string_view to_string(GatewayState s) noexcept;
-
-enum class DisconnectReason : std::uint8_t {
-  kConnectFailed,     // detail: errno (0 if unknown)
-  kPeerClosed,        // EOF or reset without a Logout; detail: errno (0 = orderly EOF)
-  kIoError,           // detail: errno
-  kServerLogout,      // detail: proto::LogoutReason
-  kLogonRejected,     // detail: proto::LogonRejectReason
-  kLogonTimeout,      // no answer to the Logon within logon_timeout_ms
-  kHeartbeatTimeout,  // nothing from the exchange for 3 heartbeat intervals
-  kProtocolError,     // detail: ProtocolError
-  kClientLogout,      // logout() finished
-};
-inline constexpr std::size_t kDisconnectReasons = 9;
-std::string_view to_string(DisconnectReason r) noexcept;
-
-// Why the gateway dropped a session that broke the protocol.
-enum class ProtocolError : std::uint16_t {
-  kNone = 0,
-  kMalformed = 1,          // a message that does not frame or check (bad length, version, type)
-  kSeqGap = 2,             // the exchange's seq jumped ahead
-  kSeqRepeat = 3,          // the exchange's seq went back
-  kUnexpectedMessage = 4,  // a valid message in a state where it cannot come (report before logon...)
-  kBadLogonAck = 5,        // LogonAck for another client id or with heartbeat 0
-  kSeqRejected = 6,        // the exchange rejected our seq (SessionReject SeqGap/SeqRepeat)
-  kInputOverflow = 7,      // the input buffer cannot hold one message (cannot happen with a valid config)
-};
-std::string_view to_string(ProtocolError e) noexcept;
-
-// The end of a connection (or of a connect attempt), as told to the Handler.
-struct Disconnect {
-  DisconnectReason reason = DisconnectReason::kPeerClosed;
-  std::uint16_t detail = 0;     // see DisconnectReason
-  bool fatal = false;           // the gateway stopped: no reconnect
-  bool was_logged_on = false;   // orders may have been live on this session
-  std::uint32_t retry_in_ms = 0;  // the next connect attempt (0 when fatal)
-};
-
-// Exponential back-off: initial, 2 x initial, ... capped at max; reset() after
-// a successful logon. Not thread-safe (the gateway's).
-class ReconnectBackoff {
- public:
-  ReconnectBackoff(std::uint32_t initial_ms, std::uint32_t max_ms) noexcept
-      : initial_ms_(initial_ms), max_ms_(max_ms), next_ms_(initial_ms) {}
-  // The delay before the next attempt; doubles the one after.
-  std::uint32_t next_delay_ms() noexcept {
-    const std::uint32_t d = next_ms_;
-    next_ms_ = next_ms_ >= max_ms_ / 2 ? max_ms_ : next_ms_ * 2;
-    return d;
-  }
-  void reset() noexcept { next_ms_ = initial_ms_; }
-
- private:
-  std::uint32_t initial_ms_;
-  std::uint32_t max_ms_;
-  std::uint32_t next_ms_;
-};
-
-struct OrderGatewayCounters {
-  core::Counter connect_attempts;
-  core::Counter connects;
-  core::Counter logons;
-  core::Counter messages_in;
-  core::Counter messages_out;
-  core::Counter bytes_in;
-  core::Counter bytes_out;
-  core::Counter orders_sent;  // NewOrder, CancelOrder, ModifyOrder
-  core::Counter heartbeats_sent;
-  core::Counter heartbeats_received;
-  core::Counter execution_reports;
-  core::Counter cancel_rejects;
-  core::Counter modify_rejects;
-  core::Counter output_full;  // send_* refused with kOutputFull
-  core::Counter partial_writes;  // the socket took part of what was offered: the rest waits in the buffer
-  // By wire reason code; the last slot counts codes the spec does not define.
-  std::array<core::Counter, 10> session_rejects;   // SessionRejectReason 0-8, other
-  std::array<core::Counter, 7> logon_rejects;      // LogonRejectReason 1-5 (0 unused), other
-  std::array<core::Counter, 8> logouts_received;   // LogoutReason 0-6, other
-  std::array<core::Counter, kDisconnectReasons> disconnects;
-  std::array<core::Counter, 8> protocol_errors;    // by ProtocolError
-};
-
-// What the gateway calls. Each exchange message type has its callback; the
-// message is passed decoded and checked (framing, version, length, session
-// seq). on_order_written gets the seq of an order message and the TSC taken
-// right after its last byte was written.
-template <typename H>
-concept GatewayHandler = requires(H& h, const proto::LogonAck& ack, const proto::ExecutionReport& er,
-                                  const proto::OrderReject& rj, const proto::SessionReject& sr,
-                                  const Disconnect& d, std::uint32_t seq, std::uint64_t tsc) {
-  h.on_logon(ack);
-  h.on_execution_report(er);
-  h.on_cancel_reject(rj);
-  h.on_modify_reject(rj);
-  h.on_session_reject(sr);  // every SessionReject; ref_seq names our message
-  h.on_disconnected(d);     // a session ended or a connect attempt failed
-  h.on_order_written(seq, tsc);
-};
-
-// Order messages queued or written but not yet reported to on_order_written:
-// a ring of (seq, end offset in the output stream, TSC once written).
-// Capacity fixed at construction. Not thread-safe.
-class WriteStamps {
- public:
-  explicit WriteStamps(std::size_t capacity);
-  bool full() const noexcept { return tail_ - head_ == mask_ + 1; }
-  void push(std::uint32_t seq, std::uint64_t end_offset) noexcept {
-    slots_[tail_++ & mask_] = Slot{end_offset, 0, seq};
-  }
-  // Stamps every queued message whose last byte is below `written` with `tsc`.
-  // Returns whether there was one (the caller reads the clock only then).
-  bool has_unstamped_below(std::uint64_t written) const noexcept {
-    return stamped_ != tail_ && slots_[stamped_ & mask_].end_offset <= written;
-  }
-  void stamp_below(std::uint64_t written, std::uint64_t tsc) noexcept {
-    while (stamped_ != tail_ && slots_[stamped_ & mask_].end_offset <= written) slots_[stamped_++ & mask_].tsc = tsc;
-  }
-  // Hands each stamped message to fn(seq, tsc), oldest first.
-  template <typename Fn>
-  std::size_t deliver(Fn&& fn) {
-    std::size_t n = 0;
-    while (head_ != stamped_) {
-      const Slot s = slots_[head_++ & mask_];
-      fn(s.seq, s.tsc);
-      ++n;
-    }
-    return n;
-  }
-  // Drops the messages never written (the connection is gone).
-  void drop_unstamped() noexcept { tail_ = stamped_; }
-
- private:
-  struct Slot {
-    std::uint64_t end_offset;
-    std::uint64_t tsc;
-    std::uint32_t seq;
-  };
-  std::unique_ptr<Slot[]> slots_;
-  std::size_t mask_ = 0;
-  std::uint64_t head_ = 0;     // next to deliver
-  std::uint64_t stamped_ = 0;  // next to stamp
-  std::uint64_t tail_ = 0;     // next free
-};
-
 template <typename Handler>
-class OrderGateway {
+class OrderEntryClient {
  public:
   // Validates `config` (throws std::invalid_argument) and allocates the
   // buffers. The first connect attempt is made by the first poll().
-  OrderGateway(OrderGatewayConfig config, Handler& handler, const core::TscClock& clock = core::TscClock::global())
+  OrderEntryClient(OrderEntryClientConfig config, Handler& handler, const core::TscClock& clock = core::TscClock::global())
       : config_((validate(config), std::move(config))),
         handler_(handler),
         clock_(clock),
@@ -258,8 +76,8 @@ class OrderGateway {
         stamps_(config_.output_buffer_bytes / sizeof(proto::CancelOrder) + 1),
         order_key_base_(std::uint64_t{config_.client_id} << 32) {}
 
-  OrderGateway(const OrderGateway&) = delete;
-  OrderGateway& operator=(const OrderGateway&) = delete;
+  OrderEntryClient(const OrderEntryClient&) = delete;
+  OrderEntryClient& operator=(const OrderEntryClient&) = delete;
 
   std::string_view role_name() const noexcept { return "order-gateway"; }
   int do_work() noexcept { return poll(); }
@@ -269,10 +87,10 @@ class OrderGateway {
   // order messages written since the last pass; close a broken session.
   // Returns the work done (0 = nothing happened).
   int poll() noexcept {
-    static_assert(GatewayHandler<Handler>, "OrderGateway<Handler>: Handler lacks a callback (see GatewayHandler)");
+    static_assert(OrderEntryHandler<Handler>, "OrderEntryClient<Handler>: Handler lacks a callback (see OrderEntryHandler)");
     now_ns_ = now_ns();
-    if (state_ == GatewayState::kStopped) return 0;
-    if (state_ == GatewayState::kDisconnected) {
+    if (state_ == SessionState::kStopped) return 0;
+    if (state_ == SessionState::kDisconnected) {
       if (now_ns_ < next_attempt_ns_) return 0;
       connect();
       return 1;
@@ -334,32 +152,32 @@ class OrderGateway {
   // next poll(); otherwise stops at once. Then kStopped, no reconnect.
   void logout() noexcept {
     switch (state_) {
-      case GatewayState::kActive:
+      case SessionState::kActive:
         if (enqueue(proto::make_message<proto::Logout>(0))) flush();
-        state_ = GatewayState::kLoggingOut;
+        state_ = SessionState::kLoggingOut;
         logout_sent_ns_ = now_ns_;
         break;
-      case GatewayState::kLoggingOn: close_later(DisconnectReason::kClientLogout, 0, true); break;
-      case GatewayState::kDisconnected: state_ = GatewayState::kStopped; break;
-      case GatewayState::kLoggingOut:
-      case GatewayState::kStopped: break;
+      case SessionState::kLoggingOn: close_later(DisconnectReason::kClientLogout, 0, true); break;
+      case SessionState::kDisconnected: state_ = SessionState::kStopped; break;
+      case SessionState::kLoggingOut:
+      case SessionState::kStopped: break;
     }
   }
 
-  GatewayState state() const noexcept { return state_; }
-  bool logged_on() const noexcept { return state_ == GatewayState::kActive && !close_pending_; }
-  bool stopped() const noexcept { return state_ == GatewayState::kStopped; }
+  SessionState state() const noexcept { return state_; }
+  bool logged_on() const noexcept { return state_ == SessionState::kActive && !close_pending_; }
+  bool stopped() const noexcept { return state_ == SessionState::kStopped; }
   // The interval in force (LogonAck), or the one asked for before that.
   std::uint32_t heartbeat_ms() const noexcept { return static_cast<std::uint32_t>(heartbeat_ns_ / 1'000'000); }
   std::uint64_t session_id() const noexcept { return session_id_; }
   const Disconnect& last_disconnect() const noexcept { return last_disconnect_; }
   std::uint64_t last_order_written_tsc() const noexcept { return last_written_tsc_; }
-  const OrderGatewayCounters& counters() const noexcept { return counters_; }
-  const OrderGatewayConfig& config() const noexcept { return config_; }
+  const OrderEntryClientCounters& counters() const noexcept { return counters_; }
+  const OrderEntryClientConfig& config() const noexcept { return config_; }
 
  private:
   bool connected() const noexcept {
-    return state_ == GatewayState::kLoggingOn || state_ == GatewayState::kActive || state_ == GatewayState::kLoggingOut;
+    return state_ == SessionState::kLoggingOn || state_ == SessionState::kActive || state_ == SessionState::kLoggingOut;
   }
   std::uint64_t now_ns() const noexcept {
     return static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())));
@@ -386,7 +204,7 @@ class OrderGateway {
       return;
     }
     counters_.connects.add();
-    state_ = GatewayState::kLoggingOn;
+    state_ = SessionState::kLoggingOn;
     next_out_seq_ = 1;
     expected_in_seq_ = 1;
     connected_ns_ = last_in_ns_ = last_out_ns_ = now_ns_;
@@ -412,11 +230,11 @@ class OrderGateway {
   void teardown() noexcept {
     DisconnectReason reason = close_reason_;
     bool fatal = close_fatal_;
-    if (state_ == GatewayState::kLoggingOut) {  // our own logout ends in a stop, however it ends
+    if (state_ == SessionState::kLoggingOut) {  // our own logout ends in a stop, however it ends
       reason = DisconnectReason::kClientLogout;
       fatal = true;
     }
-    was_logged_on_ = state_ == GatewayState::kActive || state_ == GatewayState::kLoggingOut;
+    was_logged_on_ = state_ == SessionState::kActive || state_ == SessionState::kLoggingOut;
     deliver_stamps();  // messages fully written before the end still count
     stamps_.drop_unstamped();
     stream_.close();
@@ -435,9 +253,9 @@ class OrderGateway {
     d.was_logged_on = was_logged_on_;
     was_logged_on_ = false;
     if (fatal) {
-      state_ = GatewayState::kStopped;
+      state_ = SessionState::kStopped;
     } else {
-      state_ = GatewayState::kDisconnected;
+      state_ = SessionState::kDisconnected;
       d.retry_in_ms = backoff_.next_delay_ms();
       next_attempt_ns_ = now_ns_ + std::uint64_t{d.retry_in_ms} * 1'000'000;
     }
@@ -450,17 +268,17 @@ class OrderGateway {
     if (close_pending_) return;
     counters_.protocol_errors[static_cast<std::size_t>(e)].add();
     // Best effort: a Logout before the close (the exchange then knows it was on purpose).
-    if (state_ == GatewayState::kActive && enqueue(proto::make_message<proto::Logout>(0))) flush();
+    if (state_ == SessionState::kActive && enqueue(proto::make_message<proto::Logout>(0))) flush();
     close_later(DisconnectReason::kProtocolError, static_cast<std::uint16_t>(e), false);
   }
 
   void run_timers() noexcept {
     switch (state_) {
-      case GatewayState::kLoggingOn:
+      case SessionState::kLoggingOn:
         if (now_ns_ - connected_ns_ >= std::uint64_t{config_.logon_timeout_ms} * 1'000'000)
           close_later(DisconnectReason::kLogonTimeout, 0, false);
         break;
-      case GatewayState::kActive:
+      case SessionState::kActive:
         if (now_ns_ - last_in_ns_ > 3 * heartbeat_ns_) {
           if (enqueue(proto::make_message<proto::Logout>(0))) flush();
           close_later(DisconnectReason::kHeartbeatTimeout, 0, false);
@@ -468,7 +286,7 @@ class OrderGateway {
           if (enqueue(proto::make_message<proto::Heartbeat>(0))) counters_.heartbeats_sent.add();
         }
         break;
-      case GatewayState::kLoggingOut:
+      case SessionState::kLoggingOut:
         if (now_ns_ - logout_sent_ns_ >= 3 * heartbeat_ns_) close_later(DisconnectReason::kClientLogout, 0, true);
         break;
       default: break;
@@ -493,7 +311,7 @@ class OrderGateway {
 
   template <typename M>
   SendResult send_order(const M& m) noexcept {
-    if (state_ != GatewayState::kActive || close_pending_) return {0, SendStatus::kNotLoggedOn};
+    if (state_ != SessionState::kActive || close_pending_) return {0, SendStatus::kNotLoggedOn};
     const std::uint32_t seq = next_out_seq_;
     if (stamps_.full() || !enqueue(m)) {
       counters_.output_full.add();
@@ -583,22 +401,22 @@ class OrderGateway {
 
   void dispatch(proto::MsgType type, const std::uint8_t* bytes) noexcept {
     using proto::MsgType;
-    const bool logged_on = state_ == GatewayState::kActive || state_ == GatewayState::kLoggingOut;
+    const bool logged_on = state_ == SessionState::kActive || state_ == SessionState::kLoggingOut;
     switch (type) {
       case MsgType::kLogonAck: {
-        if (state_ != GatewayState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
+        if (state_ != SessionState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
         const auto m = proto::read_message<proto::LogonAck>(bytes);
         if (m.client_id != config_.client_id || m.heartbeat_ms == 0) return protocol_error(ProtocolError::kBadLogonAck);
         heartbeat_ns_ = std::uint64_t{m.heartbeat_ms} * 1'000'000;
         session_id_ = m.session_id;
-        state_ = GatewayState::kActive;
+        state_ = SessionState::kActive;
         backoff_.reset();
         counters_.logons.add();
         handler_.on_logon(m);
         return;
       }
       case MsgType::kLogonReject: {
-        if (state_ != GatewayState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
+        if (state_ != SessionState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
         const auto m = proto::read_message<proto::LogonReject>(bytes);
         counters_.logon_rejects[slot(m.reason, 1, 5)].add();
         // Retrying with the same configuration cannot succeed: stop and report.
@@ -652,12 +470,12 @@ class OrderGateway {
     }
   }
 
-  const OrderGatewayConfig config_;
+  const OrderEntryClientConfig config_;
   Handler& handler_;
   const core::TscClock& clock_;
   ReconnectBackoff backoff_;
   net::TcpStream stream_;
-  GatewayState state_ = GatewayState::kDisconnected;
+  SessionState state_ = SessionState::kDisconnected;
   std::uint64_t now_ns_ = 0;           // read once per poll()
   std::uint64_t next_attempt_ns_ = 0;  // kDisconnected: connect at or after this time (0: at once)
   std::uint64_t connected_ns_ = 0;
@@ -684,7 +502,7 @@ class OrderGateway {
   const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)
   std::uint64_t last_written_tsc_ = 0;
   Disconnect last_disconnect_{};
-  OrderGatewayCounters counters_;
+  OrderEntryClientCounters counters_;
 };
 
 }  // namespace nanotick::trading

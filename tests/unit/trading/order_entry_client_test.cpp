@@ -7,7 +7,7 @@
 // and an exchange restart met with back-off. Against a scripted fake
 // exchange, what the real one never does: silence, sequence gaps, garbage,
 // no logon answer, and a reader too slow for our writes (partial writes).
-#include "trading/order_gateway.hpp"
+#include "trading/order_entry_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,7 +43,7 @@ const std::string kKey = "trader-test-key-0001";
 // ---- the trader side: gateway + order manager wired through a handler ----------------
 
 struct Trader;
-using Gateway = nt::OrderGateway<Trader>;
+using Gateway = nt::OrderEntryClient<Trader>;
 using Orders = nt::OrderManager<Gateway>;
 
 struct Trader {
@@ -89,9 +89,9 @@ struct Trader {
   void on_order_written(std::uint32_t seq, std::uint64_t tsc) { written.emplace_back(seq, tsc); }
 };
 
-nt::OrderGatewayConfig client_config(const nn::SocketAddress& exchange, std::uint32_t client_id = 1,
+nt::OrderEntryClientConfig client_config(const nn::SocketAddress& exchange, std::uint32_t client_id = 1,
                                      const std::string& key = kKey) {
-  nt::OrderGatewayConfig c;
+  nt::OrderEntryClientConfig c;
   c.exchange = exchange;
   c.client_id = client_id;
   c.api_key = key;
@@ -163,7 +163,7 @@ class Venue {
 
 class VenueTest : public ::testing::Test {
  protected:
-  void start(const VenueOptions& o = {}, nt::OrderGatewayConfig c = {}) {
+  void start(const VenueOptions& o = {}, nt::OrderEntryClientConfig c = {}) {
     venue = std::make_unique<Venue>(o);
     if (c.client_id == 0) c = client_config(venue->address());
     c.exchange = venue->address();
@@ -410,7 +410,7 @@ TEST_F(VenueTest, LogoutStopsForGood) {
   start();
   ASSERT_TRUE(pump([&] { return gateway->logged_on(); }));
   gateway->logout();
-  EXPECT_EQ(gateway->state(), nt::GatewayState::kLoggingOut);
+  EXPECT_EQ(gateway->state(), nt::SessionState::kLoggingOut);
   EXPECT_EQ(orders->submit(limit(nt::Side::kBuy, 100, 1)).status, nt::SubmitStatus::kNotLoggedOn);
   ASSERT_TRUE(pump([&] { return gateway->stopped(); }));
   ASSERT_EQ(trader.disconnects.size(), 1u);
@@ -492,7 +492,7 @@ class FakeExchange {
 
 class FakeExchangeTest : public ::testing::Test {
  protected:
-  void start(nt::OrderGatewayConfig c) {
+  void start(nt::OrderEntryClientConfig c) {
     c.exchange = fake.address();
     gateway = std::make_unique<Gateway>(c, trader);
   }
@@ -692,10 +692,10 @@ TEST(ReconnectBackoff, DoublesFromTheInitialDelayToTheCapAndResets) {
   EXPECT_EQ(odd.next_delay_ms(), 1000u);
 }
 
-TEST(OrderGatewayConfig, IsValidatedWithTheFieldNamed) {
+TEST(OrderEntryClientConfig, IsValidatedWithTheFieldNamed) {
   const auto good = client_config(nn::parse_socket_address("127.0.0.1:9100"));
   EXPECT_NO_THROW(nt::validate(good));
-  auto expect_error = [](nt::OrderGatewayConfig c, const std::string& field) {
+  auto expect_error = [](nt::OrderEntryClientConfig c, const std::string& field) {
     try {
       nt::validate(c);
       ADD_FAILURE() << "accepted a bad " << field;
