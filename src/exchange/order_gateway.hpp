@@ -61,9 +61,9 @@ struct GatewayCounters {
   core::Counter disconnect_cancels_dropped;  // no room left to queue one (never with the reserved capacity)
   core::Counter pending_cancels;             // queued, not yet in the sequencer's ring
   core::Counter answers_unstamped;  // telemetry: answers sent without ex_tcp_write (a session's stamp ring was full)
-  std::array<core::Counter, 9> session_rejects;  // by SessionRejectReason (index = code)
-  std::array<core::Counter, 6> logon_rejects;    // by LogonRejectReason
-  std::array<core::Counter, 7> logouts;          // by LogoutReason we sent
+  std::array<core::Counter, proto::kSessionRejectReasons> session_rejects;  // by SessionRejectReason (index = code)
+  std::array<core::Counter, proto::kLogonRejectReasons> logon_rejects;      // by LogonRejectReason (0 unused)
+  std::array<core::Counter, proto::kLogoutReasons> logouts;                 // by LogoutReason we sent
   // Engine rejects (new order, cancel, modify) by RejectReason code (< 400).
   static constexpr std::size_t kRejectCodes = 400;
   std::array<core::Counter, kRejectCodes> engine_rejects;

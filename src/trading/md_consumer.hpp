@@ -122,7 +122,7 @@ enum class RecoveryReason : std::uint8_t {
   kTopOfBookMismatch = 3, // a TopOfBook differed from the book's best levels
   kAuditMismatch = 4,     // a snapshot of the same moment disagreed (seq or order count)
 };
-inline constexpr std::size_t kRecoveryReasons = 5;
+inline constexpr std::size_t kRecoveryReasons = static_cast<std::size_t>(RecoveryReason::kAuditMismatch) + 1;
 std::string_view to_string(RecoveryReason r) noexcept;
 
 inline constexpr std::size_t kPacketErrors = static_cast<std::size_t>(proto::PacketError::kCountMismatch) + 1;

@@ -418,7 +418,7 @@ class OrderEntryClient {
       case MsgType::kLogonReject: {
         if (state_ != SessionState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
         const auto m = proto::read_message<proto::LogonReject>(bytes);
-        counters_.logon_rejects[slot(m.reason, 1, 5)].add();
+        counters_.logon_rejects[slot(m.reason, 1, proto::kLogonRejectReasons - 1)].add();
         // Retrying with the same configuration cannot succeed: stop and report.
         const auto why = static_cast<proto::LogonRejectReason>(m.reason);
         const bool fatal = why == proto::LogonRejectReason::kBadCredentials ||
@@ -428,7 +428,7 @@ class OrderEntryClient {
       }
       case MsgType::kServerLogout: {
         const auto m = proto::read_message<proto::ServerLogout>(bytes);
-        counters_.logouts_received[slot(m.reason, 0, 6)].add();
+        counters_.logouts_received[slot(m.reason, 0, proto::kLogoutReasons - 1)].add();
         return close_later(DisconnectReason::kServerLogout, m.reason, false);
       }
       case MsgType::kServerHeartbeat: counters_.heartbeats_received.add(); return;
@@ -458,7 +458,7 @@ class OrderEntryClient {
       }
       case MsgType::kSessionReject: {
         const auto m = proto::read_message<proto::SessionReject>(bytes);
-        counters_.session_rejects[slot(m.reason, 0, 8)].add();
+        counters_.session_rejects[slot(m.reason, 0, proto::kSessionRejectReasons - 1)].add();
         handler_.on_session_reject(m);
         // Our numbering and the exchange's disagree: only a new session fixes that.
         const auto why = static_cast<proto::SessionRejectReason>(m.reason);

@@ -69,7 +69,7 @@ enum class DisconnectReason : std::uint8_t {
   kProtocolError,     // detail: ProtocolError
   kClientLogout,      // logout() finished
 };
-inline constexpr std::size_t kDisconnectReasons = 9;
+inline constexpr std::size_t kDisconnectReasons = static_cast<std::size_t>(DisconnectReason::kClientLogout) + 1;
 std::string_view to_string(DisconnectReason r) noexcept;
 
 // Why the gateway dropped a session that broke the protocol.
@@ -83,6 +83,7 @@ enum class ProtocolError : std::uint16_t {
   kSeqRejected = 6,        // the exchange rejected our seq (SessionReject SeqGap/SeqRepeat)
   kInputOverflow = 7,      // the input buffer cannot hold one message (cannot happen with a valid config)
 };
+inline constexpr std::size_t kProtocolErrors = static_cast<std::size_t>(ProtocolError::kInputOverflow) + 1;
 std::string_view to_string(ProtocolError e) noexcept;
 
 // The end of a connection (or of a connect attempt), as told to the Handler.
@@ -111,11 +112,11 @@ struct OrderEntryClientCounters {
   core::Counter output_full;  // send_* refused with kOutputFull
   core::Counter partial_writes;  // the socket took part of what was offered: the rest waits in the buffer
   // By wire reason code; the last slot counts codes the spec does not define.
-  std::array<core::Counter, 10> session_rejects;   // SessionRejectReason 0-8, other
-  std::array<core::Counter, 7> logon_rejects;      // LogonRejectReason 1-5 (0 unused), other
-  std::array<core::Counter, 8> logouts_received;   // LogoutReason 0-6, other
+  std::array<core::Counter, proto::kSessionRejectReasons + 1> session_rejects;  // by code, then other
+  std::array<core::Counter, proto::kLogonRejectReasons + 1> logon_rejects;      // by code (0 unused), then other
+  std::array<core::Counter, proto::kLogoutReasons + 1> logouts_received;        // by code, then other
   std::array<core::Counter, kDisconnectReasons> disconnects;
-  std::array<core::Counter, 8> protocol_errors;    // by ProtocolError
+  std::array<core::Counter, kProtocolErrors> protocol_errors;  // by ProtocolError
 };
 
 // What the gateway calls. Each exchange message type has its callback; the
