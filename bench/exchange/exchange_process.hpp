@@ -2,24 +2,16 @@
 // one run (ephemeral order-entry port, journal in a temp dir, multicast groups
 // of our own, API keys hashed here), the process spawned from the build tree,
 // its bound port read from its stderr, SIGTERM at the end and its "name value"
-// counters parsed from its stdout. Start-up and shutdown code only: it
+// counters parsed from its stdout (the process itself: common/child_process.hpp). Start-up and shutdown code only: it
 // allocates and throws, naming what failed and how to fix it. Not
 // thread-safe: owned by the benchmark's main thread (which must not be pinned
 // when it spawns: the child inherits the caller's CPU affinity).
 #pragma once
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -27,41 +19,13 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
+#include "common/child_process.hpp"
 #include "net/socket_address.hpp"
 #include "venue/credential.hpp"
 
-extern char** environ;
-
 namespace nanotick::bench {
-
-// A directory under $TMPDIR (else /tmp) removed with everything in it on
-// destruction. The journal lives here, so it is on a real file system unless
-// $TMPDIR points at a tmpfs (then fdatasync costs nothing: the header says).
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/nanotick-bench-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("cannot create a temp dir from '" + pattern + "': " + std::strerror(errno) +
-                               " (set TMPDIR to a writable directory)");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);  // best effort: a leftover dir in /tmp is harmless
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const noexcept { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // One client the generated config knows: id and the API key it logs on with.
 struct BenchClient {
@@ -112,63 +76,24 @@ inline std::string exchange_toml(const ExchangeSetup& s, const std::filesystem::
 
 // build/<preset>/bench/<this binary> -> build/<preset>/bin/nanotick-exchange.
 inline std::filesystem::path find_exchange_binary() {
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot read /proc/self/exe to find nanotick-exchange: " + ec.message());
-  const std::filesystem::path exe = self.parent_path().parent_path() / "bin" / "nanotick-exchange";
-  if (::access(exe.c_str(), X_OK) != 0)
-    throw std::runtime_error("cannot find the exchange binary at " + exe.string() +
-                             " (build it: cmake --build build/release --target nanotick-exchange)");
-  return exe;
+  return find_build_binary("nanotick-exchange", "nanotick-exchange");
 }
 
-inline std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A running nanotick-exchange. The destructor kills (SIGKILL) and reaps it if
-// stop() was not reached, so an aborted benchmark leaves no process behind.
+// A running nanotick-exchange on a generated config and journal in a temp
+// dir. The destructor kills (SIGKILL) and reaps it if stop() was not
+// reached, so an aborted benchmark leaves no process behind.
 class ExchangeProcess {
  public:
   using Counters = std::map<std::string, std::uint64_t>;
 
   ExchangeProcess(const std::filesystem::path& binary, const ExchangeSetup& setup,
                   const std::vector<BenchClient>& clients)
-      : dir_() {
-    const std::filesystem::path journal = dir_.path() / "journal";
-    std::filesystem::create_directories(journal);
-    const std::filesystem::path config = dir_.path() / "exchange.toml";
-    std::ofstream(config) << exchange_toml(setup, journal, clients);
-    stdout_path_ = dir_.path() / "stdout.txt";
-    stderr_path_ = dir_.path() / "stderr.txt";
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    std::vector<std::string> args = {binary.string(), "--config", config.string()};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int rc = ::posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("cannot start " + binary.string() + ": " + std::strerror(rc));
-    try {
-      wait_for_port();
-    } catch (...) {
-      kill_now();  // no destructor runs for a half-constructed object
-      throw;
-    }
+      : process_(start(dir_, binary, setup, clients)) {
+    // "order entry listening on 127.0.0.1:PORT", logged once the server has started.
+    const std::string rest = process_.wait_for_log("order entry listening on 127.0.0.1:", std::chrono::seconds(20));
+    const std::size_t end = rest.find_first_not_of("0123456789");
+    address_ = net::parse_socket_address("127.0.0.1:" + rest.substr(0, end));
   }
-
-  ~ExchangeProcess() { kill_now(); }
-  ExchangeProcess(const ExchangeProcess&) = delete;
-  ExchangeProcess& operator=(const ExchangeProcess&) = delete;
 
   const net::SocketAddress& order_entry() const noexcept { return address_; }
 
@@ -176,112 +101,36 @@ class ExchangeProcess {
   // snapshot), then the counters it printed. Throws if it does not stop
   // within 30 s or exits non-zero.
   Counters stop() {
-    ::kill(pid_, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    int status = 0;
-    for (;;) {
-      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) break;
-      if (std::chrono::steady_clock::now() > deadline)
-        throw std::runtime_error("nanotick-exchange did not stop within 30 s of SIGTERM; its log:\n" + log());
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    pid_ = -1;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      throw std::runtime_error("nanotick-exchange did not exit cleanly (status " + std::to_string(status) +
-                               "); its log:\n" + log());
+    process_.signal(SIGTERM);
+    process_.wait_clean_exit(std::chrono::seconds(30));
     // "name value" lines; names may contain spaces ("session_reject.bad length").
     Counters counters;
-    std::istringstream out(read_file(stdout_path_));
-    for (std::string line; std::getline(out, line);) {
-      const std::size_t space = line.rfind(' ');
-      if (space == std::string::npos || space + 1 == line.size()) continue;
-      const std::string value = line.substr(space + 1);
-      if (value.find_first_not_of("0123456789") != std::string::npos) continue;
-      counters[line.substr(0, space)] = std::stoull(value);
-    }
+    for (const auto& [name, value] : parse_key_values(process_.out()))
+      if (value.find_first_not_of("0123456789") == std::string::npos) counters[name] = std::stoull(value);
     if (counters.count("ack_latency_ns.p50") == 0)
-      throw std::runtime_error("nanotick-exchange printed no ack_latency_ns counters; its stdout:\n" +
-                               read_file(stdout_path_));
+      throw std::runtime_error("nanotick-exchange printed no ack_latency_ns counters; its stdout:\n" + process_.out());
     return counters;
   }
 
-  std::string log() const { return read_file(stderr_path_); }
+  std::string log() const { return process_.err(); }
 
   // What the scheduler did to one of the exchange's threads so far, by its
   // name ("nt-critical", "nt-aux"); zeros if there is no such thread.
-  struct ThreadSched {
-    std::uint64_t involuntary_switches = 0;  // /proc/<pid>/task/<tid>/status
-    double cpu_seconds = 0;                  // user + system, /proc/<pid>/task/<tid>/stat
-  };
-  ThreadSched thread_sched(std::string_view thread_name) const {
-    ThreadSched out;
-    std::error_code ec;
-    const std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
-    for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
-      std::string comm = read_file(task.path() / "comm");
-      while (!comm.empty() && comm.back() == '\n') comm.pop_back();
-      if (comm != thread_name) continue;
-      std::istringstream status(read_file(task.path() / "status"));
-      for (std::string line; std::getline(status, line);) {
-        static constexpr std::string_view kKey = "nonvoluntary_ctxt_switches:";
-        if (line.rfind(kKey, 0) == 0) out.involuntary_switches = std::stoull(line.substr(kKey.size()));
-      }
-      // stat: "tid (comm) state ..." with utime and stime the 12th and 13th
-      // fields after the ")" (the comm may contain spaces).
-      const std::string stat = read_file(task.path() / "stat");
-      std::istringstream fields(stat.substr(stat.rfind(')') + 1));
-      std::string field;
-      std::uint64_t ticks = 0;
-      for (int i = 1; i <= 13 && fields >> field; ++i)
-        if (i >= 12) ticks += std::stoull(field);
-      out.cpu_seconds = static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-      break;
-    }
-    return out;
-  }
+  using ThreadSched = ChildProcess::Sched;
+  ThreadSched thread_sched(std::string_view thread_name) const { return process_.thread_sched(thread_name); }
 
  private:
-  void kill_now() noexcept {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-
-  // Polls the stderr file for "order entry listening on 127.0.0.1:PORT"
-  // (printed once the server has started), failing fast if the process died.
-  void wait_for_port() {
-    static constexpr std::string_view kMarker = "order entry listening on 127.0.0.1:";
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    for (;;) {
-      const std::string text = log();
-      if (const std::size_t at = text.find(kMarker); at != std::string::npos) {
-        const std::size_t digits = at + kMarker.size();
-        const std::size_t end = text.find_first_not_of("0123456789", digits);
-        if (end != std::string::npos && end > digits) {
-          address_ = net::parse_socket_address("127.0.0.1:" + text.substr(digits, end - digits));
-          return;
-        }
-      }
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error("nanotick-exchange exited during start-up (status " + std::to_string(status) +
-                                 "); its log:\n" + text);
-      }
-      if (std::chrono::steady_clock::now() > deadline)
-        throw std::runtime_error("nanotick-exchange did not report its order-entry port within 20 s; its log:\n" +
-                                 text);
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+  static ChildProcess start(const TempDir& dir, const std::filesystem::path& binary, const ExchangeSetup& setup,
+                            const std::vector<BenchClient>& clients) {
+    const std::filesystem::path journal = dir.path() / "journal";
+    std::filesystem::create_directories(journal);
+    const std::filesystem::path config = dir.path() / "exchange.toml";
+    std::ofstream(config) << exchange_toml(setup, journal, clients);
+    return ChildProcess("nanotick-exchange", binary, {"--config", config.string()}, dir.path() / "exchange");
   }
 
   TempDir dir_;
-  std::filesystem::path stdout_path_;
-  std::filesystem::path stderr_path_;
-  pid_t pid_ = -1;
+  ChildProcess process_;
   net::SocketAddress address_;
 };
 

@@ -5,7 +5,7 @@
 //
 // Subjects, one fresh set per measurement, each with a config generated for
 // it (bench/trader/venue_configs.hpp) in a temp dir under $TMPDIR, from the
-// build tree (bench/trader/child_process.hpp):
+// build tree (bench/common/child_process.hpp):
 //   - nanotick-exchange: compact mode, idle backoff, every thread on the
 //     venue CPU, fsync batch, the demo's two instruments, market data on
 //     multicast groups and ports of this run's own;
@@ -72,7 +72,7 @@
 #include "net/socket_address.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/tsc_clock.hpp"
-#include "trader/child_process.hpp"
+#include "common/child_process.hpp"
 #include "trader/venue_configs.hpp"
 
 namespace nb = nanotick::bench;

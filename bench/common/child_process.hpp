@@ -1,5 +1,6 @@
-// A process of the build tree (nanotick-exchange, nanotick-trader) as a
-// benchmark subject: spawned with its stdout and stderr in files, waited on
+// Child processes for the benches: a temp dir that cleans up after itself,
+// and a process of the build tree (nanotick-exchange, nanotick-trader, ...)
+// as a benchmark subject: spawned with its stdout and stderr in files, waited on
 // for a line in its log, signalled, reaped with a deadline, and sampled for
 // what the scheduler did to its main thread. Start-up and shutdown code only:
 // it allocates and throws, naming the process and what failed. Not
@@ -16,9 +17,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -28,9 +32,42 @@
 #include <utility>
 #include <vector>
 
-#include "exchange/exchange_process.hpp"  // TempDir, read_file, environ
+extern char** environ;
 
 namespace nanotick::bench {
+
+// A directory under $TMPDIR (else /tmp) removed with everything in it on
+// destruction. The journal lives here, so it is on a real file system unless
+// $TMPDIR points at a tmpfs (then fdatasync costs nothing: the header says).
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/nanotick-bench-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("cannot create a temp dir from '" + pattern + "': " + std::strerror(errno) +
+                               " (set TMPDIR to a writable directory)");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);  // best effort: a leftover dir in /tmp is harmless
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 // build/<preset>/bench/<this binary> -> build/<preset>/bin/<name>; `target`
 // is the CMake target that builds it (for the message when it is missing).
@@ -61,12 +98,10 @@ inline std::map<std::string, std::string> parse_key_values(const std::string& te
 
 class ChildProcess {
  public:
-  // What the scheduler did to the process's main thread so far: the
-  // trader's compact loop runs on it (the exchange's critical thread is
-  // another one, so this says nothing about the exchange).
+  // What the scheduler did to one of its threads so far.
   struct Sched {
-    std::uint64_t involuntary_switches = 0;  // /proc/<pid>/status nonvoluntary_ctxt_switches
-    double cpu_seconds = 0;                  // utime + stime of /proc/<pid>/stat
+    std::uint64_t involuntary_switches = 0;  // /proc/<pid>/task/<tid>/status nonvoluntary_ctxt_switches
+    double cpu_seconds = 0;                  // utime + stime of /proc/<pid>/task/<tid>/stat
   };
 
   // Starts `binary args...` with stdout in <log_stem>.stdout and stderr in
@@ -152,19 +187,36 @@ class ChildProcess {
                                "); its log:\n" + err());
   }
 
-  // Zeros once it has exited.
+  // What the scheduler did to its main thread (the trader's compact loop
+  // runs on it), or to its thread named `thread_name` ("nt-critical",
+  // "nt-aux": the exchange names its threads). Zeros once it has exited or
+  // if there is no such thread.
   Sched main_thread_sched() const {
+    if (pid_ <= 0) return Sched{};
+    return sched_of("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_));
+  }
+  Sched thread_sched(std::string_view thread_name) const {
+    if (pid_ <= 0) return Sched{};
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {
+      std::string comm = read_file(task.path() / "comm");
+      while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+      if (comm == thread_name) return sched_of(task.path());
+    }
+    return Sched{};
+  }
+
+ private:
+  static Sched sched_of(const std::filesystem::path& task) {
     Sched s;
-    if (pid_ <= 0) return s;
-    const std::filesystem::path dir = "/proc/" + std::to_string(pid_);
-    std::istringstream status(read_file(dir / "status"));
+    std::istringstream status(read_file(task / "status"));
     for (std::string line; std::getline(status, line);) {
       static constexpr std::string_view kKey = "nonvoluntary_ctxt_switches:";
       if (line.rfind(kKey, 0) == 0) s.involuntary_switches = std::stoull(line.substr(kKey.size()));
     }
-    // stat: "pid (comm) state ..." with utime and stime the 12th and 13th
+    // stat: "tid (comm) state ..." with utime and stime the 12th and 13th
     // fields after the ")" (the comm may contain spaces).
-    const std::string stat = read_file(dir / "task" / std::to_string(pid_) / "stat");
+    const std::string stat = read_file(task / "stat");
     const std::size_t paren = stat.rfind(')');
     if (paren == std::string::npos) return s;
     std::istringstream fields(stat.substr(paren + 1));
@@ -176,7 +228,6 @@ class ChildProcess {
     return s;
   }
 
- private:
   void kill_now() noexcept {
     if (pid_ <= 0) return;
     ::kill(pid_, SIGKILL);
