@@ -132,6 +132,7 @@ class StdPeerBook {
       case engine::RequestType::kNew: return on_new(r);
       case engine::RequestType::kCancel: return on_cancel(r);
       case engine::RequestType::kModify: return on_modify(r);
+      case engine::RequestType::kMassCancel: break;  // the venue's request: in no workload a peer replays
     }
     return PeerResult::kRejected;
   }
