@@ -316,8 +316,9 @@ class MatchingEngine {
   // id order: kAllInstruments), cancelled in the order they were entered
   // (order id), each with its report and market data, then one top-of-book
   // check per instrument. Nothing live: no output. O(live orders of the
-  // instruments): the venue's request at a session's end, not a hot path.
-  void on_mass_cancel(const Request& rq) noexcept {
+  // instruments): the venue's request at a session's end, not a hot path --
+  // cold, out of line, so process() stays as small as before it existed.
+  NT_COLD void on_mass_cancel(const Request& rq) noexcept {
     RejectReason why = rq.instrument == kAllInstruments ? RejectReason::kNone : check_common(rq);
     if (why == RejectReason::kNone && rq.client > kMaxClientId) why = RejectReason::kInvalidClientId;
     if (why == RejectReason::kNone && (rq.reserved != 0 || rq.client_order_id != 0 || rq.price != 0 || rq.qty != 0))
