@@ -39,8 +39,10 @@ void check_paced_ping_pong(nc::IdleKind idle) {
   EXPECT_EQ(r.short_writes, 0u);
   EXPECT_EQ(r.client_errors, 0u);
   EXPECT_EQ(r.echo_errors, 0u);
-  // Two loopback system calls and a wake-up: above a microsecond, far below a second.
-  EXPECT_GT(r.round_trip_ns.min(), 1'000u);
+  // Times taken by the clock, not made up: above zero, far below a second. (No
+  // tighter lower bound: under a loaded CI a loopback round trip was timed at
+  // 664 ns, and tests assert behaviour, not speed.)
+  EXPECT_GT(r.round_trip_ns.min(), 0u);
   EXPECT_LT(r.round_trip_ns.percentile(50), 10'000'000u);
   EXPECT_LT(r.round_trip_ns.max(), 1'000'000'000u);
   EXPECT_EQ(floor.live().count(), r.round_trip_ns.count());
