@@ -63,8 +63,9 @@ void check_answers_every_datagram(nc::IdleKind idle, const char* group) {
   EXPECT_EQ(r.sink_errors, 0u);
   EXPECT_EQ(r.recv_errors, 0u);
   EXPECT_EQ(r.truncated, 0u);
-  // A send() of 64 bytes on loopback: more than a few hundred ns, far below a second.
-  EXPECT_GT(r.hop_ns.min(), 100u);
+  // Times taken by the clock, not made up: above zero, far below a second
+  // (no tighter bound: tests assert behaviour, not speed).
+  EXPECT_GT(r.hop_ns.min(), 0u);
   EXPECT_LT(r.hop_ns.percentile(50), 1'000'000u);
   EXPECT_LT(r.hop_ns.max(), 1'000'000'000u);
   EXPECT_GT(r.seconds, 0.0);
