@@ -21,13 +21,13 @@ import pathlib
 import re
 import secrets
 import signal
-import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import md_books as mb
+from logged_process import LoggedProcess
 import nanotick_wire as w
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
@@ -183,44 +183,25 @@ def make_config(tmp_path: pathlib.Path, n_clients: int = 4, **overrides) -> Exch
     return cfg
 
 
-class ExchangeProcess:
+class ExchangeProcess(LoggedProcess):
     """A running nanotick-exchange; its stderr is read by a thread (the port, "ready")."""
 
     def __init__(self, config: ExchangeConfig, extra_args: Optional[List[str]] = None,
                  prefix: Optional[List[str]] = None) -> None:
         """`prefix` runs the binary through another command (`ip netns exec NS`), which must exec it."""
         self.config = config
+        self.port: Optional[int] = None
         config.journal_dir.mkdir(parents=True, exist_ok=True)
         args = (prefix or []) + [str(BINARY), "--config", str(config.path), "--journal-dir", str(config.journal_dir)] + (extra_args or [])
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(config.dir))
-        self.stderr_lines: List[str] = []
-        self.stdout_lines: List[str] = []
-        self.port: Optional[int] = None
-        self._ready = threading.Event()
-        self._lock = threading.Lock()
-        self._threads = [
-            threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr_lines, True), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stdout, self.stdout_lines, False), daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
+        super().__init__(args, config.dir, "the exchange")
 
-    def _read(self, stream, sink: List[str], is_stderr: bool) -> None:
-        for line in stream:
-            line = line.rstrip("\n")
-            with self._lock:
-                sink.append(line)
-            if is_stderr and line.startswith(LOG_PREFIX):
-                m = _LISTEN_RE.search(line)
-                if m:
-                    self.port = int(m.group(1))
-                if line[len(LOG_PREFIX):].strip() == "ready":
-                    self._ready.set()
-        self._ready.set()  # EOF: wake a waiter; it then sees the exit
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
+    def on_stderr_line(self, line: str) -> None:
+        if line.startswith(LOG_PREFIX):
+            m = _LISTEN_RE.search(line)
+            if m:
+                self.port = int(m.group(1))
+            if line[len(LOG_PREFIX):].strip() == "ready":
+                self.mark_ready()
 
     def wait_ready(self, timeout: float = 10.0) -> int:
         if not self._ready.wait(timeout):
@@ -228,54 +209,27 @@ class ExchangeProcess:
             raise AssertionError(f"the exchange did not log 'ready' within {timeout} s; stderr:\n{self.stderr_text()}")
         if self.proc.poll() is not None or self.port is None:
             self.proc.wait(timeout=5)
-            for t in self._threads:
-                t.join(timeout=2)
+            self._join(2)
             raise AssertionError(f"the exchange exited ({self.proc.returncode}) or logged no port before 'ready'; stderr:\n{self.stderr_text()}")
         return self.port
-
-    def stderr_text(self) -> str:
-        with self._lock:
-            return "\n".join(self.stderr_lines)
 
     def stop(self, sig: Optional[int] = signal.SIGTERM, timeout: float = 10.0) -> Dict[str, int]:
         """Signals (unless `sig` is None: already sent), waits for the exit, asserts it is 0
         and returns the counters printed on stdout."""
         if sig is not None:
             self.proc.send_signal(sig)
-        try:
-            rc = self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise AssertionError(f"the exchange did not exit within {timeout} s of signal {sig}; stderr:\n{self.stderr_text()}")
-        for t in self._threads:
-            t.join(timeout=5)
+        rc = self.wait_exit(timeout, f" of signal {sig}")
         assert rc == 0, f"exit code {rc} after signal {sig}; stderr:\n{self.stderr_text()}"
         return self.counters()
 
     def counters(self) -> Dict[str, int]:
         """The "name value" lines of stdout (names may contain spaces)."""
         out: Dict[str, int] = {}
-        with self._lock:
-            lines = list(self.stdout_lines)
-        for line in lines:
+        for line in self.lines():
             name, _, value = line.strip().rpartition(" ")
             if name and re.fullmatch(r"-?\d+", value):
                 out[name] = int(value)
         return out
-
-    def kill(self) -> None:
-        """SIGKILL and reap (idempotent)."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        for t in self._threads:
-            t.join(timeout=2)
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
 
     def client(self, timeout: float = 5.0, rcvbuf: Optional[int] = None) -> w.OrderEntryClient:
         assert self.port is not None

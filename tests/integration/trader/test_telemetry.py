@@ -32,7 +32,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -61,27 +60,10 @@ WIRE_SLACK_NS = 20_000_000
 
 
 class TelemetryTrader(TraderProcess):
-    """A nanotick-trader started with --telemetry DIR (TraderProcess builds its own argument
-    list in its constructor, so the start is repeated here with the option added)."""
+    """A nanotick-trader started with --telemetry DIR."""
 
     def __init__(self, config_path: Path, telemetry_dir: Path, duration_s: Optional[float] = None) -> None:
-        self.config_path = config_path
-        args = [str(TRADER_BINARY), "--config", str(config_path), "--telemetry", str(telemetry_dir)]
-        if duration_s is not None:
-            args += ["--duration", str(duration_s)]
-        self.args = args
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd=str(config_path.parent))
-        self.stdout_lines: List[str] = []
-        self.stderr_lines: List[str] = []
-        self._ready = threading.Event()
-        self._lock = threading.Lock()
-        self._threads = [
-            threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr_lines, True), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stdout, self.stdout_lines, False), daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
+        super().__init__(config_path, duration_s, extra_args=["--telemetry", str(telemetry_dir)])
 
 
 class Records:

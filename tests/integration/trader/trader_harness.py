@@ -23,12 +23,11 @@ import os
 import pathlib
 import re
 import signal
-import subprocess
-import threading
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from exchange_harness import REPO, ClientSpec, ExchangeConfig
+from logged_process import LoggedProcess
 
 TRADER_BINARY = pathlib.Path(os.environ.get("NANOTICK_TRADER", REPO / "build" / "release" / "bin" / "nanotick-trader"))
 
@@ -155,56 +154,25 @@ def copy_exchange_config(config: ExchangeConfig, directory: pathlib.Path) -> Exc
                           journal=dict(config.journal), threads=dict(config.threads))
 
 
-class TraderProcess:
+class TraderProcess(LoggedProcess):
     """A running nanotick-trader; its stdout and stderr are read by threads."""
 
     def __init__(self, config_path: pathlib.Path, duration_s: Optional[float] = None,
-                 book_dump: Optional[pathlib.Path] = None, prefix: Optional[List[str]] = None) -> None:
+                 book_dump: Optional[pathlib.Path] = None, prefix: Optional[List[str]] = None,
+                 extra_args: Optional[List[str]] = None) -> None:
         """`prefix` runs the binary through another command (`ip netns exec NS`), which must exec it."""
         self.config_path = config_path
-        args = (prefix or []) + [str(TRADER_BINARY), "--config", str(config_path)]
+        args = (prefix or []) + [str(TRADER_BINARY), "--config", str(config_path)] + (extra_args or [])
         if duration_s is not None:
             args += ["--duration", str(duration_s)]
         if book_dump is not None:
             args += ["--book-dump", str(book_dump)]
-        self.args = args
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd=str(config_path.parent))
-        self.stdout_lines: List[str] = []
-        self.stderr_lines: List[str] = []
-        self._ready = threading.Event()
-        self._lock = threading.Lock()
-        self._threads = [
-            threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr_lines, True), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stdout, self.stdout_lines, False), daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
+        super().__init__(args, config_path.parent, "the trader")
 
-    def _read(self, stream, sink: List[str], is_stderr: bool) -> None:
-        for line in stream:
-            line = line.rstrip("\n")
-            with self._lock:
-                sink.append(line)
-            # "nanotick-trader[<name>]: ready" (before the config is loaded the prefix has no name).
-            if is_stderr and line.startswith("nanotick-trader") and line.endswith(": ready"):
-                self._ready.set()
-        self._ready.set()  # EOF: wake a waiter; it then sees the exit
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def stderr_text(self) -> str:
-        with self._lock:
-            return "\n".join(self.stderr_lines)
-
-    def stdout_text(self) -> str:
-        with self._lock:
-            return "\n".join(self.stdout_lines)
+    def on_stderr_line(self, line: str) -> None:
+        # "nanotick-trader[<name>]: ready" (before the config is loaded the prefix has no name).
+        if line.startswith("nanotick-trader") and line.endswith(": ready"):
+            self.mark_ready()
 
     def describe(self) -> str:
         return f"{' '.join(self.args)}\nstderr:\n{self.stderr_text()}\nstdout:\n{self.stdout_text()}"
@@ -217,16 +185,12 @@ class TraderProcess:
             self.wait_exit(5.0)
             raise AssertionError(f"the trader exited ({self.proc.returncode}) before 'ready': {self.describe()}")
 
-    def wait_exit(self, timeout: float) -> int:
+    def wait_exit(self, timeout: float, detail: str = "") -> int:
         """Waits for the exit (killing it after `timeout` s and failing) and returns the exit code."""
         try:
-            rc = self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise AssertionError(f"the trader did not exit within {timeout} s: {self.describe()}")
-        for t in self._threads:
-            t.join(timeout=5)
-        return rc
+            return super().wait_exit(timeout, detail)
+        except AssertionError:
+            raise AssertionError(f"the trader did not exit within {timeout} s{detail}: {self.describe()}") from None
 
     def stop(self, sig: int = signal.SIGINT, timeout: float = 10.0) -> int:
         """Signals (unless it already exited) and returns the exit code. The trader winds down
@@ -237,31 +201,18 @@ class TraderProcess:
 
     def status_fills(self) -> List[int]:
         """The fill counts of the status lines logged so far (one a status_interval_ms)."""
-        with self._lock:
-            lines = list(self.stderr_lines)
+        lines = self.lines(stdout=False)
         return [int(m.group(1)) for m in (_STATUS_FILLS_RE.search(line) for line in lines) if m]
 
     def summary(self) -> Dict[str, str]:
         """The "key value" lines of stdout (values as printed: integers or reals)."""
         out: Dict[str, str] = {}
-        with self._lock:
-            lines = list(self.stdout_lines)
+        lines = self.lines()
         for line in lines:
             key, _, value = line.strip().rpartition(" ")
             if key and _NUMBER_RE.fullmatch(value):
                 out[key] = value
         return out
-
-    def kill(self) -> None:
-        """SIGKILL and reap (idempotent)."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        for t in self._threads:
-            t.join(timeout=2)
 
 
 @dataclass
