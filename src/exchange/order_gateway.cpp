@@ -32,7 +32,7 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
       session_of_client_(engine::kMaxClientId + 1, -1),
       client_index_(engine::kMaxClientId + 1, -1),
       client_fills_(std::make_unique<ClientFillTotals[]>(config.clients.size())),
-      open_limit_orders_(config.clients.size(), 0) {
+      may_have_orders_(config.clients.size(), 0) {
   const std::size_t slots = config.server.max_sessions + kOverflowSlots;
   sessions_.reserve(slots);
   for (std::size_t i = 0; i < slots; ++i) {
@@ -280,10 +280,10 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
 }
 
 void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept {
-  // A limit order may rest: counted from now on, so a session that ends before
-  // its acknowledgement still queues the mass cancel (sequenced behind it).
+  // A limit order may rest: from now on the session's end queues a mass cancel
+  // (sequenced behind this order, so it covers it even before its acknowledgement).
   if (rq.type == engine::RequestType::kNew && rq.order_type == engine::OrderType::kLimit && s.client != nullptr)
-    ++open_limit_orders_[static_cast<std::size_t>(client_index_[s.client_id])];
+    may_have_orders_[static_cast<std::size_t>(client_index_[s.client_id])] = 1;
   // Room was checked before the message was consumed; this thread is the only producer.
   (void)requests_.try_push(InboundRequest{rq, tsc});
   counters_.requests_forwarded.add();
@@ -393,9 +393,9 @@ void OrderGateway::log_off(Session& s) noexcept {
   --logged_on_;
   counters_.sessions_live.set(logged_on_);
   if (s.client == nullptr || !s.client->cancel_on_disconnect) return;
-  std::uint32_t& open = open_limit_orders_[static_cast<std::size_t>(client_index_[s.client_id])];
-  if (open == 0) return;  // everything it sent has ended: nothing to cancel
-  open = 0;
+  std::uint8_t& may = may_have_orders_[static_cast<std::size_t>(client_index_[s.client_id])];
+  if (may == 0) return;  // no limit order since the last mass cancel: nothing can rest
+  may = 0;
   queue_mass_cancel(s.client_id);
 }
 

@@ -57,7 +57,7 @@ struct GatewayCounters {
   core::Counter reports_dropped;  // the client has no live session
   core::Counter answers_dropped;  // queued for a slow consumer, never written (its session closed)
   core::Counter disconnect_cancels;          // orders the engine cancelled for a session that ended
-  core::Counter disconnect_mass_cancels;     // mass-cancel requests queued (one per session end with orders open)
+  core::Counter disconnect_mass_cancels;     // mass-cancel requests queued (one per session end that may have left orders)
   core::Counter disconnect_cancels_dropped;  // no room left to queue one (never with the reserved capacity)
   core::Counter pending_cancels;             // queued, not yet in the sequencer's ring
   core::Counter answers_unstamped;  // telemetry: answers sent without ex_tcp_write (a session's stamp ring was full)
@@ -166,7 +166,7 @@ class OrderGateway {
   // The session leaves the logged-on set (cancel-on-disconnect runs here).
   void log_off(Session& s) noexcept;
   void release(Session& s) noexcept;
-  void note_order_end(const engine::ExecReport& r) noexcept;
+  void count_mass_cancelled(const engine::ExecReport& r) noexcept;
   std::size_t bytes_to_write(Session& s, std::span<const std::uint8_t> bytes) noexcept;
   void update_write_interest(Session& s) noexcept;
 
@@ -187,12 +187,14 @@ class OrderGateway {
   bool accepting_ = true;
   std::uint64_t next_session_serial_ = 0;
   std::uint16_t connection_serial_ = 0;  // gateway-wide: event ids tell connections apart across slots
-  // Per configured client (client_index_): limit orders sent this run that no
-  // report has ended yet. Not a copy of the engine's orders (the engine alone
-  // knows which rest where): it only spares the journal a mass cancel with
-  // nothing to do when a session that left nothing open ends. Never 0 while
-  // one of them may rest; recovered orders are cancelled at start-up.
-  std::vector<std::uint32_t> open_limit_orders_;
+  // Per configured client (client_index_): 1 once it has sent a limit order
+  // since its last mass cancel was queued. Not a copy of the engine's orders
+  // (the engine alone knows which rest where): it only spares the journal a
+  // mass cancel when a session that never sent an order that could rest ends.
+  // Reports do not clear it -- a report of an order from before a reconnect
+  // cannot be told from one of the new session's, so counting orders down
+  // could reach 0 while one rests. Recovered orders are cancelled at start-up.
+  std::vector<std::uint8_t> may_have_orders_;
   // Mass cancels queued at a session's end, pushed into the request ring as it
   // has room (the ring's consumer may run on this same thread: never wait for it).
   std::vector<engine::Request> pending_cancels_;  // capacity reserved: never grows

@@ -1,7 +1,6 @@
 // The gateway's report side: engine reports routed to their client's
-// session and encoded (with ref_seq and the ack latency mark), each client's
-// count of open limit orders kept from the reports, and the mass cancels
-// queued when a cancel-on-disconnect client goes away. Same class and thread as
+// session and encoded (with ref_seq and the ack latency mark), and the mass
+// cancels queued when a cancel-on-disconnect client goes away. Same class and thread as
 // order_gateway.cpp.
 #include "engine/order.hpp"
 #include "exchange/order_gateway.hpp"
@@ -11,7 +10,7 @@
 namespace nanotick::exchange {
 
 void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
-  note_order_end(r);
+  count_mass_cancelled(r);
   if (r.type == engine::ReportType::kFill && r.client <= engine::kMaxClientId && client_index_[r.client] >= 0) {
     ClientFillTotals& t = client_fills_[static_cast<std::size_t>(client_index_[r.client])];
     const auto notional = static_cast<std::uint64_t>(r.last_price * r.last_qty);  // engine bounds keep it in int64
@@ -51,20 +50,10 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
     send_answer(s, to_execution_report(r, ref_seq), r.event_id, now);
 }
 
-// Counts down a client's open limit orders as reports end them: rejected,
-// filled to zero, cancelled. A mass cancel's reports are counted as the
-// orders it cancelled (the count was cleared when it was queued).
-void OrderGateway::note_order_end(const engine::ExecReport& r) noexcept {
-  if (r.client > engine::kMaxClientId || client_index_[r.client] < 0) return;
-  if (r.type == engine::ReportType::kCancelled && r.cancel_reason == engine::CancelReason::kMassCancel) {
+// A mass cancel's reports count the orders it cancelled.
+void OrderGateway::count_mass_cancelled(const engine::ExecReport& r) noexcept {
+  if (r.type == engine::ReportType::kCancelled && r.cancel_reason == engine::CancelReason::kMassCancel)
     counters_.disconnect_cancels.add();
-    return;
-  }
-  if (r.order_type != engine::OrderType::kLimit) return;
-  const bool ended = r.type == engine::ReportType::kRejected || r.type == engine::ReportType::kCancelled ||
-                     (r.type == engine::ReportType::kFill && r.leaves_qty == 0);
-  std::uint32_t& open = open_limit_orders_[static_cast<std::size_t>(client_index_[r.client])];
-  if (ended && open > 0) --open;  // orders recovered from before a restart were never counted
 }
 
 void OrderGateway::queue_mass_cancel(std::uint32_t client) noexcept {

@@ -39,7 +39,7 @@ constexpr std::uint32_t event_seq(std::uint64_t id) noexcept { return static_cas
 // The telemetry order key of a request (docs/TELEMETRY.md "Points and keys"):
 // (client << 32) | session seq -- the connection serial dropped, since the
 // trader stamping the same message cannot know it. 0 ("no id") for requests
-// the exchange made itself (cancel on disconnect: seq 0).
+// the exchange made itself (the mass cancel at a session's end: seq 0).
 constexpr std::uint64_t telemetry_order_key(std::uint64_t event_id) noexcept {
   const std::uint32_t seq = event_seq(event_id);
   return seq == 0 ? 0 : (std::uint64_t{event_client(event_id)} << 32) | seq;

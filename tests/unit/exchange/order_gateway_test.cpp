@@ -444,22 +444,44 @@ TEST_F(Fixture, CancelOnDisconnectQueuesTheEnginesMassCancel) {
   EXPECT_EQ(gateway->counters().disconnect_cancels.get(), 1u);
 }
 
-TEST_F(Fixture, ASessionThatLeftNothingOpenEndsWithoutAMassCancel) {
+TEST_F(Fixture, ASessionThatSentNoLimitOrderEndsWithoutAMassCancel) {
   Client c = connect();
   logged_on(c, 2, kKey2);
-  send(c, new_order(21));
-  send(c, new_order(22, 100, 5));
-  ASSERT_TRUE(pump([&] { return ring->size() == 2; }));
+  auto ioc = new_order(21);
+  ioc.order_type = static_cast<std::uint8_t>(ne::OrderType::kIoc);  // never rests
+  send(c, ioc);
+  ASSERT_TRUE(pump([&] { return ring->size() == 1; }));
   (void)drain_ring();
-  auto filled = report(ne::ReportType::kFill, 2, 21, 0);
-  filled.leaves_qty = 0;
-  gateway->on_report(filled);
-  gateway->on_report(report(ne::ReportType::kRejected, 2, 22, 0));
   c.stream.close();
   ASSERT_TRUE(pump([&] { return gateway->open_connections() == 0; }));
   pump_for(std::chrono::milliseconds(20));
   EXPECT_TRUE(ring->empty());
   EXPECT_EQ(gateway->counters().disconnect_mass_cancels.get(), 0u);
+}
+
+TEST_F(Fixture, AReconnectedSessionsOrdersAreCancelledAtItsEndEvenIfOldOnesFilled) {
+  // Session 1 sends a limit order and ends: mass cancel. Session 2 sends one;
+  // the first order's fill arrives after the reconnect. Session 2's end must
+  // still queue a mass cancel: no report of an old order clears the new one.
+  Client a = connect();
+  logged_on(a, 2, kKey2);
+  send(a, new_order(31));
+  ASSERT_TRUE(pump([&] { return ring->size() == 1; }));
+  a.stream.close();
+  ASSERT_TRUE(pump([&] { return ring->size() == 2; }));
+  Client b = connect();
+  logged_on(b, 2, kKey2);
+  send(b, new_order(32));
+  ASSERT_TRUE(pump([&] { return ring->size() == 3; }));
+  auto filled = report(ne::ReportType::kFill, 2, 31, 0);
+  filled.leaves_qty = 0;
+  gateway->on_report(filled);
+  b.stream.close();
+  ASSERT_TRUE(pump([&] { return ring->size() == 4; }));
+  const auto got = drain_ring();
+  EXPECT_EQ(got[1].request.type, ne::RequestType::kMassCancel);
+  EXPECT_EQ(got[3].request.type, ne::RequestType::kMassCancel);
+  EXPECT_EQ(gateway->counters().disconnect_mass_cancels.get(), 2u);
 }
 
 TEST_F(Fixture, SilentSessionTimesOut) {
