@@ -285,6 +285,8 @@ std::uint64_t counter(const nb::ExchangeProcess::Counters& c, const std::string&
 }
 
 // Every message we sent was sequenced, and nothing was rejected or dropped.
+// The exchange's own requests are the mass cancels it queued as our sessions
+// ended (cancel_on_disconnect), counted apart.
 void check_counters(const nb::ExchangeProcess::Counters& c, std::uint64_t order_messages, const char* what) {
   std::uint64_t rejects = 0;
   for (const auto& [name, value] : c)
@@ -292,9 +294,12 @@ void check_counters(const nb::ExchangeProcess::Counters& c, std::uint64_t order_
         name.rfind("engine_reject.", 0) == 0)
       rejects += value;
   const std::uint64_t sequenced = counter(c, "requests_sequenced");
-  if (sequenced != order_messages || rejects != 0 || counter(c, "reports_dropped_client_gone") != 0)
+  const std::uint64_t own = counter(c, "disconnect_mass_cancels");
+  if (sequenced != order_messages + own || rejects != 0 || counter(c, "reports_dropped_client_gone") != 0)
     throw std::runtime_error(std::string(what) + ": the exchange sequenced " + std::to_string(sequenced) +
-                             " requests (we sent " + std::to_string(order_messages) + "), with " +
+                             " requests (we sent " + std::to_string(order_messages) + ", it queued " +
+                             std::to_string(own) + " mass cancels, which cancelled " +
+                             std::to_string(counter(c, "disconnect_cancels")) + " orders), with " +
                              std::to_string(rejects) + " rejects");
 }
 
