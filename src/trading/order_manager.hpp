@@ -25,15 +25,22 @@
 // The disconnect rule: when the session ends, every open order becomes
 // kUnknown -- it may be resting, filled or cancelled (by the exchange's
 // cancel-on-disconnect, or not) and the answers to what was in flight are
-// lost. An unknown order still counts in open_qty (risk sees the worst case)
-// and cannot be modified. Reports that arrive later still apply (a fill
-// counts; a cancel or a fill to zero makes it done). Once logged on again,
+// lost. An unknown order still counts in the working exposure as the worst
+// case (its last known leaves, or the version of a modify that was in
+// flight, whichever is larger) and cannot be modified. Reports that arrive
+// later still apply (a fill counts; a cancel or a fill to zero makes it
+// done; a modify's report settles which version rests). Once logged on again,
 // reconcile() sends one CancelOrder per unknown order; its answer settles
 // it: cancelled, or CancelReject 202 (already finished: filled or cancelled
 // by cancel-on-disconnect) or 201 (never reached the exchange) -> done. One
 // rule for both cancel_on_disconnect settings. Fills that happened while no
 // session existed are not reported again (the protocol has no replay):
 // finished_unseen counts the orders that ended without their last report.
+//
+// The working exposure (working_exposure.hpp: open quantity per side, open
+// notional, open orders) is the one ledger of working orders in the trader:
+// kept here as each order changes, read by the risk manager through
+// exposure(), a const view.
 //
 // Client order ids grow from first_client_order_id (never reused while the
 // process runs unless 2^48 wrap, and then never one still in use), so a late
@@ -60,6 +67,7 @@
 #include "trading/order_entry_client_types.hpp"
 #include "trading/order_manager_types.hpp"
 #include "trading/trading_types.hpp"
+#include "trading/working_exposure.hpp"
 
 namespace nanotick::trading {
 
@@ -74,6 +82,7 @@ class OrderManager {
         by_id_(config.max_orders),
         by_seq_(2 * config.max_orders),  // at most two requests in flight per order
         sides_(2 * std::size_t{config.instruments}),
+        exposure_(config.instruments, by_id_),
         next_id_(config.first_client_order_id) {}
 
   OrderManager(const OrderManager&) = delete;
@@ -222,6 +231,10 @@ class OrderManager {
           o->qty = r.order_qty;
           o->cum_qty = r.cum_qty;
           o->leaves_qty = r.leaves_qty;
+          if (o->modify_seq == 0) {  // no modify in flight: a version a session loss left unknown is now known
+            o->pending_price = 0;
+            o->pending_qty = 0;
+          }
           if (r.price != o->price) {
             unlink(o);
             o->price = r.price;
@@ -281,9 +294,9 @@ class OrderManager {
     for (SideList& side : sides_) {
       for (Order* o = side.head; o != nullptr;) {
         Order* next = o->next;
+        // The answers are lost. A modify's pending version stays: it may
+        // have been applied, so it keeps counting (the worst case).
         o->new_seq = o->modify_seq = o->cancel_seq = 0;
-        o->pending_price = 0;
-        o->pending_qty = 0;
         if (o->reconciling) set_reconciling(*o, false);
         if (!o->done) o->unknown = true;
         settle(*o);
@@ -302,11 +315,12 @@ class OrderManager {
   std::size_t count(OrderState s) const noexcept { return counts_[static_cast<std::size_t>(s)]; }
   // Orders not done (pending, live, unknown).
   std::size_t open_orders() const noexcept { return pool_.in_use() - count(OrderState::kDone); }
-  // Quantity that may still trade on a side: leaves of every open order, the
-  // larger of old and new for a modify in flight, unknown orders included.
-  Qty open_qty(InstrumentId instrument, Side side) const noexcept {
-    return instrument < config_.instruments ? sides_[side_index(instrument, side)].open_qty : 0;
-  }
+  // Quantity that may still trade on a side: the working exposure's (leaves
+  // of every open order, the larger of old and new for a modify in flight,
+  // unknown orders included).
+  Qty open_qty(InstrumentId instrument, Side side) const noexcept { return exposure_.open_qty(instrument, side); }
+  // The working exposure: the view the risk manager checks against.
+  const WorkingExposure& exposure() const noexcept { return exposure_; }
   // Calls fn(const Order&) for every order kept on a side (done ones awaiting
   // answers too: check state), best price first, in sending order within a price.
   template <typename Fn>
@@ -320,7 +334,6 @@ class OrderManager {
  private:
   struct SideList {
     Order* head = nullptr;
-    Qty open_qty = 0;
   };
 
   static std::size_t side_index(InstrumentId instrument, Side side) noexcept {
@@ -458,19 +471,11 @@ class OrderManager {
     counters_.in_state[static_cast<std::size_t>(s)].set(counts_[static_cast<std::size_t>(s)]);
   }
 
-  void account(Order& o) noexcept {
-    Qty e = 0;
-    if (!o.done) {
-      e = o.leaves_qty;
-      if (o.modify_seq != 0 && o.pending_qty - o.cum_qty > e) e = o.pending_qty - o.cum_qty;
-    }
-    sides_[side_index(o.instrument, o.side)].open_qty += e - o.exposure;
-    o.exposure = e;
-  }
+  void account(Order& o) noexcept { exposure_.update(o, exposure_of(o)); }
 
   void release_if_settled(Order* o) noexcept {
     if (!o->done || o->new_seq != 0 || o->modify_seq != 0 || o->cancel_seq != 0) return;
-    account(*o);  // exposure back to 0
+    exposure_.update(*o, OrderExposure{});
     unlink(o);
     (void)by_id_.erase(o->id);
     counts_[static_cast<std::size_t>(OrderState::kDone)] -= 1;
@@ -510,6 +515,7 @@ class OrderManager {
   core::IntHashMap<ClientOrderId, Order*> by_id_;   // every kept order
   core::IntHashMap<std::uint32_t, Order*> by_seq_;  // requests in flight on this session
   std::vector<SideList> sides_;                     // per (instrument, side)
+  WorkingExposure exposure_;                        // after by_id_: it reads it
   std::array<std::size_t, kOrderStates> counts_{};
   std::size_t reconciling_ = 0;
   ClientOrderId next_id_;

@@ -1,8 +1,9 @@
 // The order manager's vocabulary (order_manager.hpp): an order's state and
-// why it ended, what a submit/cancel/modify did, the order record, the
-// events the manager hands the trade engine, its config and counters, and
-// the Sender concept it sends through. Plain values: thread-safe, except
-// that counters have one writer (the trade engine's thread) and any readers.
+// why it ended, what a submit/cancel/modify did, the order record and what
+// it adds to the working exposure, the events the manager hands the trade
+// engine, its config and counters, and the Sender concept it sends through.
+// Plain values: thread-safe, except that counters have one writer (the trade
+// engine's thread) and any readers.
 #pragma once
 
 #include <array>
@@ -65,6 +66,13 @@ struct Submitted {
   bool ok() const noexcept { return status == SubmitStatus::kSent; }
 };
 
+// What one order adds to the working exposure (working_exposure.hpp).
+struct OrderExposure {
+  Qty qty = 0;          // on the order's side
+  Int128 notional = 0;  // |price| x open quantity
+  bool counted = false; // one open order
+};
+
 struct Order {
   ClientOrderId id = 0;
   OrderId exchange_id = 0;  // from the ExecutionReport accepted
@@ -79,8 +87,8 @@ struct Order {
   Qty qty = 0;                      // total quantity in force, filled part included
   Qty cum_qty = 0;
   Qty leaves_qty = 0;               // open at the exchange as far as we know
-  Price pending_price = 0;          // modify in flight: what was asked
-  Qty pending_qty = 0;
+  Price pending_price = 0;          // modify in flight (or in flight at a session loss): what was asked
+  Qty pending_qty = 0;              // 0 = none
   std::uint64_t tag = 0;            // the owner's (e.g. a quote level)
   // Session seq of the request in flight of each kind, 0 = none.
   std::uint32_t new_seq = 0;
@@ -89,7 +97,7 @@ struct Order {
   bool done = false;
   bool unknown = false;      // a session loss happened while it was open
   bool reconciling = false;  // unknown, and reconcile()'s cancel is in flight
-  Qty exposure = 0;          // what this order adds to open_qty
+  OrderExposure exposure;    // what this order adds to the working exposure
   Order* prev = nullptr;     // the (instrument, side) list, best price first
   Order* next = nullptr;
 };

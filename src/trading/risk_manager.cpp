@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -18,12 +17,6 @@ constexpr std::uint32_t kMaxOrdersPerSecond = 100'000'000;
 constexpr std::uint32_t kMaxBurst = 1'000'000;
 
 constexpr Int128 abs128(Int128 v) noexcept { return v < 0 ? -v : v; }
-
-std::int64_t clamp_int64(Int128 v) noexcept {
-  if (v > std::numeric_limits<std::int64_t>::max()) return std::numeric_limits<std::int64_t>::max();
-  if (v < std::numeric_limits<std::int64_t>::min()) return std::numeric_limits<std::int64_t>::min();
-  return static_cast<std::int64_t>(v);
-}
 
 constexpr bool is_valid_type(OrderType t) noexcept {
   return t == OrderType::kLimit || t == OrderType::kIoc || t == OrderType::kFok || t == OrderType::kMarket;
@@ -84,27 +77,10 @@ std::string_view to_string(RiskResult r) noexcept {
   return "unknown result";
 }
 
-std::string_view to_string(OrderEventResult r) noexcept {
-  switch (r) {
-    case OrderEventResult::kOk: return "ok";
-    case OrderEventResult::kUnknownInstrument: return "unknown instrument";
-    case OrderEventResult::kInvalidOrder: return "invalid order (side, quantity, market order or notional overflow)";
-    case OrderEventResult::kDuplicateOrder: return "client order id already working";
-    case OrderEventResult::kCapacity: return "global max open orders already working";
-    case OrderEventResult::kUnknownOrder: return "client order id not working";
-    case OrderEventResult::kModifyPending: return "a modify is already pending";
-    case OrderEventResult::kNoModifyPending: return "no modify pending";
-    case OrderEventResult::kOverfill: return "fill beyond the order's quantity";
-  }
-  return "unknown result";
-}
-
 RiskManager::RiskManager(std::span<const InstrumentRiskLimits> instruments, const GlobalRiskLimits& global,
                          TimeNs now)
     : limits_(instruments.begin(), instruments.end()),
       global_(checked(global)),
-      state_(instruments.size()),
-      orders_(global_.max_open_orders),
       tokens_(std::int64_t{global_.burst} * kTokenUnit),
       token_cap_(std::int64_t{global_.burst} * kTokenUnit),
       tokens_at_ns_(now) {
@@ -113,49 +89,47 @@ RiskManager::RiskManager(std::span<const InstrumentRiskLimits> instruments, cons
   for (std::size_t i = 0; i < limits_.size(); ++i) check_instrument(limits_[i], i);
 }
 
-RiskResult RiskManager::check_new(const OrderRequest& request, const PositionKeeper& positions, double fair_price,
-                                  TimeNs now) noexcept {
-  if (request.instrument >= limits_.size() || request.instrument >= positions.instrument_count())
+RiskResult RiskManager::check_new(const OrderRequest& request, const WorkingExposure& working,
+                                  const PositionKeeper& positions, double fair_price, TimeNs now) noexcept {
+  if (request.instrument >= limits_.size() || request.instrument >= positions.instrument_count() ||
+      request.instrument >= working.instrument_count())
     return block(RiskResult::kUnknownInstrument);
   if (!is_valid(request.side)) return block(RiskResult::kInvalidSide);
   if (!is_valid_type(request.type)) return block(RiskResult::kInvalidOrderType);
   if (request.qty <= 0) return block(RiskResult::kInvalidQty);
   if (request.type == OrderType::kMarket) return block(RiskResult::kUnpricedOrder);
-  if (orders_.contains(request.client_order_id)) return block(RiskResult::kDuplicateOrder);
-  const Exposure added{request.qty, abs128(request.price) * request.qty};
-  const RiskResult r = check_limits(request.instrument, request.side, request.price, request.qty, added, true,
+  if (working.is_working(request.client_order_id)) return block(RiskResult::kDuplicateOrder);
+  const OrderExposure added{request.qty, abs128(request.price) * request.qty, true};
+  const RiskResult r = check_limits(request.instrument, request.side, request.price, request.qty, added, true, working,
                                     positions, fair_price, now);
   if (r != RiskResult::kAllowed) return block(r);
   allowed_.add();
   return RiskResult::kAllowed;
 }
 
-RiskResult RiskManager::check_modify(ClientOrderId id, Price price, Qty qty, const PositionKeeper& positions,
-                                     double fair_price, TimeNs now) noexcept {
-  const WorkingOrder* o = orders_.find(id);
-  if (o == nullptr) return block(RiskResult::kUnknownOrder);
-  if (o->modify_pending) return block(RiskResult::kModifyPending);
+RiskResult RiskManager::check_modify(ClientOrderId id, Price price, Qty qty, const WorkingExposure& working,
+                                     const PositionKeeper& positions, double fair_price, TimeNs now) noexcept {
+  const Order* o = working.find(id);
+  if (o == nullptr || !o->exposure.counted) return block(RiskResult::kUnknownOrder);
+  // A modify in flight, or one whose answer a session loss took (it still counts).
+  if (o->pending_qty != 0) return block(RiskResult::kModifyPending);
   if (qty <= 0) return block(RiskResult::kInvalidQty);
-  if (o->instrument >= positions.instrument_count()) return block(RiskResult::kUnknownInstrument);
-  // What the order adds once the modify is pending (the larger of old and
+  if (o->instrument >= limits_.size() || o->instrument >= positions.instrument_count())
+    return block(RiskResult::kUnknownInstrument);
+  // What the order adds once the modify is in flight (the larger of old and
   // new), over what it counts now; never negative.
-  WorkingOrder pending = *o;
-  pending.modify_pending = true;
-  pending.new_price = price;
-  pending.new_qty = qty;
-  const Exposure now_counted = exposure_of(*o);
-  const Exposure then_counted = exposure_of(pending);
-  const Exposure added{then_counted.qty - now_counted.qty, then_counted.notional - now_counted.notional};
+  const OrderExposure then_counted = exposure_if_modified(*o, price, qty);
+  const OrderExposure added{then_counted.qty - o->exposure.qty, then_counted.notional - o->exposure.notional, false};
   const RiskResult r =
-      check_limits(o->instrument, o->side, price, qty, added, false, positions, fair_price, now);
+      check_limits(o->instrument, o->side, price, qty, added, false, working, positions, fair_price, now);
   if (r != RiskResult::kAllowed) return block(r);
   allowed_.add();
   return RiskResult::kAllowed;
 }
 
-RiskResult RiskManager::check_limits(InstrumentId instrument, Side side, Price price, Qty qty, Exposure added,
-                                     bool new_order, const PositionKeeper& positions, double fair_price,
-                                     TimeNs now) const noexcept {
+RiskResult RiskManager::check_limits(InstrumentId instrument, Side side, Price price, Qty qty,
+                                     const OrderExposure& added, bool new_order, const WorkingExposure& working,
+                                     const PositionKeeper& positions, double fair_price, TimeNs now) const noexcept {
   const InstrumentRiskLimits& l = limits_[instrument];
   const InstrumentPosition& p = *positions.position(instrument);
   if (p.pnl() < -static_cast<double>(l.max_loss)) return RiskResult::kMaxLoss;
@@ -164,7 +138,7 @@ RiskResult RiskManager::check_limits(InstrumentId instrument, Side side, Price p
   if (!std::isfinite(fair_price)) return RiskResult::kNoFairPrice;
   if (std::fabs(static_cast<double>(price) - fair_price) > static_cast<double>(l.price_band))
     return RiskResult::kPriceBand;
-  const InstrumentState& s = state_[instrument];
+  const WorkingExposure::Instrument& s = working.instrument(instrument);
   if (side == Side::kBuy) {
     if (Int128{p.position} + s.open_buy_qty + added.qty > l.max_position) return RiskResult::kMaxPosition;
   } else {
@@ -172,132 +146,13 @@ RiskResult RiskManager::check_limits(InstrumentId instrument, Side side, Price p
   }
   if (new_order) {
     if (s.open_orders >= l.max_open_orders) return RiskResult::kMaxOpenOrders;
-    if (global_open_orders_ >= global_.max_open_orders) return RiskResult::kMaxOpenOrdersGlobal;
+    if (working.open_orders() >= global_.max_open_orders) return RiskResult::kMaxOpenOrdersGlobal;
   }
   if (s.open_notional + added.notional > l.max_open_notional) return RiskResult::kMaxOpenNotional;
-  if (global_open_notional_ + added.notional > global_.max_open_notional) return RiskResult::kMaxOpenNotionalGlobal;
+  if (working.open_notional_exact() + added.notional > global_.max_open_notional)
+    return RiskResult::kMaxOpenNotionalGlobal;
   if (tokens_at(now) < kTokenUnit) return RiskResult::kRateThrottle;
   return RiskResult::kAllowed;
-}
-
-OrderEventResult RiskManager::on_new_sent(const OrderRequest& request, TimeNs now) noexcept {
-  if (request.instrument >= limits_.size()) return refuse(OrderEventResult::kUnknownInstrument);
-  if (!is_valid(request.side) || !is_valid_type(request.type) || request.type == OrderType::kMarket || request.qty <= 0 ||
-      !fits_int64(abs128(request.price) * request.qty))
-    return refuse(OrderEventResult::kInvalidOrder);
-  if (orders_.contains(request.client_order_id)) return refuse(OrderEventResult::kDuplicateOrder);
-  if (global_open_orders_ >= global_.max_open_orders) return refuse(OrderEventResult::kCapacity);
-  WorkingOrder o;
-  o.instrument = request.instrument;
-  o.side = request.side;
-  o.price = request.price;
-  o.order_qty = request.qty;
-  // Cannot fail: the id is absent and fewer than max_open_orders (the map's size) are working.
-  (void)orders_.insert(request.client_order_id, o);
-  ++state_[o.instrument].open_orders;
-  ++global_open_orders_;
-  add_exposure(o, 1);
-  take_token(now);
-  return OrderEventResult::kOk;
-}
-
-OrderEventResult RiskManager::on_modify_sent(ClientOrderId id, Price price, Qty qty, TimeNs now) noexcept {
-  WorkingOrder* o = orders_.find(id);
-  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
-  if (o->modify_pending) return refuse(OrderEventResult::kModifyPending);
-  if (qty <= 0 || !fits_int64(abs128(price) * qty)) return refuse(OrderEventResult::kInvalidOrder);
-  add_exposure(*o, -1);
-  o->modify_pending = true;
-  o->new_price = price;
-  o->new_qty = qty;
-  add_exposure(*o, 1);
-  take_token(now);
-  return OrderEventResult::kOk;
-}
-
-OrderEventResult RiskManager::on_modified(ClientOrderId id) noexcept {
-  WorkingOrder* o = orders_.find(id);
-  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
-  if (!o->modify_pending) return refuse(OrderEventResult::kNoModifyPending);
-  add_exposure(*o, -1);
-  o->modify_pending = false;
-  o->price = o->new_price;
-  o->order_qty = o->new_qty;
-  if (o->cum_qty >= o->order_qty) {
-    // The exchange cancels a modify to at most the filled quantity rather
-    // than acknowledging it; if one is acknowledged anyway, nothing is open.
-    forget(id, o->instrument);
-    return OrderEventResult::kOk;
-  }
-  add_exposure(*o, 1);
-  return OrderEventResult::kOk;
-}
-
-OrderEventResult RiskManager::on_modify_rejected(ClientOrderId id) noexcept {
-  WorkingOrder* o = orders_.find(id);
-  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
-  if (!o->modify_pending) return refuse(OrderEventResult::kNoModifyPending);
-  add_exposure(*o, -1);
-  o->modify_pending = false;
-  if (o->cum_qty >= o->order_qty) {
-    // Filled while the modify was on its way (the reject is "too late").
-    forget(id, o->instrument);
-    return OrderEventResult::kOk;
-  }
-  add_exposure(*o, 1);
-  return OrderEventResult::kOk;
-}
-
-OrderEventResult RiskManager::on_fill(ClientOrderId id, Qty qty) noexcept {
-  WorkingOrder* o = orders_.find(id);
-  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
-  if (qty <= 0) return refuse(OrderEventResult::kInvalidOrder);
-  add_exposure(*o, -1);
-  const Int128 cum = Int128{o->cum_qty} + qty;
-  const Qty most = o->modify_pending ? std::max(o->order_qty, o->new_qty) : o->order_qty;
-  const bool overfill = cum > most;
-  o->cum_qty = overfill ? most : static_cast<Qty>(cum);
-  // With a modify pending, the order may live on as its new version: it
-  // stays (counting the new open quantity) until the modify is answered.
-  if (overfill || (!o->modify_pending && o->cum_qty >= o->order_qty)) {
-    forget(id, o->instrument);
-    return overfill ? refuse(OrderEventResult::kOverfill) : OrderEventResult::kOk;
-  }
-  add_exposure(*o, 1);
-  return OrderEventResult::kOk;
-}
-
-OrderEventResult RiskManager::finish(ClientOrderId id) noexcept {
-  WorkingOrder* o = orders_.find(id);
-  if (o == nullptr) return refuse(OrderEventResult::kUnknownOrder);
-  add_exposure(*o, -1);
-  forget(id, o->instrument);
-  return OrderEventResult::kOk;
-}
-
-void RiskManager::forget(ClientOrderId id, InstrumentId instrument) noexcept {
-  (void)orders_.erase(id);
-  --state_[instrument].open_orders;
-  --global_open_orders_;
-}
-
-RiskManager::Exposure RiskManager::exposure_of(const WorkingOrder& o) noexcept {
-  const Int128 open = std::max<Int128>(Int128{o.order_qty} - o.cum_qty, 0);
-  Exposure e{open, abs128(o.price) * open};
-  if (o.modify_pending) {
-    const Int128 new_open = std::max<Int128>(Int128{o.new_qty} - o.cum_qty, 0);
-    e.qty = std::max(e.qty, new_open);
-    e.notional = std::max(e.notional, abs128(o.new_price) * new_open);
-  }
-  return e;
-}
-
-void RiskManager::add_exposure(const WorkingOrder& o, std::int64_t direction) noexcept {
-  const Exposure e = exposure_of(o);
-  InstrumentState& s = state_[o.instrument];
-  (o.side == Side::kBuy ? s.open_buy_qty : s.open_sell_qty) += direction * e.qty;
-  s.open_notional += direction * e.notional;
-  global_open_notional_ += direction * e.notional;
 }
 
 std::int64_t RiskManager::tokens_at(TimeNs now) const noexcept {
@@ -311,30 +166,12 @@ std::int64_t RiskManager::tokens_at(TimeNs now) const noexcept {
   return tokens_ + static_cast<std::int64_t>(elapsed * rate);
 }
 
-void RiskManager::take_token(TimeNs now) noexcept {
+void RiskManager::on_sent(TimeNs now) noexcept {
   // Below zero only when an order went out without a check; the debt is
   // bounded so that a burst of unchecked sends cannot block for ever.
   tokens_ = std::max(tokens_at(now) - kTokenUnit, -token_cap_);
   tokens_at_ns_ = std::max(tokens_at_ns_, now);
 }
-
-std::uint32_t RiskManager::open_orders(InstrumentId instrument) const noexcept {
-  return instrument < state_.size() ? state_[instrument].open_orders : 0;
-}
-
-Qty RiskManager::open_buy_qty(InstrumentId instrument) const noexcept {
-  return instrument < state_.size() ? clamp_int64(state_[instrument].open_buy_qty) : 0;
-}
-
-Qty RiskManager::open_sell_qty(InstrumentId instrument) const noexcept {
-  return instrument < state_.size() ? clamp_int64(state_[instrument].open_sell_qty) : 0;
-}
-
-std::int64_t RiskManager::open_notional(InstrumentId instrument) const noexcept {
-  return instrument < state_.size() ? clamp_int64(state_[instrument].open_notional) : 0;
-}
-
-std::int64_t RiskManager::open_notional() const noexcept { return clamp_int64(global_open_notional_); }
 
 std::uint64_t RiskManager::blocked_total() const noexcept {
   std::uint64_t n = 0;

@@ -5,7 +5,14 @@
 // calls the strategy -- a template parameter, so every call is static
 // dispatch -- which acts through the engine's order API (place, cancel,
 // modify). Every new order and modify passes the risk manager first, in the
-// order the risk manager's contract asks: check, send, then tell it.
+// order the risk manager's contract asks: check, send, then take a throttle
+// token. Each piece of order state has one owner: the order manager is the
+// only ledger of working orders (the risk manager checks against its const
+// WorkingExposure), the position keeper books fills; execution reports go to
+// the order manager, then fills to the positions, then the strategy.
+//
+// place / modify / cancel return one ActionResult saying what was done and
+// why not: the risk result, the order manager's submit status, the order id.
 //
 // Tick-to-trade: while the engine handles a market data packet it knows the
 // packet's receive TSC; an order sent during that handling is remembered by
@@ -55,10 +62,20 @@ namespace nanotick::trading {
 // What the engine did with a strategy's request.
 enum class ActionStatus : std::uint8_t {
   kSent,
-  kBlockedByRisk,     // see last_risk_result()
-  kRefused,           // the order manager refused (not logged on, output full, ...): see last_submit_status()
+  kBlockedByRisk,     // ActionResult::risk says why
+  kRefused,           // the order manager refused (not logged on, output full, ...): ActionResult::submit says why
   kInstrumentStale,   // the instrument's book is being recovered: no new orders or modifies on it
   kStopping,          // stop_trading() was called: only cancels go out
+};
+inline constexpr std::size_t kActionStatusCount = static_cast<std::size_t>(ActionStatus::kStopping) + 1;
+
+// The answer to place / modify / cancel: what happened, and why not.
+struct [[nodiscard]] ActionResult {
+  ActionStatus status = ActionStatus::kSent;
+  RiskResult risk = RiskResult::kAllowed;  // the check's result (kAllowed when not checked: cancels, stale, stopping)
+  SubmitStatus submit = SubmitStatus::kSent;  // the order manager's (kSent when it was not asked)
+  ClientOrderId id = 0;                    // the order's: place's new one once sent, modify's and cancel's always
+  bool sent() const noexcept { return status == ActionStatus::kSent; }
 };
 
 struct TradeEngineCounters {
@@ -170,9 +187,6 @@ class TradeEngine {
   bool is_live(InstrumentId i) const noexcept { return i < live_.size() && live_[i] != 0; }
   bool logged_on() const noexcept { return logged_on_; }
   TimeNs now_ns() const noexcept { return static_cast<TimeNs>(clock_.to_ns(static_cast<std::int64_t>(clock_.now()))); }
-  RiskResult last_risk_result() const noexcept { return last_risk_; }
-  SubmitStatus last_submit_status() const noexcept { return last_submit_; }
-  ClientOrderId last_placed_id() const noexcept { return last_placed_; }
 
   // The price the risk band centres on: the fair price; with none (a side of
   // the book empty), the last trade's price, then the reference price; NaN
@@ -187,57 +201,55 @@ class TradeEngine {
 
   // A new order (client_order_id 0: the order manager assigns it); `tag` is
   // the strategy's own (e.g. a quote level) and comes back in OrderEvents.
-  ActionStatus place(OrderRequest rq, std::uint64_t tag = 0) noexcept {
-    if (stopping_) return ActionStatus::kStopping;
-    if (!is_live(rq.instrument)) return stale_block();
+  ActionResult place(const OrderRequest& rq, std::uint64_t tag = 0) noexcept {
+    if (stopping_) return {ActionStatus::kStopping};
+    if (!is_live(rq.instrument)) return stale_block(0);
     const TimeNs now = now_ns();
+    RiskResult risk = RiskResult::kAllowed;
     {
       NT_TIMED(fn_risk_check);
-      last_risk_ = risk_.check_new(rq, positions_, risk_fair_price(rq.instrument), now);
+      risk = risk_.check_new(rq, orders_.exposure(), positions_, risk_fair_price(rq.instrument), now);
     }
-    if (last_risk_ != RiskResult::kAllowed) return risk_block();
+    if (risk != RiskResult::kAllowed) return risk_block(risk, 0);
     const std::uint64_t decided = decision_tsc();
     const Submitted s = order_manager_step([&] { return orders_.submit(rq, stp_, tag); });
-    last_submit_ = s.status;
-    if (!s.ok()) return refused();
-    rq.client_order_id = last_placed_ = s.id;
-    (void)risk_.on_new_sent(rq, now);
+    if (!s.ok()) return refused(s.status, 0);
+    risk_.on_sent(now);
     remember(s.seq, decided);
     counters_.orders_placed.add();
-    return ActionStatus::kSent;
+    return {ActionStatus::kSent, risk, s.status, s.id};
   }
 
   // New price and/or total quantity for a live limit order (ModifyOrder).
-  ActionStatus modify(ClientOrderId id, Price price, Qty qty) noexcept {
-    if (stopping_) return ActionStatus::kStopping;
+  ActionResult modify(ClientOrderId id, Price price, Qty qty) noexcept {
+    if (stopping_) return {ActionStatus::kStopping, RiskResult::kAllowed, SubmitStatus::kSent, id};
     const Order* o = orders_.find(id);
-    if (o != nullptr && !is_live(o->instrument)) return stale_block();
+    if (o != nullptr && !is_live(o->instrument)) return stale_block(id);
     const TimeNs now = now_ns();
     const double fair = o != nullptr ? risk_fair_price(o->instrument) : FeatureValues::kNaN;
+    RiskResult risk = RiskResult::kAllowed;
     {
       NT_TIMED(fn_risk_check);
-      last_risk_ = risk_.check_modify(id, price, qty, positions_, fair, now);
+      risk = risk_.check_modify(id, price, qty, orders_.exposure(), positions_, fair, now);
     }
-    if (last_risk_ != RiskResult::kAllowed) return risk_block();
+    if (risk != RiskResult::kAllowed) return risk_block(risk, id);
     const std::uint64_t decided = decision_tsc();
     const Submitted s = order_manager_step([&] { return orders_.modify(id, price, qty); });
-    last_submit_ = s.status;
-    if (!s.ok()) return refused();
-    (void)risk_.on_modify_sent(id, price, qty, now);
+    if (!s.ok()) return refused(s.status, id);
+    risk_.on_sent(now);
     remember(s.seq, decided);
     counters_.modifies_sent.add();
-    return ActionStatus::kSent;
+    return {ActionStatus::kSent, risk, s.status, id};
   }
 
   // Cancels are never risk-checked (they only reduce risk) and are allowed on stale instruments.
-  ActionStatus cancel(ClientOrderId id) noexcept {
+  ActionResult cancel(ClientOrderId id) noexcept {
     const std::uint64_t decided = decision_tsc();
     const Submitted s = order_manager_step([&] { return orders_.cancel(id); });
-    last_submit_ = s.status;
-    if (!s.ok()) return refused();
+    if (!s.ok()) return refused(s.status, id);
     remember(s.seq, decided);
     counters_.cancels_sent.add();
-    return ActionStatus::kSent;
+    return {ActionStatus::kSent, RiskResult::kAllowed, s.status, id};
   }
 
   // Cancels every open order of the instrument (all instruments for kAll).
@@ -256,7 +268,7 @@ class TradeEngine {
             if (!o.done && o.cancel_seq == 0 && o.state != OrderState::kUnknown && n < ids.size()) ids[n++] = o.id;
           });
           std::size_t sent = 0;
-          for (std::size_t k = 0; k < n; ++k) sent += cancel(ids[k]) == ActionStatus::kSent ? 1 : 0;
+          for (std::size_t k = 0; k < n; ++k) sent += cancel(ids[k]).sent() ? 1 : 0;
           if (n < ids.size() || sent == 0) break;
         }
       }
@@ -384,17 +396,17 @@ class TradeEngine {
     o.instruments = static_cast<std::uint32_t>(c.instruments.instruments.size());
     return o;
   }
-  ActionStatus stale_block() noexcept {
+  ActionResult stale_block(ClientOrderId id) noexcept {
     counters_.stale_blocks.add();
-    return ActionStatus::kInstrumentStale;
+    return {ActionStatus::kInstrumentStale, RiskResult::kAllowed, SubmitStatus::kSent, id};
   }
-  ActionStatus risk_block() noexcept {
+  ActionResult risk_block(RiskResult why, ClientOrderId id) noexcept {
     counters_.risk_blocks.add();
-    return ActionStatus::kBlockedByRisk;
+    return {ActionStatus::kBlockedByRisk, why, SubmitStatus::kSent, id};
   }
-  ActionStatus refused() noexcept {
+  ActionResult refused(SubmitStatus why, ClientOrderId id) noexcept {
     counters_.refused.add();
-    return ActionStatus::kRefused;
+    return {ActionStatus::kRefused, RiskResult::kAllowed, why, id};
   }
   // One strategy decision on a market data event. Its orders leave in one
   // write when the sender can hold them (the order gateway can; a test double
@@ -445,42 +457,19 @@ class TradeEngine {
     ticks_.remember(seq, current_rx_tsc_);
   }
 
-  // One order event: positions and risk first, then the strategy.
+  // One order event: the order manager has applied it (and with it the
+  // working exposure); fills go to the positions, then the strategy hears it.
   void handle(const OrderEvent& ev) noexcept {
     if (ev.type == OrderEventType::kNone || ev.type == OrderEventType::kUnmatched) return;
     counters_.order_events.add();
-    switch (ev.type) {
-      case OrderEventType::kFill: {
-        counters_.fills.add();
-        FillResult booked = FillResult::kOk;
-        {
-          NT_TIMED(fn_position_update);
-          booked = positions_.on_fill(ev.fill());
-        }
-        if (booked != FillResult::kOk) counters_.position_refusals.add();
-        (void)risk_.on_fill(ev.id, ev.last_qty);
-        break;
+    if (ev.type == OrderEventType::kFill) {
+      counters_.fills.add();
+      FillResult booked = FillResult::kOk;
+      {
+        NT_TIMED(fn_position_update);
+        booked = positions_.on_fill(ev.fill());
       }
-      case OrderEventType::kModified:
-        (void)risk_.on_modified(ev.id);
-        break;
-      case OrderEventType::kModifyRejected:
-        (void)risk_.on_modify_rejected(ev.id);
-        break;
-      case OrderEventType::kSessionRejected:
-        if (ev.rejected_request == proto::MsgType::kModifyOrder) (void)risk_.on_modify_rejected(ev.id);
-        break;
-      default:
-        break;
-    }
-    // An order the order manager considers done stops working for risk too,
-    // however it ended: a fill that completes an order with a modify pending
-    // leaves it in the risk table (the modify might have enlarged it) until
-    // the modify's answer, which for a finished order is an expected "too
-    // late" the order manager does not pass on.
-    if (ev.state == OrderState::kDone && risk_.is_working(ev.id)) {
-      if (ev.type == OrderEventType::kRejected) (void)risk_.on_rejected(ev.id);
-      else (void)risk_.on_cancelled(ev.id);
+      if (booked != FillResult::kOk) counters_.position_refusals.add();
     }
     strategy_.on_order_event(*this, ev);
   }
@@ -500,14 +489,11 @@ class TradeEngine {
   const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)
   std::uint64_t md_key_ = 0;            // set_md_key()
   std::uint64_t md_key_rx_tsc_ = 0;
-  ClientOrderId last_placed_ = 0;
   bool logged_on_ = false;
   bool stopping_ = false;
   Disconnect last_disconnect_{};
   std::uint64_t disconnect_events_ = 0;
   std::uint64_t current_rx_tsc_ = 0;
-  RiskResult last_risk_ = RiskResult::kAllowed;
-  SubmitStatus last_submit_ = SubmitStatus::kSent;
   TickStamps ticks_;
   core::LatencyHistogram tick_to_trade_;
   core::LatencyHistogram tick_to_decision_;

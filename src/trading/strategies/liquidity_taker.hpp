@@ -69,7 +69,7 @@ class LiquidityTaker {
     rq.type = OrderType::kIoc;
     rq.price = clamp_to_band(ic, side == Side::kBuy ? f.ask_price + slip : f.bid_price - slip);
     rq.qty = p.clip_qty;
-    if (e.place(rq) == ActionStatus::kSent) last_order_ns_[i] = now;
+    if (e.place(rq).sent()) last_order_ns_[i] = now;
   }
 
   std::vector<StrategyParams> params_;

@@ -123,7 +123,7 @@ class MarketMaker {
       rq.type = OrderType::kLimit;
       rq.price = price;
       rq.qty = m.quote_qty;
-      if (e.place(rq, side_slot(side)) == ActionStatus::kSent) id = e.last_placed_id();
+      if (const ActionResult placed = e.place(rq, side_slot(side)); placed.sent()) id = placed.id;
       return;
     }
     if (o->state != OrderState::kLive) return;  // something in flight: wait for its answer
@@ -139,9 +139,9 @@ class MarketMaker {
       (void)e.cancel(id);
       return;
     }
-    const ActionStatus st = e.modify(id, price, m.quote_qty);
-    if (st == ActionStatus::kBlockedByRisk ||
-        (st == ActionStatus::kRefused && e.last_submit_status() != SubmitStatus::kOutputFull))
+    const ActionResult r = e.modify(id, price, m.quote_qty);
+    if (r.status == ActionStatus::kBlockedByRisk ||
+        (r.status == ActionStatus::kRefused && r.submit != SubmitStatus::kOutputFull))
       (void)e.cancel(id);
   }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/allocation_counter.hpp"
+#include "support/order_replies.hpp"
 
 namespace nt = nanotick::trading;
 namespace np = nanotick::proto;
@@ -17,106 +18,17 @@ namespace ne = nanotick::market;
 
 namespace {
 
-struct Sent {
-  np::MsgType type;
-  nt::ClientOrderId id;
-  nt::InstrumentId instrument;
-  nt::Price price;
-  nt::Qty qty;
-  std::uint32_t seq;
-};
-
-// Records what the manager sends; numbers messages like a session.
-struct RecordingSender {
-  std::vector<Sent> sent;
-  std::uint32_t next_seq = 2;  // 1 is the Logon
-  nt::SendStatus status = nt::SendStatus::kSent;
-
-  nt::SendResult record(np::MsgType t, nt::ClientOrderId id, nt::InstrumentId in, nt::Price p, nt::Qty q) {
-    if (status != nt::SendStatus::kSent) return {0, status};
-    sent.push_back(Sent{t, id, in, p, q, next_seq});
-    return {next_seq++, nt::SendStatus::kSent};
-  }
-  nt::SendResult send_new_order(nt::ClientOrderId id, nt::InstrumentId in, nt::Side, nt::OrderType, ne::StpMode,
-                                nt::Price p, nt::Qty q) noexcept {
-    return record(np::MsgType::kNewOrder, id, in, p, q);
-  }
-  nt::SendResult send_cancel(nt::ClientOrderId id, nt::InstrumentId in) noexcept {
-    return record(np::MsgType::kCancelOrder, id, in, 0, 0);
-  }
-  nt::SendResult send_modify(nt::ClientOrderId id, nt::InstrumentId in, nt::Price p, nt::Qty q) noexcept {
-    return record(np::MsgType::kModifyOrder, id, in, p, q);
-  }
-  const Sent& last() const { return sent.back(); }
-  void new_session() { next_seq = 2; }
-};
-
+using nanotick::test::accepted;
+using nanotick::test::cancelled;
+using nanotick::test::fill;
+using nanotick::test::limit;
+using nanotick::test::modified;
+using nanotick::test::order_reject;
+using nanotick::test::RecordingSender;
+using nanotick::test::report;
+using nanotick::test::session_reject;
+using Sent = nanotick::test::SentMessage;
 using Manager = nt::OrderManager<RecordingSender>;
-
-nt::OrderRequest limit(nt::Side side, nt::Price price, nt::Qty qty, nt::InstrumentId instrument = 0) {
-  nt::OrderRequest rq;
-  rq.instrument = instrument;
-  rq.side = side;
-  rq.type = nt::OrderType::kLimit;
-  rq.price = price;
-  rq.qty = qty;
-  return rq;
-}
-
-np::ExecutionReport report(np::ExecType type, const nt::Order& o, std::uint32_t ref_seq) {
-  auto r = np::make_message<np::ExecutionReport>(0);
-  r.exec_type = type;
-  r.client_order_id = o.id;
-  r.instrument = o.instrument;
-  r.order_id = 1000 + o.id;
-  r.price = o.price;
-  r.order_qty = o.qty;
-  r.cum_qty = o.cum_qty;
-  r.leaves_qty = o.qty - o.cum_qty;
-  r.side = static_cast<std::uint8_t>(o.side);
-  r.ref_seq = ref_seq;
-  return r;
-}
-np::ExecutionReport accepted(const nt::Order& o, std::uint32_t ref_seq) {
-  return report(np::ExecType::kAccepted, o, ref_seq);
-}
-np::ExecutionReport fill(const nt::Order& o, nt::Qty qty, std::uint32_t ref_seq = 0, nt::Price price = 0) {
-  auto r = report(np::ExecType::kFill, o, ref_seq);
-  r.last_qty = qty;
-  r.last_price = price != 0 ? price : o.price;
-  r.cum_qty = o.cum_qty + qty;
-  r.leaves_qty = o.qty - r.cum_qty;
-  r.is_maker = 1;
-  return r;
-}
-np::ExecutionReport cancelled(const nt::Order& o, std::uint32_t ref_seq, std::uint8_t why = 1) {
-  auto r = report(np::ExecType::kCancelled, o, ref_seq);
-  r.leaves_qty = 0;
-  r.cancel_reason = why;
-  return r;
-}
-np::ExecutionReport modified(const nt::Order& o, std::uint32_t ref_seq, nt::Price price, nt::Qty total) {
-  auto r = report(np::ExecType::kModified, o, ref_seq);
-  r.price = price;
-  r.order_qty = total;
-  r.leaves_qty = total - o.cum_qty;
-  return r;
-}
-np::OrderReject order_reject(np::MsgType type, const nt::Order& o, std::uint32_t ref_seq, ne::RejectReason why) {
-  auto m = np::make_message<np::OrderReject>(0, type);
-  m.client_order_id = o.id;
-  m.instrument = o.instrument;
-  m.ref_seq = ref_seq;
-  m.reason = static_cast<std::uint16_t>(why);
-  return m;
-}
-np::SessionReject session_reject(std::uint32_t ref_seq, np::MsgType ref_type, np::SessionRejectReason why) {
-  auto m = np::make_message<np::SessionReject>(0);
-  m.ref_seq = ref_seq;
-  m.ref_type = static_cast<std::uint8_t>(ref_type);
-  m.reason = static_cast<std::uint16_t>(why);
-  return m;
-}
 
 class OrderManagerTest : public ::testing::Test {
  protected:

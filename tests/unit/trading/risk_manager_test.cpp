@@ -2,9 +2,10 @@
 // position including working orders, open orders and notional per
 // instrument and global, max loss per instrument and global, the rate
 // throttle), request validation, the order of the checks, every block
-// counted by reason; working exposure through sends, fills, cancels,
-// rejects and modifies (a pending modify counting the larger version);
-// refused events; limit validation; no allocation once built.
+// counted by reason; the working exposure it checks against (the order
+// manager's, driven here with a recording sender and the exchange's answers)
+// through sends, fills, cancels, rejects and modifies (a pending modify
+// counting the larger version); limit validation; no allocation once built.
 #include "trading/risk_manager.hpp"
 
 #include <gtest/gtest.h>
@@ -16,16 +17,18 @@
 #include <vector>
 
 #include "support/allocation_counter.hpp"
+#include "support/order_replies.hpp"
 #include "trading/position_keeper.hpp"
 
 namespace nt = nanotick::trading;
+namespace np = nanotick::proto;
+namespace ne = nanotick::market;
 
 namespace {
 
 constexpr nt::Side kBuy = nt::Side::kBuy;
 constexpr nt::Side kSell = nt::Side::kSell;
 constexpr nt::RiskResult kAllowed = nt::RiskResult::kAllowed;
-constexpr nt::OrderEventResult kOk = nt::OrderEventResult::kOk;
 constexpr double kFair = 100.0;
 constexpr nt::TimeNs kT0 = 1'000'000'000;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -52,36 +55,84 @@ nt::GlobalRiskLimits wide_global() {
   return g;
 }
 
+// The risk manager as the trade engine uses it: it checks against the
+// working exposure of an order manager, which the tests drive with a
+// recording sender and the exchange's answers.
 struct Fixture {
   explicit Fixture(const nt::InstrumentRiskLimits& l = wide(), const nt::GlobalRiskLimits& g = wide_global(),
                    std::uint32_t instruments = 2)
-      : keeper(instruments), risk(std::vector<nt::InstrumentRiskLimits>(instruments, l), g, kT0) {}
+      : keeper(instruments),
+        risk(std::vector<nt::InstrumentRiskLimits>(instruments, l), g, kT0),
+        orders({4096, instruments, 1}, sender) {}
 
-  nt::ClientOrderId next_id = 1;
   nt::PositionKeeper keeper;
   nt::RiskManager risk;
+  nanotick::test::RecordingSender sender;
+  nt::OrderManager<nanotick::test::RecordingSender> orders;
 
-  nt::OrderRequest order(nt::Side side, nt::Price price, nt::Qty qty, nt::InstrumentId inst = 0) {
-    nt::OrderRequest r;
-    r.instrument = inst;
-    r.client_order_id = next_id++;
-    r.side = side;
-    r.type = nt::OrderType::kLimit;
-    r.price = price;
-    r.qty = qty;
-    return r;
+  const nt::WorkingExposure& working() const { return orders.exposure(); }
+  const nt::Order& find(nt::ClientOrderId id) const { return *orders.find(id); }
+
+  // A request (client order id 0: the order manager assigns it).
+  static nt::OrderRequest order(nt::Side side, nt::Price price, nt::Qty qty, nt::InstrumentId inst = 0) {
+    return nanotick::test::limit(side, price, qty, inst);
   }
   nt::RiskResult check(const nt::OrderRequest& r, nt::TimeNs now = kT0, double fair = kFair) {
-    return risk.check_new(r, keeper, fair, now);
+    return risk.check_new(r, working(), keeper, fair, now);
   }
-  // Checks and, if allowed, sends; returns the check's result.
-  nt::RiskResult send(const nt::OrderRequest& r, nt::TimeNs now = kT0, double fair = kFair) {
+  nt::RiskResult check_modify(nt::ClientOrderId id, nt::Price price, nt::Qty qty, nt::TimeNs now = kT0,
+                              double fair = kFair) {
+    return risk.check_modify(id, price, qty, working(), keeper, fair, now);
+  }
+  // Checks and, if allowed, sends (the order manager counts it from now on,
+  // `r` gets its id) and takes the throttle token; returns the check's result.
+  nt::RiskResult send(nt::OrderRequest& r, nt::TimeNs now = kT0, double fair = kFair) {
     const nt::RiskResult res = check(r, now, fair);
     if (res == kAllowed) {
-      EXPECT_EQ(risk.on_new_sent(r, now), kOk);
+      nt::OrderRequest rq = r;
+      rq.client_order_id = 0;
+      const nt::Submitted s = orders.submit(rq);
+      EXPECT_TRUE(s.ok()) << nt::to_string(s.status);
+      r.client_order_id = s.id;
+      risk.on_sent(now);
     }
     return res;
   }
+  nt::RiskResult send(nt::OrderRequest&& r, nt::TimeNs now = kT0, double fair = kFair) { return send(r, now, fair); }
+  // A modify the check allowed goes out: returns its session seq.
+  std::uint32_t send_modify(nt::ClientOrderId id, nt::Price price, nt::Qty qty, nt::TimeNs now = kT0) {
+    const nt::Submitted s = orders.modify(id, price, qty);
+    EXPECT_TRUE(s.ok()) << nt::to_string(s.status);
+    risk.on_sent(now);
+    return s.seq;
+  }
+
+  // The exchange's answers.
+  void accept(nt::ClientOrderId id) {
+    (void)orders.on_execution_report(nanotick::test::accepted(find(id), find(id).new_seq));
+  }
+  void reject(nt::ClientOrderId id) {
+    (void)orders.on_execution_report(nanotick::test::report(np::ExecType::kRejected, find(id), find(id).new_seq));
+  }
+  void filled(nt::ClientOrderId id, nt::Qty qty) {
+    (void)orders.on_execution_report(nanotick::test::fill(find(id), qty));
+  }
+  // Our cancel, answered.
+  void cancel(nt::ClientOrderId id) {
+    const nt::Submitted c = orders.cancel(id);
+    ASSERT_TRUE(c.ok()) << nt::to_string(c.status);
+    (void)orders.on_execution_report(nanotick::test::cancelled(find(id), c.seq));
+  }
+  void modified(nt::ClientOrderId id) {
+    const nt::Order& o = find(id);
+    (void)orders.on_execution_report(nanotick::test::modified(o, o.modify_seq, o.pending_price, o.pending_qty));
+  }
+  void modify_rejected(nt::ClientOrderId id, ne::RejectReason why = ne::RejectReason::kPriceOutOfBand) {
+    const nt::Order& o = find(id);
+    (void)orders.on_modify_reject(nanotick::test::order_reject(np::MsgType::kModifyReject, o, o.modify_seq, why));
+  }
+
+  // A fill booked in the positions (the risk manager reads position and PnL there).
   void fill(nt::InstrumentId inst, nt::Side side, nt::Price price, nt::Qty qty) {
     nt::FillEvent f;
     f.instrument = inst;
@@ -130,8 +181,8 @@ TEST(RiskManager, ShouldCountWorkingOrdersOfTheSameSideTowardsMaxPosition) {
   // Sells are counted on their own side: 20 working sells are fine too.
   EXPECT_EQ(f.send(f.order(kSell, 100, 20)), kAllowed);
   EXPECT_EQ(f.check(f.order(kSell, 100, 1)), nt::RiskResult::kMaxPosition);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 20);
-  EXPECT_EQ(f.risk.open_sell_qty(0), 20);
+  EXPECT_EQ(f.working().open_buy_qty(0), 20);
+  EXPECT_EQ(f.working().open_sell_qty(0), 20);
 }
 
 TEST(RiskManager, ShouldCountThePositionTowardsMaxPosition) {
@@ -160,10 +211,10 @@ TEST(RiskManager, ShouldLimitOpenOrdersPerInstrumentAndGlobally) {
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1)), nt::RiskResult::kMaxOpenOrders);
   EXPECT_EQ(f.send(f.order(kBuy, 100, 1, 1)), kAllowed);  // the 4th overall, on instrument 1
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1, 1)), nt::RiskResult::kMaxOpenOrdersGlobal);
-  EXPECT_EQ(f.risk.open_orders(), 4u);
-  EXPECT_EQ(f.risk.open_orders(0), 3u);
+  EXPECT_EQ(f.working().open_orders(), 4u);
+  EXPECT_EQ(f.working().open_orders(0), 3u);
   // A cancel frees a slot for both limits.
-  EXPECT_EQ(f.risk.on_cancelled(1), kOk);
+  f.cancel(1);
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1, 1)), kAllowed);
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1, 0)), kAllowed);
 }
@@ -177,13 +228,13 @@ TEST(RiskManager, ShouldLimitOpenNotionalPerInstrumentAndGlobally) {
   EXPECT_EQ(f.send(f.order(kBuy, 100, 10)), kAllowed);   // 1000
   EXPECT_EQ(f.send(f.order(kSell, 100, 20)), kAllowed);  // 3000: at the limit (both sides count)
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1)), nt::RiskResult::kMaxOpenNotional);
-  EXPECT_EQ(f.risk.open_notional(0), 3'000);
+  EXPECT_EQ(f.working().open_notional(0), 3'000);
   EXPECT_EQ(f.send(f.order(kBuy, 100, 20, 1)), kAllowed);  // total 5000: at the global limit
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1, 1)), nt::RiskResult::kMaxOpenNotionalGlobal);
-  EXPECT_EQ(f.risk.open_notional(), 5'000);
+  EXPECT_EQ(f.working().open_notional(), 5'000);
   // A fill reduces the working notional at the order's own price.
-  EXPECT_EQ(f.risk.on_fill(1, 4), kOk);
-  EXPECT_EQ(f.risk.open_notional(0), 2'600);
+  f.filled(1, 4);
+  EXPECT_EQ(f.working().open_notional(0), 2'600);
   EXPECT_EQ(f.check(f.order(kBuy, 100, 4)), kAllowed);
   EXPECT_EQ(f.check(f.order(kBuy, 100, 5)), nt::RiskResult::kMaxOpenNotional);
 }
@@ -253,7 +304,10 @@ TEST(RiskManager, ShouldMakeOrdersSentWithoutACheckPayBackTheirTokens) {
   g.orders_per_second = 10;
   g.burst = 2;
   Fixture f(wide(), g);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(f.risk.on_new_sent(f.order(kBuy, 100, 1), kT0), kOk);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(f.orders.submit(f.order(kBuy, 100, 1)).ok());
+    f.risk.on_sent(kT0);
+  }
   // One token of debt: 100 ms brings the bucket to 0, 200 ms to one token.
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1), kT0 + 100'000'000), nt::RiskResult::kRateThrottle);
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1), kT0 + 200'000'000), kAllowed);
@@ -282,7 +336,8 @@ TEST(RiskManager, ShouldValidateTheRequestBeforeAnyLimit) {
   EXPECT_EQ(f.check(r), kAllowed);
   // A position keeper with fewer instruments than the limits table.
   const nt::PositionKeeper small(1);
-  EXPECT_EQ(f.risk.check_new(f.order(kBuy, 100, 1, 1), small, kFair, kT0), nt::RiskResult::kUnknownInstrument);
+  EXPECT_EQ(f.risk.check_new(f.order(kBuy, 100, 1, 1), f.working(), small, kFair, kT0),
+            nt::RiskResult::kUnknownInstrument);
   EXPECT_EQ(f.risk.blocked(nt::RiskResult::kUnknownInstrument), 2u);
   EXPECT_EQ(f.risk.blocked_total(), 8u);
 }
@@ -308,25 +363,30 @@ TEST(RiskManager, ShouldReturnTheFirstFailingReasonInTheDocumentedOrder) {
 
 TEST(RiskManager, ShouldKeepExposureThroughFillsCancelsAndRejects) {
   Fixture f;
-  const nt::OrderRequest a = f.order(kBuy, 100, 10);
-  const nt::OrderRequest b = f.order(kSell, 102, 5);
-  const nt::OrderRequest c = f.order(kBuy, 99, 7, 1);
-  for (const nt::OrderRequest& r : {a, b, c}) ASSERT_EQ(f.send(r), kAllowed);
-  EXPECT_EQ(f.risk.open_orders(), 3u);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 10);
-  EXPECT_EQ(f.risk.open_sell_qty(0), 5);
-  EXPECT_EQ(f.risk.open_notional(0), 1'000 + 510);
-  EXPECT_EQ(f.risk.on_fill(a.client_order_id, 4), kOk);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 6);
-  EXPECT_EQ(f.risk.on_fill(a.client_order_id, 6), kOk);  // done
-  EXPECT_EQ(f.risk.open_buy_qty(0), 0);
-  EXPECT_EQ(f.risk.open_orders(0), 1u);
-  EXPECT_EQ(f.risk.on_cancelled(b.client_order_id), kOk);
-  EXPECT_EQ(f.risk.on_rejected(c.client_order_id), kOk);
-  EXPECT_EQ(f.risk.open_orders(), 0u);
-  EXPECT_EQ(f.risk.open_notional(), 0);
-  EXPECT_EQ(f.risk.open_sell_qty(0), 0);
-  EXPECT_EQ(f.risk.open_buy_qty(1), 0);
+  nt::OrderRequest a = f.order(kBuy, 100, 10);
+  nt::OrderRequest b = f.order(kSell, 102, 5);
+  nt::OrderRequest c = f.order(kBuy, 99, 7, 1);
+  for (nt::OrderRequest* r : {&a, &b, &c}) ASSERT_EQ(f.send(*r), kAllowed);
+  EXPECT_EQ(f.working().open_orders(), 3u);
+  EXPECT_EQ(f.working().open_buy_qty(0), 10);
+  EXPECT_EQ(f.working().open_sell_qty(0), 5);
+  EXPECT_EQ(f.working().open_notional(0), 1'000 + 510);
+  // An acceptance changes nothing: the orders counted from the send.
+  f.accept(a.client_order_id);
+  f.accept(b.client_order_id);
+  EXPECT_EQ(f.working().open_orders(), 3u);
+  EXPECT_EQ(f.working().open_notional(0), 1'000 + 510);
+  f.filled(a.client_order_id, 4);
+  EXPECT_EQ(f.working().open_buy_qty(0), 6);
+  f.filled(a.client_order_id, 6);  // done
+  EXPECT_EQ(f.working().open_buy_qty(0), 0);
+  EXPECT_EQ(f.working().open_orders(0), 1u);
+  f.cancel(b.client_order_id);
+  f.reject(c.client_order_id);
+  EXPECT_EQ(f.working().open_orders(), 0u);
+  EXPECT_EQ(f.working().open_notional(), 0);
+  EXPECT_EQ(f.working().open_sell_qty(0), 0);
+  EXPECT_EQ(f.working().open_buy_qty(1), 0);
   // The done order's id is free again.
   EXPECT_EQ(f.check(a), kAllowed);
 }
@@ -335,32 +395,34 @@ TEST(RiskManager, ShouldCountAPendingModifyWithTheLargerOfItsOldAndNewVersion) {
   nt::InstrumentRiskLimits l = wide();
   l.max_position = 20;
   Fixture f(l);
-  const nt::OrderRequest a = f.order(kBuy, 100, 10);
+  nt::OrderRequest a = f.order(kBuy, 100, 10);
   ASSERT_EQ(f.send(a), kAllowed);
+  const nt::ClientOrderId id = a.client_order_id;
+  f.accept(id);
   // Growing to a total of 20 is allowed (at the limit); 21 is not.
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 101, 21, f.keeper, kFair, kT0), nt::RiskResult::kMaxPosition);
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 101, 20, f.keeper, kFair, kT0), kAllowed);
-  EXPECT_EQ(f.risk.on_modify_sent(a.client_order_id, 101, 20, kT0), kOk);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 20);
-  EXPECT_EQ(f.risk.open_notional(0), 2'020);
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 101, 5, f.keeper, kFair, kT0), nt::RiskResult::kModifyPending);
+  EXPECT_EQ(f.check_modify(id, 101, 21), nt::RiskResult::kMaxPosition);
+  EXPECT_EQ(f.check_modify(id, 101, 20), kAllowed);
+  (void)f.send_modify(id, 101, 20);
+  EXPECT_EQ(f.working().open_buy_qty(0), 20);
+  EXPECT_EQ(f.working().open_notional(0), 2'020);
+  EXPECT_EQ(f.check_modify(id, 101, 5), nt::RiskResult::kModifyPending);
   // Acknowledged: the new version only.
-  EXPECT_EQ(f.risk.on_modified(a.client_order_id), kOk);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 20);
+  f.modified(id);
+  EXPECT_EQ(f.working().open_buy_qty(0), 20);
   // Shrinking to 5 while pending still counts 20 (the old version may fill).
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 101, 5, f.keeper, kFair, kT0), kAllowed);
-  EXPECT_EQ(f.risk.on_modify_sent(a.client_order_id, 101, 5, kT0), kOk);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 20);
-  EXPECT_EQ(f.risk.on_modified(a.client_order_id), kOk);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 5);
-  EXPECT_EQ(f.risk.open_notional(0), 505);
+  EXPECT_EQ(f.check_modify(id, 101, 5), kAllowed);
+  (void)f.send_modify(id, 101, 5);
+  EXPECT_EQ(f.working().open_buy_qty(0), 20);
+  f.modified(id);
+  EXPECT_EQ(f.working().open_buy_qty(0), 5);
+  EXPECT_EQ(f.working().open_notional(0), 505);
   // Rejected: back to the old version.
-  EXPECT_EQ(f.risk.on_modify_sent(a.client_order_id, 90, 8, kT0), kOk);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 8);
-  EXPECT_EQ(f.risk.on_modify_rejected(a.client_order_id), kOk);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 5);
-  EXPECT_EQ(f.risk.open_notional(0), 505);
-  EXPECT_EQ(f.risk.open_orders(0), 1u);
+  (void)f.send_modify(id, 90, 8);
+  EXPECT_EQ(f.working().open_buy_qty(0), 8);
+  f.modify_rejected(id);
+  EXPECT_EQ(f.working().open_buy_qty(0), 5);
+  EXPECT_EQ(f.working().open_notional(0), 505);
+  EXPECT_EQ(f.working().open_orders(0), 1u);
 }
 
 TEST(RiskManager, ShouldCheckAModifiesNewPriceAndSizeAndCountItAgainstTheThrottle) {
@@ -371,76 +433,92 @@ TEST(RiskManager, ShouldCheckAModifiesNewPriceAndSizeAndCountItAgainstTheThrottl
   g.orders_per_second = 1;
   g.burst = 2;
   Fixture f(l, g);
-  const nt::OrderRequest a = f.order(kBuy, 100, 5);
+  nt::OrderRequest a = f.order(kBuy, 100, 5);
   ASSERT_EQ(f.send(a), kAllowed);
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 106, 5, f.keeper, kFair, kT0), nt::RiskResult::kPriceBand);
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 105, 11, f.keeper, kFair, kT0), nt::RiskResult::kMaxOrderQty);
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 105, 0, f.keeper, kFair, kT0), nt::RiskResult::kInvalidQty);
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 105, 10, f.keeper, kNaN, kT0), nt::RiskResult::kNoFairPrice);
-  EXPECT_EQ(f.risk.check_modify(999, 105, 10, f.keeper, kFair, kT0), nt::RiskResult::kUnknownOrder);
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 105, 10, f.keeper, kFair, kT0), kAllowed);
-  EXPECT_EQ(f.risk.on_modify_sent(a.client_order_id, 105, 10, kT0), kOk);  // the second token
-  EXPECT_EQ(f.risk.on_modified(a.client_order_id), kOk);
-  EXPECT_EQ(f.risk.check_modify(a.client_order_id, 104, 10, f.keeper, kFair, kT0), nt::RiskResult::kRateThrottle);
+  const nt::ClientOrderId id = a.client_order_id;
+  f.accept(id);
+  EXPECT_EQ(f.check_modify(id, 106, 5), nt::RiskResult::kPriceBand);
+  EXPECT_EQ(f.check_modify(id, 105, 11), nt::RiskResult::kMaxOrderQty);
+  EXPECT_EQ(f.check_modify(id, 105, 0), nt::RiskResult::kInvalidQty);
+  EXPECT_EQ(f.check_modify(id, 105, 10, kT0, kNaN), nt::RiskResult::kNoFairPrice);
+  EXPECT_EQ(f.check_modify(999, 105, 10), nt::RiskResult::kUnknownOrder);
+  EXPECT_EQ(f.check_modify(id, 105, 10), kAllowed);
+  (void)f.send_modify(id, 105, 10);  // the second token
+  f.modified(id);
+  EXPECT_EQ(f.check_modify(id, 104, 10), nt::RiskResult::kRateThrottle);
 }
 
 TEST(RiskManager, ShouldKeepAnOrderFilledDuringAPendingModifyUntilTheModifyIsAnswered) {
   Fixture f;
-  const nt::OrderRequest a = f.order(kSell, 100, 10);
+  nt::OrderRequest a = f.order(kSell, 100, 10);
   ASSERT_EQ(f.send(a), kAllowed);
-  ASSERT_EQ(f.risk.on_modify_sent(a.client_order_id, 100, 15, kT0), kOk);
-  EXPECT_EQ(f.risk.open_sell_qty(0), 15);
+  f.accept(a.client_order_id);
+  (void)f.send_modify(a.client_order_id, 100, 15);
+  EXPECT_EQ(f.working().open_sell_qty(0), 15);
   // The old version fills completely before the modify arrives.
-  EXPECT_EQ(f.risk.on_fill(a.client_order_id, 10), kOk);
-  EXPECT_EQ(f.risk.open_sell_qty(0), 5);  // the new version could still have 5 open
-  EXPECT_EQ(f.risk.open_orders(0), 1u);
+  f.filled(a.client_order_id, 10);
+  EXPECT_EQ(f.find(a.client_order_id).state, nt::OrderState::kDone);
+  EXPECT_EQ(f.working().open_sell_qty(0), 5);  // the new version could still have 5 open
+  EXPECT_EQ(f.working().open_orders(0), 1u);
+  EXPECT_EQ(f.check_modify(a.client_order_id, 100, 12), nt::RiskResult::kModifyPending);
   // "Too late": the order is done.
-  EXPECT_EQ(f.risk.on_modify_rejected(a.client_order_id), kOk);
-  EXPECT_EQ(f.risk.open_sell_qty(0), 0);
-  EXPECT_EQ(f.risk.open_orders(0), 0u);
+  f.modify_rejected(a.client_order_id, ne::RejectReason::kTooLateToCancel);
+  EXPECT_EQ(f.working().open_sell_qty(0), 0);
+  EXPECT_EQ(f.working().open_orders(0), 0u);
   // A modify below the filled quantity is cancelled by the exchange.
-  const nt::OrderRequest b = f.order(kSell, 100, 10);
+  nt::OrderRequest b = f.order(kSell, 100, 10);
   ASSERT_EQ(f.send(b), kAllowed);
-  ASSERT_EQ(f.risk.on_fill(b.client_order_id, 6), kOk);
-  ASSERT_EQ(f.risk.on_modify_sent(b.client_order_id, 100, 5, kT0), kOk);
-  EXPECT_EQ(f.risk.open_sell_qty(0), 4);
-  EXPECT_EQ(f.risk.on_cancelled(b.client_order_id), kOk);
-  EXPECT_EQ(f.risk.open_orders(), 0u);
-  EXPECT_EQ(f.risk.open_notional(), 0);
+  f.accept(b.client_order_id);
+  f.filled(b.client_order_id, 6);
+  const std::uint32_t seq = f.send_modify(b.client_order_id, 100, 5);
+  EXPECT_EQ(f.working().open_sell_qty(0), 4);
+  (void)f.orders.on_execution_report(nanotick::test::cancelled(f.find(b.client_order_id), seq, 5));
+  EXPECT_EQ(f.working().open_orders(), 0u);
+  EXPECT_EQ(f.working().open_notional(), 0);
 }
 
-TEST(RiskManager, ShouldRefuseEventsThatDoNotFitTheWorkingOrdersAndCountThem) {
+// The risk manager used to keep its own table fed by the engine and refused
+// (and counted) events that did not fit it. With one ledger there is nothing
+// to disagree with: what those events were is either a check now, or the
+// order manager's business (unmatched reports, fills beyond the order).
+TEST(RiskManager, ShouldCheckWhatTheOldOrderEventsRefusedAndLeaveReportsToTheOrderManager) {
   nt::GlobalRiskLimits g = wide_global();
   g.max_open_orders = 2;
   Fixture f(wide(), g);
-  const nt::OrderRequest a = f.order(kBuy, 100, 10);
+  nt::OrderRequest a = f.order(kBuy, 100, 10);
   ASSERT_EQ(f.send(a), kAllowed);
-  EXPECT_EQ(f.risk.on_new_sent(a, kT0), nt::OrderEventResult::kDuplicateOrder);
-  EXPECT_EQ(f.risk.on_new_sent(f.order(kBuy, 100, 1, 5), kT0), nt::OrderEventResult::kUnknownInstrument);
-  EXPECT_EQ(f.risk.on_new_sent(f.order(kBuy, 100, 0), kT0), nt::OrderEventResult::kInvalidOrder);
+  const nt::ClientOrderId id = a.client_order_id;
+  f.accept(id);
+  EXPECT_EQ(f.check(a), nt::RiskResult::kDuplicateOrder);
+  EXPECT_EQ(f.check(f.order(kBuy, 100, 1, 5)), nt::RiskResult::kUnknownInstrument);
+  EXPECT_EQ(f.check(f.order(kBuy, 100, 0)), nt::RiskResult::kInvalidQty);
   nt::OrderRequest market = f.order(kBuy, 0, 1);
   market.type = nt::OrderType::kMarket;
-  EXPECT_EQ(f.risk.on_new_sent(market, kT0), nt::OrderEventResult::kInvalidOrder);
-  EXPECT_EQ(f.risk.on_new_sent(f.order(kBuy, std::numeric_limits<nt::Price>::max(), 2), kT0),
-            nt::OrderEventResult::kInvalidOrder);
-  ASSERT_EQ(f.risk.on_new_sent(f.order(kBuy, 100, 1), kT0), kOk);
-  EXPECT_EQ(f.risk.on_new_sent(f.order(kBuy, 100, 1), kT0), nt::OrderEventResult::kCapacity);
-  EXPECT_EQ(f.risk.on_fill(999, 1), nt::OrderEventResult::kUnknownOrder);
-  EXPECT_EQ(f.risk.on_cancelled(999), nt::OrderEventResult::kUnknownOrder);
-  EXPECT_EQ(f.risk.on_fill(a.client_order_id, 0), nt::OrderEventResult::kInvalidOrder);
-  EXPECT_EQ(f.risk.on_modified(a.client_order_id), nt::OrderEventResult::kNoModifyPending);
-  EXPECT_EQ(f.risk.on_modify_rejected(a.client_order_id), nt::OrderEventResult::kNoModifyPending);
-  ASSERT_EQ(f.risk.on_modify_sent(a.client_order_id, 100, 12, kT0), kOk);
-  EXPECT_EQ(f.risk.on_modify_sent(a.client_order_id, 100, 13, kT0), nt::OrderEventResult::kModifyPending);
-  // More than either version: applied, the order is done.
-  EXPECT_EQ(f.risk.on_fill(a.client_order_id, 13), nt::OrderEventResult::kOverfill);
-  EXPECT_EQ(f.risk.open_orders(0), 1u);
-  EXPECT_EQ(f.risk.open_buy_qty(0), 1);
-  EXPECT_EQ(f.risk.refused_events(nt::OrderEventResult::kInvalidOrder), 4u);
-  EXPECT_EQ(f.risk.refused_events(nt::OrderEventResult::kUnknownOrder), 2u);
-  EXPECT_EQ(f.risk.refused_events(nt::OrderEventResult::kNoModifyPending), 2u);
-  EXPECT_EQ(f.risk.refused_events(nt::OrderEventResult::kOverfill), 1u);
-  EXPECT_EQ(nt::to_string(nt::OrderEventResult::kOverfill), "fill beyond the order's quantity");
+  EXPECT_EQ(f.check(market), nt::RiskResult::kUnpricedOrder);
+  // |price| x qty beyond int64 is summed exactly, not wrapped.
+  constexpr nt::Price kHuge = std::numeric_limits<nt::Price>::max();
+  EXPECT_EQ(f.check(f.order(kBuy, kHuge, 2), kT0, static_cast<double>(kHuge)), nt::RiskResult::kMaxOpenNotional);
+  ASSERT_EQ(f.send(f.order(kBuy, 100, 1)), kAllowed);
+  EXPECT_EQ(f.check(f.order(kBuy, 100, 1)), nt::RiskResult::kMaxOpenOrdersGlobal);
+  // Reports for no order of ours: counted by the order manager, no exposure changes.
+  nt::Order stranger = f.find(id);
+  stranger.id = 999;
+  EXPECT_EQ(f.orders.on_execution_report(nanotick::test::fill(stranger, 1)).type, nt::OrderEventType::kUnmatched);
+  EXPECT_EQ(f.orders.cancel(999).status, nt::SubmitStatus::kUnknownOrder);
+  EXPECT_EQ(f.orders.counters().unmatched.get(), 1u);
+  EXPECT_EQ(f.working().open_buy_qty(0), 11);
+  // A modify reject with no modify in flight leaves the order as it was.
+  f.modify_rejected(id);
+  EXPECT_EQ(f.working().open_buy_qty(0), 11);
+  (void)f.send_modify(id, 100, 12);
+  EXPECT_EQ(f.check_modify(id, 100, 13), nt::RiskResult::kModifyPending);
+  EXPECT_EQ(f.working().open_buy_qty(0), 13);
+  // A fill beyond either version: the exchange says nothing is left, the order is done.
+  auto beyond = nanotick::test::fill(f.find(id), 13);
+  beyond.leaves_qty = 0;
+  (void)f.orders.on_execution_report(beyond);
+  EXPECT_EQ(f.working().open_orders(0), 1u);
+  EXPECT_EQ(f.working().open_buy_qty(0), 1);
   EXPECT_EQ(nt::to_string(nt::RiskResult::kRateThrottle), "order rate throttle");
 }
 
@@ -499,21 +577,28 @@ TEST(RiskManager, ShouldNotAllocateOnChecksAndOrderEvents) {
   nt::GlobalRiskLimits g = wide_global();
   g.max_open_orders = 64;
   Fixture f(wide(), g);
+  f.sender.sent.reserve(16);  // the recorder's own storage, before counting
   const nanotick::test::AllocationScope scope;
   nt::TimeNs now = kT0;
   for (int i = 0; i < 2000; ++i) {
     now += 1'000;
-    const nt::OrderRequest r = f.order(i % 2 == 0 ? kBuy : kSell, 100 + i % 5, 1 + i % 7, i % 2);
-    if (f.risk.check_new(r, f.keeper, kFair, now) != kAllowed) continue;
-    (void)f.risk.on_new_sent(r, now);
-    if (f.risk.check_modify(r.client_order_id, 101, 8, f.keeper, kFair, now) == kAllowed) {
-      (void)f.risk.on_modify_sent(r.client_order_id, 101, 8, now);
-      (void)(i % 3 == 0 ? f.risk.on_modified(r.client_order_id) : f.risk.on_modify_rejected(r.client_order_id));
+    nt::OrderRequest r = f.order(i % 2 == 0 ? kBuy : kSell, 100 + i % 5, 1 + i % 7, i % 2);
+    if (f.send(r, now) != kAllowed) continue;
+    const nt::ClientOrderId id = r.client_order_id;
+    f.accept(id);
+    if (f.check_modify(id, 101, 8, now) == kAllowed && f.orders.modify(id, 101, 8).ok()) {
+      f.risk.on_sent(now);
+      if (i % 3 == 0) f.modified(id);
+      else f.modify_rejected(id);
     }
-    (void)f.risk.on_fill(r.client_order_id, 1);
-    (void)(i % 4 == 0 ? f.risk.on_rejected(r.client_order_id) : f.risk.on_cancelled(r.client_order_id));
+    f.filled(id, 1);
+    if (f.orders.find(id) != nullptr) {
+      if (i % 4 == 0) (void)f.orders.on_execution_report(nanotick::test::cancelled(f.find(id), 0));  // the exchange's
+      else f.cancel(id);
+    }
+    f.sender.sent.clear();  // keeps its capacity
   }
-  EXPECT_EQ(f.risk.open_orders(), 0u);
+  EXPECT_EQ(f.working().open_orders(), 0u);
   EXPECT_GT(f.risk.allowed(), 1000u);
   EXPECT_EQ(scope.count(), 0u);
 }

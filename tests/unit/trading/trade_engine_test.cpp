@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "support/order_replies.hpp"
 #include "trading/strategies/liquidity_taker.hpp"
 #include "trading/strategies/market_maker.hpp"
 #include "trading/strategies/random_strategy.hpp"
@@ -20,38 +21,8 @@ namespace nb = nanotick::book;
 
 namespace {
 
-struct Sent {
-  np::MsgType type;
-  nt::ClientOrderId id;
-  nt::InstrumentId instrument;
-  nt::Side side;
-  nt::OrderType order_type;
-  nt::Price price;
-  nt::Qty qty;
-  std::uint32_t seq;
-};
-
-struct RecordingSender {
-  std::vector<Sent> sent;
-  std::uint32_t next_seq = 2;  // 1 was the Logon
-  bool logged_on = true;
-  nt::SendResult record(Sent s) {
-    if (!logged_on) return {0, nt::SendStatus::kNotLoggedOn};
-    s.seq = next_seq++;
-    sent.push_back(s);
-    return {s.seq, nt::SendStatus::kSent};
-  }
-  nt::SendResult send_new_order(nt::ClientOrderId id, nt::InstrumentId in, nt::Side side, nt::OrderType type,
-                                ne::StpMode, nt::Price p, nt::Qty q) noexcept {
-    return record({np::MsgType::kNewOrder, id, in, side, type, p, q, 0});
-  }
-  nt::SendResult send_cancel(nt::ClientOrderId id, nt::InstrumentId in) noexcept {
-    return record({np::MsgType::kCancelOrder, id, in, nt::Side::kBuy, nt::OrderType::kLimit, 0, 0, 0});
-  }
-  nt::SendResult send_modify(nt::ClientOrderId id, nt::InstrumentId in, nt::Price p, nt::Qty q) noexcept {
-    return record({np::MsgType::kModifyOrder, id, in, nt::Side::kBuy, nt::OrderType::kLimit, p, q, 0});
-  }
-};
+using RecordingSender = nanotick::test::RecordingSender;
+using Sent = nanotick::test::SentMessage;
 
 ne::InstrumentTable venue() {
   ne::InstrumentTable c;
@@ -141,7 +112,7 @@ TEST(TradeEngineMarketMaker, QuotesAroundTheReferencePriceOfAnEmptyBook) {
   EXPECT_EQ(rig.sender.sent[0].price, 10'000 - 2 * 5);
   EXPECT_EQ(rig.sender.sent[1].side, nt::Side::kSell);
   EXPECT_EQ(rig.sender.sent[1].price, 10'000 + 2 * 5);
-  EXPECT_EQ(rig.engine.risk().open_orders(), 2u);
+  EXPECT_EQ(rig.engine.orders().exposure().open_orders(), 2u);
 }
 
 TEST(TradeEngineMarketMaker, FillUpdatesPositionAndSkewsTheNextQuoteDown) {
@@ -191,12 +162,10 @@ TEST(TradeEngineMarketMaker, StaleInstrumentCancelsQuotesAndRefusesNewOnes) {
   ASSERT_EQ(rig.sender.sent.size(), 4u);
   EXPECT_EQ(rig.sender.sent[2].type, np::MsgType::kCancelOrder);
   EXPECT_EQ(rig.sender.sent[3].type, np::MsgType::kCancelOrder);
-  nt::OrderRequest rq;
-  rq.instrument = 0;
-  rq.side = nt::Side::kBuy;
-  rq.price = 10'000;
-  rq.qty = 1;
-  EXPECT_EQ(rig.engine.place(rq), nt::ActionStatus::kInstrumentStale);
+  const nt::ActionResult r = rig.engine.place(nanotick::test::limit(nt::Side::kBuy, 10'000, 1));
+  EXPECT_EQ(r.status, nt::ActionStatus::kInstrumentStale);
+  EXPECT_FALSE(r.sent());
+  EXPECT_EQ(r.id, 0u);
 }
 
 TEST(TradeEngineRisk, BlocksAnOrderOverTheLimitAndSendsNothing) {
@@ -205,9 +174,51 @@ TEST(TradeEngineRisk, BlocksAnOrderOverTheLimitAndSendsNothing) {
   Rig<nt::MarketMaker> rig(mm_params(), nt::MarketMaker(mm_params()), limits);
   rig.logon_and_go_live();
   EXPECT_TRUE(rig.sender.sent.empty());
-  EXPECT_EQ(rig.engine.last_risk_result(), nt::RiskResult::kMaxOrderQty);
   EXPECT_EQ(rig.engine.risk().blocked(nt::RiskResult::kMaxOrderQty), 2u);
   EXPECT_EQ(rig.engine.counters().risk_blocks.get(), 2u);
+  // The result says why.
+  const nt::ActionResult r = rig.engine.place(nanotick::test::limit(nt::Side::kBuy, 10'000, 6));
+  EXPECT_EQ(r.status, nt::ActionStatus::kBlockedByRisk);
+  EXPECT_EQ(r.risk, nt::RiskResult::kMaxOrderQty);
+  EXPECT_EQ(r.submit, nt::SubmitStatus::kSent) << "the order manager was not asked";
+  EXPECT_EQ(r.id, 0u);
+  EXPECT_TRUE(rig.sender.sent.empty());
+  EXPECT_EQ(rig.engine.counters().risk_blocks.get(), 3u);
+}
+
+TEST(TradeEngineRisk, ResultsCarryTheOrderIdAndTheOrderManagersReason) {
+  Rig<nt::MarketMaker> rig(mm_params(), nt::MarketMaker(mm_params()));
+  rig.logon_and_go_live();
+  // Instrument 1 has no market maker: orders placed there are the test's own.
+  const nt::OrderRequest rq = nanotick::test::limit(nt::Side::kSell, 10'010, 3, 1);
+  const nt::ActionResult placed = rig.engine.place(rq);
+  ASSERT_TRUE(placed.sent());
+  EXPECT_EQ(placed.risk, nt::RiskResult::kAllowed);
+  EXPECT_EQ(placed.submit, nt::SubmitStatus::kSent);
+  EXPECT_EQ(placed.id, rig.sender.sent.back().id);
+  const nt::ActionResult early = rig.engine.modify(placed.id, 10'005, 3);
+  EXPECT_EQ(early.status, nt::ActionStatus::kRefused);
+  EXPECT_EQ(early.submit, nt::SubmitStatus::kRequestInFlight) << "not accepted yet";
+  EXPECT_EQ(early.id, placed.id);
+  rig.engine.on_execution_report(rig.report(rig.sender.sent.back(), np::ExecType::kAccepted));
+  const nt::ActionResult moved = rig.engine.modify(placed.id, 10'005, 3);
+  EXPECT_TRUE(moved.sent());
+  EXPECT_EQ(rig.engine.orders().exposure().open_sell_qty(1), 3);
+  EXPECT_EQ(rig.engine.orders().exposure().open_notional(1), 10'010 * 3) << "the larger version while in flight";
+  const nt::ActionResult pending = rig.engine.modify(placed.id, 10'000, 3);
+  EXPECT_EQ(pending.status, nt::ActionStatus::kBlockedByRisk);
+  EXPECT_EQ(pending.risk, nt::RiskResult::kModifyPending);
+  const nt::ActionResult gone = rig.engine.cancel(12345);
+  EXPECT_EQ(gone.status, nt::ActionStatus::kRefused);
+  EXPECT_EQ(gone.submit, nt::SubmitStatus::kUnknownOrder);
+  EXPECT_TRUE(rig.engine.cancel(placed.id).sent());
+  rig.sender.status = nt::SendStatus::kNotLoggedOn;
+  const nt::ActionResult offline = rig.engine.place(rq);
+  EXPECT_EQ(offline.status, nt::ActionStatus::kRefused);
+  EXPECT_EQ(offline.submit, nt::SubmitStatus::kNotLoggedOn);
+  EXPECT_EQ(offline.id, 0u) << "no order was placed";
+  rig.engine.stop_trading();
+  EXPECT_EQ(rig.engine.place(rq).status, nt::ActionStatus::kStopping);
 }
 
 TEST(TradeEngineTaker, FollowsAggressiveBuyingWithAnIocAtTheAsk) {
