@@ -1,7 +1,15 @@
+// MdConsumerConfig::validate and to_string(RecoveryReason)
+// (md_consumer_types.hpp), and the layout facts md_consumer.hpp and
+// instrument_recovery.hpp rely on.
 #include "trading/md_consumer.hpp"
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+
+#include "proto/market_data.hpp"
+#include "trading/md_consumer_types.hpp"
+#include "trading/recovery_buffer.hpp"
 
 namespace nanotick::trading {
 

@@ -4,46 +4,28 @@
 // each one completely (proto::parse_packet), keeps an order-by-order
 // book::BookReplica per instrument and tells the Handler (a template
 // parameter: static dispatch, see MdHandler) about trades, book updates and
-// instruments going stale and live. Pure logic: no sockets (MdFeed reads
-// them), no clock reads (times come in as arguments), nothing allocates
-// after the constructor.
+// instruments going stale and live. Pure logic: no sockets (MdSockets in
+// md_feed.hpp reads them), no clock reads (times come in as arguments),
+// nothing allocates after the constructor.
 //
-// Sequence logic. Incremental packets carry the global sequence number of
-// their first message (the others follow +1); every incremental message
-// also carries its instrument's own sequence number (instrument_seq: 1, 2,
-// 3... per instrument, no gaps), so a loss can be pinned to the instruments
-// it hit:
-// - Duplicates: a packet wholly below the next expected seq is dropped (a
-//   packet that overlaps it has only its new messages applied).
-// - Reordering: a packet (or heartbeat) ahead of the next expected seq is
-//   held, up to reorder_packets packets and reorder_ns (on_timer). If the
-//   hole fills meanwhile, everything is applied in order: nobody notices.
-// - Gap: when the window is full or expires, the consumer gives up the
-//   lowest hole and moves on (messages_lost counts the skipped seqs). It
-//   does not know which instruments the lost messages were for: each
-//   instrument checks its own instrument_seq on its next message. One that
-//   follows on (last + 1) lost nothing and keeps flowing; one that jumps
-//   enters recovery. Healthy instruments are never paused.
-// - Recovery, per instrument: its incremental messages are buffered (one
-//   pool of buffer_messages for all instruments). The next complete snapshot
-//   of it (SnapshotStart, its orders, SnapshotEnd, no gap in the snapshot
-//   channel's seq in between) replaces its book (BookReplica::load), then
-//   the buffered messages with instrument_seq above the snapshot's are
-//   applied. That is only correct when they continue the snapshot without a
-//   hole, so a snapshot is used only if it reflects at least what the buffer
-//   misses: instrument_seq >= the one before the buffer's first message (the
-//   buffer is kept contiguous: a message that does not follow its tail
-//   restarts it; an overflow empties it and requires the lost message), and,
-//   while nothing has been buffered since a gap, last_seq >= that gap's end
-//   (the gap may have held this instrument's messages). Otherwise the
-//   consumer waits for a later snapshot (e.g. after an overflow the buffer
-//   starts too late for an older snapshot). Messages with global seq <= the
-//   loaded snapshot's last_seq still to come (held or in flight) are
-//   skipped: the snapshot has them.
-// - Late join: every instrument starts in recovery. A snapshot is used only
-//   once the incremental channel has started (its first packet or
-//   heartbeat), and must reach the seq just before that packet: the
-//   messages before it were never seen.
+// It composes three parts, each in its own header, and is the sink of the
+// first two (static dispatch: they call it back as a template parameter):
+// - IncrementalSequencer (incremental_sequencer.hpp): the incremental
+//   channel's global seq -- duplicates, reordering, gaps, heartbeats.
+// - SnapshotAssembler (snapshot_assembler.hpp): the snapshot channel's seq
+//   and the collection of one instrument's snapshot.
+// - InstrumentRecovery (instrument_recovery.hpp): each instrument's state,
+//   the buffer of instruments in recovery, which snapshot ends a recovery.
+// What stays here is what needs the books: applying each message to its
+// instrument's book, and deciding that a book is wrong.
+//
+// Every incremental message also carries its instrument's own sequence
+// number (instrument_seq: 1, 2, 3... per instrument, no gaps), so a loss can
+// be pinned to the instruments it hit:
+// - Gap: the sequencer does not know which instruments the lost messages
+//   were for: each instrument checks its own instrument_seq on its next
+//   message. One that follows on (last + 1) lost nothing and keeps flowing;
+//   one that jumps enters recovery. Healthy instruments are never paused.
 // - Snapshot audit: a lost last packet before a quiet period cannot be seen
 //   by instrument_seq (no next message). So for a live instrument, when a
 //   snapshot of it arrives with last_seq <= the global seq we processed, and
@@ -55,10 +37,6 @@
 // - A message the book refuses (e.g. an unknown order id) or a TopOfBook
 //   that differs from the book's best levels (price and total quantity; qty
 //   0 = side empty) also sends the instrument to recovery: the book is wrong.
-// - An incremental heartbeat (count 0) announces the next seq: above the
-//   expected one it is a gap like any other (held, then skipped).
-// - The snapshot channel is not reordered: a hole in its seq abandons the
-//   snapshot being collected (the next cycle brings another).
 //
 // Handler calls: on_trade before the book applies that trade (features see
 // the touch the trade hit); on_instrument_stale at once when an instrument
@@ -74,95 +52,27 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "book/book_replica.hpp"
 #include "core/compiler.hpp"
-#include "core/counter.hpp"
 #include "core/histogram.hpp"
 #include "proto/market_data.hpp"
 #include "proto/md_packet.hpp"
-#include "trading/recovery_buffer.hpp"
-#include "trading/reorder_window.hpp"
+#include "trading/incremental_sequencer.hpp"
+#include "trading/instrument_recovery.hpp"
+#include "trading/md_consumer_types.hpp"
+#include "trading/snapshot_assembler.hpp"
 #include "trading/trading_types.hpp"
 
 namespace nanotick::trading {
-
-struct MdConsumerConfig {
-  std::uint32_t reorder_packets = 8;  // packets held ahead of a hole (0: a hole is a gap at once)
-  TimeNs reorder_ns = 200'000;        // how long the oldest held packet waits for its hole
-  std::uint32_t buffer_messages = 65536;  // incrementals buffered for instruments in recovery, all together
-
-  // Largest allowed values: each held packet reserves 64 KiB, each buffered
-  // message 72 bytes, and a window longer than a second stalls every
-  // instrument behind one lost packet for that long.
-  static constexpr std::uint32_t kMaxReorderPackets = 1024;
-  static constexpr TimeNs kMaxReorderNs = 1'000'000'000;
-  static constexpr std::uint32_t kMaxBufferMessages = 1u << 24;
-
-  // Throws std::invalid_argument "md consumer: <field>: <problem>".
-  void validate() const;
-};
-
-// Why an instrument entered recovery.
-enum class RecoveryReason : std::uint8_t {
-  kLateJoin = 0,          // the consumer started: no book yet
-  kSeqJump = 1,           // its instrument_seq jumped (messages lost in a gap)
-  kBookReject = 2,        // the book refused one of its messages
-  kTopOfBookMismatch = 3, // a TopOfBook differed from the book's best levels
-  kAuditMismatch = 4,     // a snapshot of the same moment disagreed (seq or order count)
-};
-inline constexpr std::size_t kRecoveryReasons = static_cast<std::size_t>(RecoveryReason::kAuditMismatch) + 1;
-std::string_view to_string(RecoveryReason r) noexcept;
-
-inline constexpr std::size_t kPacketErrors = static_cast<std::size_t>(proto::PacketError::kCountMismatch) + 1;
-
-// Single writer (the consumer's thread); any thread may read.
-struct MdConsumerCounters {
-  std::array<core::Counter, 2> packets;     // valid packets by channel (0 incremental, 1 snapshot), heartbeats included
-  std::array<core::Counter, 2> heartbeats;  // of which heartbeats
-  std::array<core::Counter, kPacketErrors> invalid;  // dropped datagrams by proto::PacketError (kNone unused)
-  core::Counter bad_seq;               // valid layout but first_seq 0, or first_seq + count overflows
-  core::Counter duplicates;            // incremental packets already applied or already held
-  core::Counter snapshot_duplicates;   // snapshot packets already seen
-  core::Counter snapshot_channel_restarts;  // the snapshot channel's seq started over (exchange restart)
-  core::Counter held;                  // incremental packets held ahead of a hole
-  core::Counter reordered;             // held packets applied in order once their hole filled
-  core::Counter gaps;                  // holes given up (window full or expired)
-  core::Counter messages_lost;         // global seqs skipped by those gaps
-  core::Counter snapshot_gaps;         // holes in the snapshot channel's seq
-  core::Counter instrument_seq_jumps;  // live instruments whose next message did not follow on
-  core::Counter unknown_instrument;    // messages naming an instrument outside the table (ignored)
-  core::Counter skipped_in_snapshot;   // messages the loaded snapshot already reflected
-  core::Counter buffered;              // messages buffered for instruments in recovery
-  core::Counter buffer_restarts;       // a recovering instrument's buffer lost contiguity and restarted
-  core::Counter buffer_overflows;      // a message found the buffer full: its instrument's buffer dropped
-  std::array<core::Counter, kRecoveryReasons> recoveries_started;    // by RecoveryReason
-  std::array<core::Counter, kRecoveryReasons> recoveries_completed;  // by the reason that started them
-  core::Counter snapshots_used;
-  core::Counter snapshots_ignored_live;  // complete or not, of an instrument that did not need one
-  core::Counter snapshots_too_old;       // did not reach what the buffer misses: wait for a later one
-  core::Counter snapshots_incomplete;    // abandoned: a hole in the snapshot channel
-  core::Counter snapshots_malformed;     // Start / Order / End that do not agree (abandoned)
-  core::Counter snapshots_before_start;  // complete before the incremental channel started (not usable)
-  core::Counter snapshots_unloadable;    // more orders than the instrument's capacity, or load() refused
-  core::Counter audits;                  // live instruments checked against a snapshot of the same moment
-  core::Counter audit_mismatches;
-  core::Counter book_rejects;            // incremental messages the book refused (by result: books().rejected(),
-                                         // except trades, checked before they reach it)
-  core::Counter top_of_book_mismatches;
-  core::Counter replay_failures;         // a buffered message refused after a snapshot load: wait for another
-};
 
 // What the consumer calls (static dispatch). See the file comment for when.
 template <typename H>
@@ -183,14 +93,10 @@ class MdConsumer {
       : config_(validated(config)),
         handler_(handler),
         books_(instruments),
-        window_(config.reorder_packets),
-        buffer_(config.buffer_messages, static_cast<std::uint32_t>(instruments.size())),
-        state_(instruments.size()),
+        sequencer_(config.reorder_packets, config.reorder_ns, counters_),
+        recovery_(static_cast<std::uint32_t>(instruments.size()), config.buffer_messages, counters_),
         touched_(instruments.size()),
-        staging_(largest_book(instruments)),
-        stale_count_(static_cast<std::uint32_t>(instruments.size())) {
-    counters_.recoveries_started[static_cast<std::size_t>(RecoveryReason::kLateJoin)].add(instruments.size());
-  }
+        assembler_(largest_book(instruments), counters_) {}
   MdConsumer(const MdConsumer&) = delete;
   MdConsumer& operator=(const MdConsumer&) = delete;
 
@@ -198,7 +104,7 @@ class MdConsumer {
   // reason and dropped.
   void on_datagram(proto::Channel channel, std::span<const std::uint8_t> datagram, TimeNs now,
                    std::uint64_t rx_tsc) noexcept {
-    note_time(now);
+    recovery_.note_time(now);
     if (channel != proto::Channel::kIncremental && channel != proto::Channel::kSnapshot) [[unlikely]] {
       counters_.invalid[static_cast<std::size_t>(proto::PacketError::kWrongChannel)].add();
       return;
@@ -217,54 +123,37 @@ class MdConsumer {
     counters_.packets[ch].add();
     if (h.count == 0) counters_.heartbeats[ch].add();
     if (ch == 0) {
-      on_incremental(datagram, h, now, rx_tsc);
+      sequencer_.on_packet(datagram, h, now, rx_tsc, *this);
     } else {
-      on_snapshot(datagram, h, now, rx_tsc);
+      assembler_.on_packet(datagram, h, now, rx_tsc, *this);
     }
   }
 
   // Gives up the holes whose oldest held packet waited reorder_ns or more.
   void on_timer(TimeNs now) noexcept {
-    note_time(now);
-    while (!window_.empty() && now >= window_.oldest_arrival() && now - window_.oldest_arrival() >= config_.reorder_ns)
-      skip_to(window_.lowest_first_seq(), now);
+    recovery_.note_time(now);
+    sequencer_.on_timer(now, *this);
   }
 
   const book::BookReplica& books() const noexcept { return books_; }
-  bool is_live(InstrumentId inst) const noexcept { return inst < state_.size() && state_[inst].live; }
-  std::uint32_t stale_count() const noexcept { return stale_count_; }
+  bool is_live(InstrumentId inst) const noexcept { return recovery_.is_live(inst); }
+  std::uint32_t stale_count() const noexcept { return recovery_.stale_count(); }
   // The next incremental seq expected (0 before the channel started).
-  std::uint64_t next_seq() const noexcept { return next_seq_; }
-  std::uint32_t held_packets() const noexcept { return window_.size(); }
-  std::uint32_t buffered_messages() const noexcept { return buffer_.used(); }
+  std::uint64_t next_seq() const noexcept { return sequencer_.next_seq(); }
+  std::uint32_t held_packets() const noexcept { return sequencer_.held_packets(); }
+  std::uint32_t buffered_messages() const noexcept { return recovery_.buffered_messages(); }
   const MdConsumerCounters& counters() const noexcept { return counters_; }
   // Durations of completed recoveries (stale -> live), ns; the late join's too.
-  const core::LatencyHistogram& recovery_ns() const noexcept { return recovery_ns_; }
+  const core::LatencyHistogram& recovery_ns() const noexcept { return recovery_.recovery_ns(); }
   const MdConsumerConfig& config() const noexcept { return config_; }
 
  private:
+  // The parts call back the sink functions below.
+  friend class IncrementalSequencer;
+  friend class SnapshotAssembler;
+
   enum class Applied : std::uint8_t { kOk, kBookReject, kTopOfBookMismatch };
-
-  struct InstrumentState {
-    bool live = false;
-    bool touched = false;      // in touched_ for the packet being applied
-    bool became_live = false;  // on_instrument_live due at the end of this packet
-    RecoveryReason reason = RecoveryReason::kLateJoin;
-    std::uint64_t last_iseq = 0;      // live: instrument_seq of the last applied message
-    std::uint64_t last_seq = 0;       // live: global seq of it (or the loaded snapshot's last_seq)
-    std::uint64_t skip_through = 0;   // messages with seq <= this are in the loaded snapshot
-    std::uint64_t required_iseq = 0;  // recovering: a usable snapshot reflects at least this instrument_seq
-    std::uint64_t required_seq = 0;   // recovering: ... and at least this global seq
-    TimeNs stale_since = 0;
-    TimeNs recovery_ns = 0;  // of the recovery that just completed (for on_instrument_live)
-  };
-
-  // The snapshot being collected from the snapshot channel.
-  struct Collecting {
-    bool active = false;
-    proto::MdSnapshotBound start{};
-    std::uint32_t received = 0;
-  };
+  using InstrumentState = InstrumentRecovery::State;
 
   static const MdConsumerConfig& validated(const MdConsumerConfig& c) {
     c.validate();
@@ -276,93 +165,16 @@ class MdConsumer {
     return n;
   }
 
-  // The late join's recoveries are timed from the first datagram or timer call.
-  NT_ALWAYS_INLINE void note_time(TimeNs now) noexcept {
-    if (time_started_) [[likely]] return;
-    time_started_ = true;
-    for (InstrumentState& st : state_) st.stale_since = now;
-  }
-
-  // ---- incremental channel ------------------------------------------------------------
-
-  void on_incremental(std::span<const std::uint8_t> packet, const proto::PacketHeader& h, TimeNs now,
-                      std::uint64_t rx_tsc) noexcept {
-    if (!started_) [[unlikely]] start(h.first_seq);
-    const std::uint64_t end = h.first_seq + h.count;
-    for (;;) {
-      if (h.first_seq <= next_seq_) {
-        if (end > next_seq_) {
-          apply_packet(packet, h, rx_tsc, now);
-          drain_window(now);
-        } else if (h.count > 0) {
-          counters_.duplicates.add();
-        }  // an old heartbeat says nothing new
-        return;
-      }
-      const std::uint32_t same = window_.find(h.first_seq);
-      if (same != ReorderWindow::kNone) {
-        // A data packet replaces a heartbeat announcing the same seq.
-        if (h.count == 0 || window_.held(same).header.count > 0) {
-          if (h.count > 0) counters_.duplicates.add();
-          return;
-        }
-        window_.release(same);
-      }
-      if (!window_.full()) {
-        window_.hold(packet, h, now, rx_tsc);
-        counters_.held.add();
-        return;
-      }
-      // Full: the lowest hole is given up; then this packet is looked at again.
-      skip_to(window_.empty() ? h.first_seq : std::min(window_.lowest_first_seq(), h.first_seq), now);
-    }
-  }
+  // ---- incremental channel (IncrementalSequencer's sink) --------------------------------
 
   // The first packet or heartbeat of the channel: what came before it was
   // never seen, so a snapshot must reach the seq before it.
-  NT_COLD void start(std::uint64_t first_seq) noexcept {
-    started_ = true;
-    next_seq_ = first_seq;
-    for (InstrumentState& st : state_)
-      if (!st.live) st.required_seq = std::max(st.required_seq, first_seq - 1);
-  }
+  void on_incremental_start(std::uint64_t first_seq) noexcept { recovery_.require_seq(first_seq - 1); }
 
-  // Gives up the hole [next_seq_, to) and applies what the window then allows.
-  NT_COLD void skip_to(std::uint64_t to, TimeNs now) noexcept {
-    if (to > next_seq_) {
-      counters_.gaps.add();
-      counters_.messages_lost.add(to - next_seq_);
-      next_seq_ = to;
-      // The hole may have held messages of instruments in recovery that
-      // buffered nothing since: their snapshot must reach past it.
-      for (InstrumentState& st : state_)
-        if (!st.live) st.required_seq = std::max(st.required_seq, to - 1);
-    }
-    drain_window(now);
-  }
-
-  void drain_window(TimeNs now) noexcept {
-    for (std::uint32_t i = window_.find_at_or_before(next_seq_); i != ReorderWindow::kNone;
-         i = window_.find_at_or_before(next_seq_)) {
-      const ReorderWindow::Held& held = window_.held(i);
-      if (held.header.first_seq + held.header.count > next_seq_) {
-        counters_.reordered.add();
-        apply_packet(window_.bytes(i), held.header, held.rx_tsc, now);
-      } else if (held.header.count > 0) {
-        counters_.duplicates.add();
-      }
-      window_.release(i);
-    }
-  }
-
-  void apply_packet(std::span<const std::uint8_t> packet, const proto::PacketHeader& h, std::uint64_t rx_tsc,
-                    TimeNs now) noexcept {
-    proto::for_each_message(packet, h, [&](proto::MdMsgType type, const std::uint8_t* m, std::uint64_t seq) {
-      if (seq >= next_seq_) on_incremental_message(type, m, seq, rx_tsc, now);
-    });
-    next_seq_ = h.first_seq + h.count;
-    finish_packet(rx_tsc);
-  }
+  // The hole up to `to` was given up. The hole may have held messages of
+  // instruments in recovery that buffered nothing since: their snapshot must
+  // reach past it.
+  void on_incremental_gap(std::uint64_t to) noexcept { recovery_.require_seq(to - 1); }
 
   NT_ALWAYS_INLINE void on_incremental_message(proto::MdMsgType type, const std::uint8_t* m, std::uint64_t seq,
                                                std::uint64_t rx_tsc, TimeNs now) noexcept {
@@ -373,23 +185,23 @@ class MdConsumer {
     std::uint64_t iseq;
     std::memcpy(&inst, m + 4, sizeof inst);
     std::memcpy(&iseq, m + length - sizeof iseq, sizeof iseq);
-    if (inst >= state_.size()) [[unlikely]] {
+    if (inst >= recovery_.size()) [[unlikely]] {
       counters_.unknown_instrument.add();
       return;
     }
-    InstrumentState& st = state_[inst];
+    InstrumentState& st = recovery_.state(inst);
     if (seq <= st.skip_through) [[unlikely]] {
       counters_.skipped_in_snapshot.add();
       return;
     }
     if (!st.live) [[unlikely]] {
-      buffer_message(inst, m, length, seq, iseq);
+      recovery_.buffer_message(inst, m, length, seq, iseq);
       return;
     }
     if (iseq != st.last_iseq + 1) [[unlikely]] {
       counters_.instrument_seq_jumps.add();
       go_stale(inst, RecoveryReason::kSeqJump, now);
-      buffer_message(inst, m, length, seq, iseq);
+      recovery_.buffer_message(inst, m, length, seq, iseq);
       return;
     }
     const Applied a = apply_to_book(inst, type, m, rx_tsc);
@@ -397,7 +209,7 @@ class MdConsumer {
       // The book was wrong before this message: recover; the message itself
       // is buffered (a snapshot that does not reflect it needs it).
       go_stale(inst, a == Applied::kBookReject ? RecoveryReason::kBookReject : RecoveryReason::kTopOfBookMismatch, now);
-      buffer_message(inst, m, length, seq, iseq);
+      recovery_.buffer_message(inst, m, length, seq, iseq);
       return;
     }
     st.last_iseq = iseq;
@@ -468,215 +280,63 @@ class MdConsumer {
     return side_matches(Side::kBuy, t.bid_price, t.bid_qty) && side_matches(Side::kSell, t.ask_price, t.ask_qty);
   }
 
-  // ---- recovery -----------------------------------------------------------------------
-
   NT_COLD void go_stale(InstrumentId inst, RecoveryReason reason, TimeNs now) noexcept {
-    InstrumentState& st = state_[inst];
-    st.live = false;
-    st.reason = reason;
-    st.stale_since = now;
-    st.required_iseq = st.last_iseq;
-    st.required_seq = 0;
-    ++stale_count_;
-    counters_.recoveries_started[static_cast<std::size_t>(reason)].add();
-    // Live since earlier in this very packet: the handler never heard it.
-    if (st.became_live) {
-      st.became_live = false;
-      return;
-    }
-    handler_.on_instrument_stale(inst);
+    if (recovery_.go_stale(inst, reason, now)) handler_.on_instrument_stale(inst);
   }
 
-  // Keeps the instrument's buffer contiguous in instrument_seq, and records
-  // what a snapshot must reflect for the buffer to continue it.
-  void buffer_message(InstrumentId inst, const std::uint8_t* m, std::size_t length, std::uint64_t seq,
-                      std::uint64_t iseq) noexcept {
-    InstrumentState& st = state_[inst];
-    if (!buffer_.empty(inst) && iseq != buffer_.last_instrument_seq(inst) + 1) {
-      counters_.buffer_restarts.add();
-      buffer_.clear(inst);
-    }
-    if (buffer_.empty(inst) && iseq > 0) st.required_iseq = std::max(st.required_iseq, iseq - 1);
-    // This message's instrument_seq now says what was missed before it,
-    // whatever gap came earlier.
-    st.required_seq = 0;
-    if (!buffer_.push(inst, m, length, seq, iseq)) [[unlikely]] {
-      counters_.buffer_overflows.add();
-      buffer_.clear(inst);
-      st.required_iseq = std::max(st.required_iseq, iseq);
-      return;
-    }
-    counters_.buffered.add();
-  }
+  // ---- snapshot channel (SnapshotAssembler's sink) ------------------------------------
 
-  // ---- snapshot channel ---------------------------------------------------------------
-
-  void on_snapshot(std::span<const std::uint8_t> packet, const proto::PacketHeader& h, TimeNs now,
-                   std::uint64_t rx_tsc) noexcept {
-    const std::uint64_t end = h.first_seq + h.count;
-    snapshot_rx_tsc_ = rx_tsc;
-    if (snap_next_seq_ == 0) snap_next_seq_ = h.first_seq;
-    // The snapshot channel numbers from 1 in every run of the exchange (only
-    // the incremental channel continues across restarts): a packet far behind
-    // what was seen, or a 1 after more, is a restarted channel (or the seq
-    // before it was a stray), not a duplicate. Start over from it.
-    if (end <= snap_next_seq_ && (h.first_seq == 1 || snap_next_seq_ - h.first_seq > kSnapshotRestartDistance)) {
-      counters_.snapshot_channel_restarts.add();
-      if (collect_.active) {
-        counters_.snapshots_incomplete.add();
-        collect_.active = false;
-      }
-      snap_next_seq_ = h.first_seq;
+  // A SnapshotStart: collect it only for an instrument in recovery whose
+  // book can hold it; a live one is audited against it.
+  bool wants_snapshot(const proto::MdSnapshotBound& b, TimeNs now) noexcept {
+    if (b.instrument >= recovery_.size()) {
+      counters_.unknown_instrument.add();
+      return false;
     }
-    if (h.first_seq < snap_next_seq_ && end <= snap_next_seq_) {
-      if (h.count > 0) counters_.snapshot_duplicates.add();
-      return;
+    audit(b, now);
+    if (recovery_.state(b.instrument).live) {
+      counters_.snapshots_ignored_live.add();
+      return false;
     }
-    if (h.first_seq > snap_next_seq_) {
-      counters_.snapshot_gaps.add();
-      if (collect_.active) {
-        counters_.snapshots_incomplete.add();
-        collect_.active = false;
-      }
-      snap_next_seq_ = h.first_seq;
+    if (b.orders > books_.instrument(b.instrument)->max_orders()) {
+      counters_.snapshots_unloadable.add();
+      return false;
     }
-    proto::for_each_message(packet, h, [&](proto::MdMsgType type, const std::uint8_t* m, std::uint64_t seq) {
-      if (seq >= snap_next_seq_) on_snapshot_message(type, m, now);
-    });
-    snap_next_seq_ = end;
-    finish_packet(rx_tsc);
-  }
-
-  void on_snapshot_message(proto::MdMsgType type, const std::uint8_t* m, TimeNs now) noexcept {
-    switch (type) {
-      case proto::MdMsgType::kSnapshotStart: {
-        if (collect_.active) abandon_snapshot();  // the previous one never ended
-        const auto b = proto::read_md<proto::MdSnapshotBound>(m);
-        if (b.instrument >= state_.size()) {
-          counters_.unknown_instrument.add();
-          return;
-        }
-        audit(b, now);
-        if (state_[b.instrument].live) {
-          counters_.snapshots_ignored_live.add();
-          return;
-        }
-        if (b.orders > books_.instrument(b.instrument)->max_orders()) {
-          counters_.snapshots_unloadable.add();
-          return;
-        }
-        collect_ = Collecting{true, b, 0};
-        return;
-      }
-      case proto::MdMsgType::kSnapshotOrder: {
-        if (!collect_.active) return;  // a snapshot we do not need, or joined in its middle
-        const auto o = proto::read_md<proto::MdOrder>(m);
-        if (o.instrument != collect_.start.instrument || o.instrument_seq != collect_.start.instrument_seq ||
-            collect_.received >= collect_.start.orders) {
-          abandon_snapshot();
-          return;
-        }
-        staging_[collect_.received++] = book::RestingOrder{o.order_id, o.price, o.qty, static_cast<Side>(o.header.side)};
-        return;
-      }
-      case proto::MdMsgType::kSnapshotEnd: {
-        if (!collect_.active) return;
-        const auto e = proto::read_md<proto::MdSnapshotBound>(m);
-        const proto::MdSnapshotBound& s = collect_.start;
-        if (e.instrument != s.instrument || e.last_seq != s.last_seq || e.orders != s.orders ||
-            e.instrument_seq != s.instrument_seq || collect_.received != s.orders) {
-          abandon_snapshot();
-          return;
-        }
-        collect_.active = false;
-        use_snapshot(s, now);
-        return;
-      }
-      default:
-        return;  // parse_packet lets only snapshot types through on this channel
-    }
-  }
-
-  NT_COLD void abandon_snapshot() noexcept {
-    counters_.snapshots_malformed.add();
-    collect_.active = false;
+    return true;
   }
 
   // A live instrument and a snapshot of the same moment must agree.
   void audit(const proto::MdSnapshotBound& b, TimeNs now) noexcept {
-    InstrumentState& st = state_[b.instrument];
-    if (!st.live || !started_ || b.last_seq >= next_seq_ || st.last_seq > b.last_seq) return;
+    const InstrumentState& st = recovery_.state(b.instrument);
+    if (!st.live || !sequencer_.started() || b.last_seq >= sequencer_.next_seq() || st.last_seq > b.last_seq) return;
     counters_.audits.add();
     if (b.instrument_seq == st.last_iseq && b.orders == books_.order_count(b.instrument)) return;
     counters_.audit_mismatches.add();
-    const std::uint64_t ours = st.last_iseq;
     go_stale(b.instrument, RecoveryReason::kAuditMismatch, now);
-    st.required_iseq = std::max(ours, b.instrument_seq);
+    // go_stale required our own last instrument_seq; the snapshot's may be later.
+    recovery_.require_instrument_seq(b.instrument, b.instrument_seq);
   }
 
   // A complete snapshot of an instrument in recovery: load it if it
   // reaches what the buffer misses, replay the buffer past it, go live.
-  void use_snapshot(const proto::MdSnapshotBound& s, TimeNs now) noexcept {
+  void on_snapshot(const proto::MdSnapshotBound& s, std::span<const book::RestingOrder> orders, TimeNs now,
+                   std::uint64_t rx_tsc) noexcept {
     const InstrumentId inst = s.instrument;
-    InstrumentState& st = state_[inst];
-    if (st.live) {
-      counters_.snapshots_ignored_live.add();
-      return;
-    }
-    if (!started_) {
-      counters_.snapshots_before_start.add();
-      return;
-    }
-    if (s.instrument_seq < st.required_iseq || s.last_seq < st.required_seq) {
-      counters_.snapshots_too_old.add();
-      return;
-    }
-    if (books_.load(inst, std::span<const book::RestingOrder>(staging_.data(), collect_.received)) !=
-        book::BookResult::kOk) {
+    if (!recovery_.can_use(s, sequencer_.started())) return;
+    if (books_.load(inst, orders) != book::BookResult::kOk) {
       counters_.snapshots_unloadable.add();
       return;
     }
-    std::uint64_t last_iseq = s.instrument_seq;
-    std::uint64_t last_seq = s.last_seq;
-    std::uint64_t failed_through = 0;  // instrument_seq of the last message not applied after a refusal
-    buffer_.drain(inst, [&](const RecoveryBuffer::Entry& e) {
-      if (e.instrument_seq <= s.instrument_seq) return;  // in the snapshot
-      if (failed_through == 0) {
-        const auto type = static_cast<proto::MdMsgType>(e.bytes[2]);
-        if (apply_to_book(inst, type, e.bytes.data(), snapshot_rx_tsc_) == Applied::kOk) {
-          last_iseq = e.instrument_seq;
-          last_seq = e.seq;
-          return;
-        }
-      }
-      failed_through = e.instrument_seq;
+    const bool live = recovery_.complete(s, now, [&](proto::MdMsgType type, const std::uint8_t* m) {
+      return apply_to_book(inst, type, m, rx_tsc) == Applied::kOk;
     });
-    if (failed_through != 0) [[unlikely]] {
-      // The snapshot plus the buffer did not make a consistent book: wait
-      // for a snapshot that reflects everything buffered.
-      counters_.replay_failures.add();
-      st.required_iseq = std::max(st.required_iseq, failed_through);
-      return;
-    }
-    st.live = true;
-    st.last_iseq = last_iseq;
-    st.last_seq = last_seq;
-    st.skip_through = s.last_seq;
-    st.required_iseq = 0;
-    st.required_seq = 0;
-    st.recovery_ns = now >= st.stale_since ? now - st.stale_since : 0;
-    st.became_live = true;
-    --stale_count_;
-    counters_.snapshots_used.add();
-    counters_.recoveries_completed[static_cast<std::size_t>(st.reason)].add();
-    recovery_ns_.record(st.recovery_ns);
-    touch(inst);
+    if (live) touch(inst);
   }
 
-  // ---- after each packet --------------------------------------------------------------
+  // ---- after each packet (both parts' sink) -------------------------------------------
 
   NT_ALWAYS_INLINE void touch(InstrumentId inst) noexcept {
-    InstrumentState& st = state_[inst];
+    InstrumentState& st = recovery_.state(inst);
     if (st.touched) return;
     st.touched = true;
     touched_[touched_count_++] = inst;
@@ -686,7 +346,7 @@ class MdConsumer {
   void finish_packet(std::uint64_t rx_tsc) noexcept {
     for (std::uint32_t i = 0; i < touched_count_; ++i) {
       const InstrumentId inst = touched_[i];
-      InstrumentState& st = state_[inst];
+      InstrumentState& st = recovery_.state(inst);
       st.touched = false;
       if (!st.live) continue;
       if (st.became_live) {
@@ -700,23 +360,13 @@ class MdConsumer {
 
   MdConsumerConfig config_;
   Handler& handler_;
+  MdConsumerCounters counters_;  // before the parts, which count into it
   book::BookReplica books_;
-  ReorderWindow window_;
-  RecoveryBuffer buffer_;
-  std::vector<InstrumentState> state_;
+  IncrementalSequencer sequencer_;
+  InstrumentRecovery recovery_;
   std::vector<InstrumentId> touched_;  // [0, touched_count_): instruments the current packet touched
   std::uint32_t touched_count_ = 0;
-  std::vector<book::RestingOrder> staging_;  // the snapshot being collected
-  Collecting collect_;
-  std::uint32_t stale_count_;
-  bool started_ = false;       // the incremental channel's first packet arrived
-  bool time_started_ = false;  // the first `now` was seen
-  std::uint64_t next_seq_ = 0;       // incremental: next global seq expected
-  static constexpr std::uint64_t kSnapshotRestartDistance = 1u << 20;  // further behind: not a late duplicate
-  std::uint64_t snap_next_seq_ = 0;  // snapshot channel: next seq expected (0: none seen)
-  std::uint64_t snapshot_rx_tsc_ = 0;  // rx_tsc of the snapshot packet being applied
-  MdConsumerCounters counters_;
-  core::LatencyHistogram recovery_ns_;
+  SnapshotAssembler assembler_;
 };
 
 }  // namespace nanotick::trading

@@ -1,11 +1,10 @@
 // The trading client's market data input (docs/TRADER.md "Pipeline"): two
 // non-blocking multicast receivers, one per channel (incremental and
-// snapshot, PROTOCOL.md §2), one fixed receive buffer (MdSockets), and the
-// MdConsumer that builds the books from what they read (MdFeed = both, for
-// one thread). An agent (core/agent.hpp):
-// poll(now) reads up to poll_budget datagrams from each socket, stamping
-// each with the TSC right after it was read (the tick of tick-to-trade),
-// hands them to the consumer, then runs the consumer's reorder timer.
+// snapshot, PROTOCOL.md §2), and one fixed receive buffer (MdSockets).
+// poll(sink, now) reads up to poll_budget datagrams from each socket,
+// stamping each with the TSC right after it was read (the tick of
+// tick-to-trade), and hands them to the sink: the MdConsumer (md_consumer.hpp)
+// itself, or a ring to the consumer's thread (trader.hpp composes them).
 //
 // Why the incremental socket is read first: its packets move the books the
 // strategy trades on; snapshots only serve instruments in recovery. Both
@@ -16,7 +15,7 @@
 // dropped (never parsed from its first bytes); a receive error is counted
 // and ends that socket's turn. Construction is start-up code (throws
 // std::invalid_argument / net::SocketError naming the field); poll never
-// allocates. Not thread-safe: one thread polls, and the Handler runs on it;
+// allocates. Not thread-safe: one thread polls, and the sink runs on it;
 // counters() may be read from any thread.
 //
 // incremental_md_key() reads a datagram's telemetry md key (the trader's
@@ -29,14 +28,13 @@
 #include <cstring>
 #include <memory>
 #include <span>
-#include <string_view>
 
 #include "core/counter.hpp"
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
 #include "net/udp_multicast.hpp"
 #include "proto/market_data.hpp"
-#include "trading/md_consumer.hpp"
+#include "trading/trading_types.hpp"
 
 namespace nanotick::trading {
 
@@ -142,42 +140,6 @@ class MdSockets {
   net::UdpMulticastReceiver snapshot_;
   std::unique_ptr<std::uint8_t[]> buffer_;
   MdFeedCounters counters_;
-};
-
-template <typename Handler>
-class MdFeed {
- public:
-  MdFeed(const MdFeedConfig& config, std::span<const book::InstrumentCapacity> instruments,
-         const MdConsumerConfig& consumer_config, Handler& handler,
-         const core::TscClock& clock = core::TscClock::global())
-      : clock_(clock), sockets_(config, clock), consumer_(instruments, consumer_config, handler) {}
-  MdFeed(const MdFeed&) = delete;
-  MdFeed& operator=(const MdFeed&) = delete;
-
-  // Reads what both sockets have (up to the budget each), feeds the
-  // consumer, runs its timer. Returns the datagrams read.
-  int poll(TimeNs now) noexcept {
-    const int work = sockets_.poll(consumer_, now);
-    consumer_.on_timer(now);
-    return work;
-  }
-
-  // Agent duty cycle: poll() at the clock's time.
-  int do_work() noexcept { return poll(static_cast<TimeNs>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())))); }
-  std::string_view role_name() const noexcept { return "md-feed"; }
-
-  MdConsumer<Handler>& consumer() noexcept { return consumer_; }
-  const MdConsumer<Handler>& consumer() const noexcept { return consumer_; }
-  const MdFeedCounters& counters() const noexcept { return sockets_.counters(); }
-  const net::SocketAddress& incremental_address() const noexcept { return sockets_.incremental_address(); }
-  const net::SocketAddress& snapshot_address() const noexcept { return sockets_.snapshot_address(); }
-  const net::UdpMulticastReceiver& incremental_receiver() const noexcept { return sockets_.incremental_receiver(); }
-  const net::UdpMulticastReceiver& snapshot_receiver() const noexcept { return sockets_.snapshot_receiver(); }
-
- private:
-  const core::TscClock& clock_;
-  MdSockets sockets_;
-  MdConsumer<Handler> consumer_;
 };
 
 }  // namespace nanotick::trading

@@ -1,6 +1,7 @@
-// MdFeed over real multicast on loopback (interface 127.0.0.1, TTL 0: never
-// leaves the host): packets sent with net::UdpMulticastSender to the
-// feed's two groups (own groups in 239.255.93.0/24, kernel-picked ports)
+// MdSockets over real multicast on loopback (interface 127.0.0.1, TTL 0:
+// never leaves the host), read straight into an MdConsumer as the trader's
+// compact layout does: packets sent with net::UdpMulticastSender to the
+// sockets' two groups (own groups in 239.255.93.0/24, kernel-picked ports)
 // reach the consumer, which builds the book; a datagram larger than the
 // receive buffer is counted as truncated, garbage as invalid; bad configs
 // are refused by name. Every wait is bounded (2 s), so a failing test ends.
@@ -15,8 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "core/tsc_clock.hpp"
 #include "net/udp_multicast.hpp"
 #include "proto/md_packet.hpp"
+#include "trading/md_consumer.hpp"
 
 namespace nt = nanotick::trading;
 namespace np = nanotick::proto;
@@ -45,7 +48,34 @@ struct Handler {
   void on_instrument_live(InstrumentId, nt::TimeNs) { ++lives; }
 };
 
-using Feed = nt::MdFeed<Handler>;
+// The trader's compact pass (trader.hpp) without the rest of the trader:
+// the sockets read into the consumer, then its reorder timer runs.
+class Feed {
+ public:
+  Feed(const nt::MdFeedConfig& config, std::span<const nb::InstrumentCapacity> instruments,
+       const nt::MdConsumerConfig& consumer_config, Handler& handler)
+      : sockets_(config), consumer_(instruments, consumer_config, handler) {}
+
+  int poll(nt::TimeNs now) {
+    const int work = sockets_.poll(consumer_, now);
+    consumer_.on_timer(now);
+    return work;
+  }
+  // poll() at the TSC clock's time.
+  int do_work() {
+    const nanotick::core::TscClock& clock = nanotick::core::TscClock::global();
+    return poll(static_cast<nt::TimeNs>(clock.to_ns(static_cast<std::int64_t>(clock.now()))));
+  }
+
+  const nt::MdConsumer<Handler>& consumer() const { return consumer_; }
+  const nt::MdFeedCounters& counters() const { return sockets_.counters(); }
+  const nn::SocketAddress& incremental_address() const { return sockets_.incremental_address(); }
+  const nn::SocketAddress& snapshot_address() const { return sockets_.snapshot_address(); }
+
+ private:
+  nt::MdSockets sockets_;
+  nt::MdConsumer<Handler> consumer_;
+};
 
 nt::MdFeedConfig config_for(const char* incremental, const char* snapshot) {
   nt::MdFeedConfig c;
@@ -96,7 +126,7 @@ bool poll_until(Feed& feed, Pred done) {
   return false;
 }
 
-TEST(MdFeed, ShouldBuildTheBookFromBothChannelsOverLoopbackMulticast) {
+TEST(MdSockets, ShouldBuildTheBookFromBothChannelsOverLoopbackMulticast) {
   Handler h;
   const auto caps = one_instrument();
   Feed feed(config_for("239.255.93.1", "239.255.93.2"), caps, nt::MdConsumerConfig{}, h);
@@ -155,7 +185,7 @@ TEST(MdFeed, ShouldBuildTheBookFromBothChannelsOverLoopbackMulticast) {
   EXPECT_EQ(feed.counters().datagrams[1].get(), 2u);
 }
 
-TEST(MdFeed, ShouldCountTruncatedAndInvalidDatagrams) {
+TEST(MdSockets, ShouldCountTruncatedAndInvalidDatagrams) {
   Handler h;
   const auto caps = one_instrument();
   nt::MdFeedConfig config = config_for("239.255.93.3", "239.255.93.4");
@@ -182,7 +212,7 @@ TEST(MdFeed, ShouldCountTruncatedAndInvalidDatagrams) {
   EXPECT_EQ(h.updates + h.lives + h.stales, 0);
 }
 
-TEST(MdFeed, ShouldReadAtMostItsBudgetPerPoll) {
+TEST(MdSockets, ShouldReadAtMostItsBudgetPerPoll) {
   Handler h;
   const auto caps = one_instrument();
   nt::MdFeedConfig config = config_for("239.255.93.5", "239.255.93.6");
