@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
   app.add_option("--journal-dir", journal_dir, "overrides [journal] dir");
   app.add_option("--status", status_every, "print a status line every N seconds (0: never)")
       ->check(CLI::Range(0.0, 3600.0));
+  std::string counters_path;
+  app.add_option("--counters", counters_path,
+                 "keep the counters in this memory-mapped file, readable live by ./nanotick stat (put it on tmpfs, "
+                 "e.g. /dev/shm, for a production run)");
   std::string telemetry_dir;
   // Offered only when the macros are compiled in (a build with
   // -DNANOTICK_TELEMETRY=OFF would write files without records): the demo
@@ -56,7 +60,7 @@ int main(int argc, char** argv) {
     if (!telemetry_dir.empty())
       telemetry = std::make_unique<nanotick::telemetry::Writer>(
           nanotick::telemetry::WriterOptions{.path = telemetry_dir + "/exchange.ntt", .process_name = "exchange"});
-    ExchangeServer server(config, log_line, telemetry.get());
+    ExchangeServer server(config, log_line, telemetry.get(), counters_path);
     if (telemetry) telemetry->start();
     server.start();
     log_line("order entry listening on " + server.order_entry_address().to_string() + ", market data " +
@@ -68,6 +72,7 @@ int main(int argc, char** argv) {
     int rc = 0;
     while (stop_signal() == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      server.sample_queue_depths();
       if (const std::string why = server.failure(); !why.empty()) {
         log_line("error: " + why + "; shutting down");
         rc = 1;

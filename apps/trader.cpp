@@ -52,7 +52,7 @@ std::unique_ptr<nanotick::telemetry::Writer> open_telemetry(const std::string& d
 
 template <typename Strategy>
 int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, double duration_s,
-          const std::string& book_dump_path, const std::string& telemetry_dir) {
+          const std::string& book_dump_path, const std::string& telemetry_dir, const std::string& counters_path) {
   using namespace nanotick;
   // Before the trader: the writer outlives every thread recording into it.
   std::unique_ptr<telemetry::Writer> writer;
@@ -62,7 +62,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
     recorders.engine = &writer->create_recorder("engine");
     if (config.thread_mode == core::ThreadMode::kDedicated) recorders.receiver = &writer->create_recorder("receiver");
   }
-  trading::Trader<Strategy> trader(config, strategy, recorders);
+  trading::Trader<Strategy> trader(config, strategy, recorders, counters_path);
   if (writer) writer->start();
   if (!config.cpus.empty()) {
     if (const std::error_code ec = core::pin_current_thread(config.cpus[0]); ec)
@@ -138,6 +138,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e7));
   std::string book_dump_path;
   app.add_option("--book-dump", book_dump_path, "at exit, write every book order by order to this file");
+  std::string counters_path;
+  app.add_option("--counters", counters_path,
+                 "keep the counters in this memory-mapped file, readable live by ./nanotick stat (put it on tmpfs, "
+                 "e.g. /dev/shm, for a production run)");
   std::string telemetry_dir;
   // Offered only when the macros are compiled in (a build with
   // -DNANOTICK_TELEMETRY=OFF would write files without records): the demo
@@ -156,12 +160,12 @@ int main(int argc, char** argv) {
     set_log_name("nanotick-trader[" + config.name + "]");
     switch (config.strategy) {
       case StrategyKind::kMarketMaker:
-        return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir);
+        return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir, counters_path);
       case StrategyKind::kLiquidityTaker:
-        return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir);
+        return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir, counters_path);
       case StrategyKind::kRandom:
         return trade(config, RandomStrategy(config.strategy_params, config.seed), duration_s, book_dump_path,
-                     telemetry_dir);
+                     telemetry_dir, counters_path);
     }
     log_line("error: unknown strategy kind");
     return 2;

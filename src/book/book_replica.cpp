@@ -52,4 +52,11 @@ std::uint64_t BookReplica::rejected_total() const noexcept {
   return n;
 }
 
+void BookReplica::place_counters(core::CountersFile& file, std::string_view prefix) {
+  const std::string p(prefix);
+  file.place(applied_, p + ".applied");
+  for (std::size_t i = 1; i < rejected_.size(); ++i)
+    file.place(rejected_[i], p + ".rejected." + std::string(counter_name(static_cast<BookResult>(i))));
+}
+
 }  // namespace nanotick::book

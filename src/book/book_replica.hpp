@@ -21,6 +21,7 @@
 #include "book/instrument_book.hpp"
 #include "core/compiler.hpp"
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "market/instrument_table.hpp"
 #include "market/types.hpp"
 
@@ -98,6 +99,9 @@ class BookReplica {
   std::uint64_t applied() const noexcept { return applied_.get(); }
   std::uint64_t rejected(BookResult r) const noexcept { return rejected_[static_cast<std::size_t>(r)].get(); }
   std::uint64_t rejected_total() const noexcept;
+  // Start-up, before the applying thread runs: `<prefix>.applied` and
+  // `<prefix>.rejected.<result>` into `file`.
+  void place_counters(core::CountersFile& file, std::string_view prefix);
 
  private:
   NT_ALWAYS_INLINE BookResult count(BookResult r) noexcept {

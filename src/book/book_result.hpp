@@ -43,4 +43,22 @@ constexpr std::string_view to_string(BookResult r) noexcept {
   return "unknown result";
 }
 
+// The result as one word, for counter labels ("<prefix>.rejected.<name>").
+constexpr std::string_view counter_name(BookResult r) noexcept {
+  switch (r) {
+    case BookResult::kOk: return "ok";
+    case BookResult::kUnknownInstrument: return "unknown_instrument";
+    case BookResult::kBadSide: return "bad_side";
+    case BookResult::kBadQty: return "bad_qty";
+    case BookResult::kDuplicateOrder: return "duplicate_order";
+    case BookResult::kUnknownOrder: return "unknown_order";
+    case BookResult::kNotAReduction: return "not_a_reduction";
+    case BookResult::kTradePriceMismatch: return "trade_price_mismatch";
+    case BookResult::kTradeExceedsOrder: return "trade_exceeds_order";
+    case BookResult::kOrderCapacity: return "order_capacity";
+    case BookResult::kLevelCapacity: return "level_capacity";
+  }
+  return "unknown";
+}
+
 }  // namespace nanotick::book

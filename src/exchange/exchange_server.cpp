@@ -12,6 +12,7 @@
 
 #include "core/agent.hpp"
 #include "core/agent_runner.hpp"
+#include "core/counters_file.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/book_state.hpp"
 #include "engine/types.hpp"
@@ -112,6 +113,7 @@ struct Layout {
   virtual void seed_snapshots(SnapshotPublisher& snapshots) = 0;
   virtual std::vector<engine::ClientId> clients_with_orders() const = 0;  // of the recovered engine
   virtual std::uint64_t last_md_seq() const = 0;
+  virtual void place_counters(core::CountersFile& file) = 0;  // the layout's own (start-up)
   virtual void start() = 0;
   virtual void stop(const ExchangeServer::Log& log) = 0;  // never throws: failures are logged
   virtual std::string failure() const = 0;
@@ -122,7 +124,11 @@ struct Layout {
 constexpr std::size_t kAnswerStampSlots = 4096;
 
 struct ExchangeServer::Impl {
-  Impl(const ExchangeConfig& c, Log l, telemetry::Writer* w) : config(c), log(std::move(l)), telemetry(w) {}
+  Impl(const ExchangeConfig& c, Log l, telemetry::Writer* w, const std::string& counters_path)
+      : config(c),
+        log(std::move(l)),
+        telemetry(w),
+        counters(core::CountersFile::Options{.path = counters_path, .process = "exchange"}) {}
 
   // The recorder named `name` for one critical thread, or nullptr without telemetry.
   telemetry::Recorder* recorder(const char* name) const {
@@ -132,6 +138,12 @@ struct ExchangeServer::Impl {
   const ExchangeConfig& config;
   Log log;
   telemetry::Writer* telemetry;
+  // Before every owner of a counter placed in it: destroyed after them all.
+  core::CountersFile counters;
+  // Ring depths, sampled by the controlling thread (sample_queue_depths()).
+  struct QueueDepths {
+    core::Counter gateway_to_sequencer, sequencer_to_engine, reports, md_to_publisher, md_to_snapshots;
+  } depths;
   RequestRing gateway_to_sequencer;
   RequestRing sequencer_to_engine;
   ReportRing reports;           // dedicated mode: engine -> gateway
@@ -203,6 +215,7 @@ class CompactLayout final : public Layout {
     return exchange::clients_with_orders(engine_.engine());
   }
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
+  void place_counters(core::CountersFile&) override {}  // the engine's outputs are direct calls: nothing to wait on
 
   void start() override {
     critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, *s_.publisher);
@@ -257,6 +270,10 @@ class DedicatedLayout final : public Layout {
     return exchange::clients_with_orders(engine_.engine());
   }
   std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
+  void place_counters(core::CountersFile& file) override {
+    file.begin_group();
+    file.place(sink_.full_waits, "engine.output_ring_full_waits");
+  }
 
   void start() override {
     gateway_ = std::make_unique<GatewayThread>(*s_.gateway, ReportDrainer<OrderGateway>(s_.reports, *s_.gateway),
@@ -316,8 +333,9 @@ class DedicatedLayout final : public Layout {
 
 }  // namespace
 
-ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry::Writer* telemetry)
-    : impl_(std::make_unique<Impl>(config, std::move(log), telemetry)) {
+ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry::Writer* telemetry,
+                               const std::string& counters_path)
+    : impl_(std::make_unique<Impl>(config, std::move(log), telemetry, counters_path)) {
   Impl& s = *impl_;
   if (config.threads.mode == ThreadMode::kDedicated) {
     s.layout = std::make_unique<DedicatedLayout>(s);
@@ -388,6 +406,38 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
     s.log("cancel on disconnect: a mass cancel for each of " + std::to_string(orphaned) +
           " client(s) whose recovered resting orders have no session");
   s.layout->unmute();
+  place_counters();
+}
+
+// Every owner's counters into the counters file, each owner's on cache lines
+// of its own, under the names counters_report() has always printed.
+void ExchangeServer::place_counters() {
+  Impl& s = *impl_;
+  core::CountersFile& f = s.counters;
+  s.gateway->place_counters(f);
+  s.sequencer->place_counters(f);
+  s.journal->place_counters(f);
+  s.layout->place_counters(f);
+  s.publisher->place_counters(f);
+  s.snapshots->place_counters(f);
+  s.snapshotter->place_counters(f);
+  f.begin_group();
+  f.place(s.depths.gateway_to_sequencer, "queue.gateway_to_sequencer", core::CounterKind::kGauge);
+  f.place(s.depths.sequencer_to_engine, "queue.sequencer_to_engine", core::CounterKind::kGauge);
+  if (s.config.threads.mode == ThreadMode::kDedicated) {
+    f.place(s.depths.reports, "queue.engine_to_gateway", core::CounterKind::kGauge);
+    f.place(s.depths.md_to_publisher, "queue.engine_to_publisher", core::CounterKind::kGauge);
+  }
+  f.place(s.depths.md_to_snapshots, "queue.publisher_to_snapshots", core::CounterKind::kGauge);
+}
+
+void ExchangeServer::sample_queue_depths() noexcept {
+  Impl& s = *impl_;
+  s.depths.gateway_to_sequencer.set(s.gateway_to_sequencer.size());
+  s.depths.sequencer_to_engine.set(s.sequencer_to_engine.size());
+  s.depths.reports.set(s.reports.size());
+  s.depths.md_to_publisher.set(s.md_to_publisher.size());
+  s.depths.md_to_snapshots.set(s.md_to_snapshots.size());
 }
 
 ExchangeServer::~ExchangeServer() { shutdown(); }
@@ -432,6 +482,7 @@ void ExchangeServer::shutdown() {
     // Last: the snapshot feed's ring may still be drained by the publisher above.
     stop_runner(s.aux_runner, "auxiliary", s.log);
     stop_runner(s.snapshot_runner, "snapshotter", s.log);
+    s.gateway->publish_latency_summaries();  // the gateway's thread is done: its histograms are final
   }
   try {
     if (s.journal && s.config.journal.fsync != FsyncPolicy::kNone && !s.journal->sync())
@@ -443,91 +494,15 @@ void ExchangeServer::shutdown() {
   } catch (const std::exception& e) {
     s.log(std::string("shutdown: ") + e.what());
   }
+  sample_queue_depths();
+  s.counters.mark_stopped();
 }
 
 const net::SocketAddress& ExchangeServer::order_entry_address() const noexcept {
   return impl_->gateway->listen_address();
 }
 
-std::string ExchangeServer::counters_report() const {
-  const Impl& s = *impl_;
-  const GatewayCounters& g = s.gateway->counters();
-  std::string out;
-  auto line = [&out](std::string_view name, std::uint64_t v) {
-    out += name;
-    out += ' ';
-    out += std::to_string(v);
-    out += '\n';
-  };
-  auto signed_line = [&out](std::string_view name, std::int64_t v) {
-    out += name;
-    out += ' ';
-    out += std::to_string(v);
-    out += '\n';
-  };
-  line("connections_accepted", g.connections_accepted.get());
-  line("connections_refused", g.connections_refused.get());
-  line("sessions_logged_on", g.sessions_logged_on.get());
-  line("sessions_closed", g.sessions_closed.get());
-  line("messages_in", g.messages_in.get());
-  line("messages_out", g.messages_out.get());
-  line("bytes_in", g.bytes_in.get());
-  line("bytes_out", g.bytes_out.get());
-  line("requests_sequenced", s.sequencer->sequenced());
-  line("reports_dropped_client_gone", g.reports_dropped.get());
-  line("answers_dropped_slow_consumer", g.answers_dropped.get());
-  line("disconnect_cancels", g.disconnect_cancels.get());
-  line("disconnect_mass_cancels", g.disconnect_mass_cancels.get());
-  if (s.telemetry != nullptr) line("telemetry.answers_unstamped", g.answers_unstamped.get());
-  for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
-    line("session_reject." + std::string(proto::to_string(static_cast<proto::SessionRejectReason>(i))),
-         g.session_rejects[i].get());
-  for (std::size_t i = 1; i < g.logon_rejects.size(); ++i)
-    line("logon_reject." + std::string(proto::to_string(static_cast<proto::LogonRejectReason>(i))),
-         g.logon_rejects[i].get());
-  // Engine rejects by reason code (docs/MATCHING.md; 1xx invalid, 2xx state, 3xx capacity).
-  for (std::size_t code = 1; code < g.engine_rejects.size(); ++code)
-    if (g.engine_rejects[code].get() != 0) line("engine_reject." + std::to_string(code), g.engine_rejects[code].get());
-  for (std::size_t i = 0; i < g.logouts.size(); ++i)
-    line("logout." + std::string(proto::to_string(static_cast<proto::LogoutReason>(i))), g.logouts[i].get());
-  // Each client's fills (what its own positions must agree with).
-  for (const ClientConfig& c : s.config.clients) {
-    const ClientFillTotals* f = s.gateway->client_fills(c.id);
-    if (f == nullptr || f->fills.get() == 0) continue;
-    const std::string k = "client." + std::to_string(c.id) + ".";
-    line(k + "fills", f->fills.get());
-    line(k + "bought_qty", f->bought_qty.get());
-    line(k + "sold_qty", f->sold_qty.get());
-    signed_line(k + "bought_notional", static_cast<std::int64_t>(f->bought_notional.get()));
-    signed_line(k + "sold_notional", static_cast<std::int64_t>(f->sold_notional.get()));
-  }
-  line("journal_records", s.journal->records());
-  line("journal_bytes", s.journal->records() * sizeof(JournalRecord));
-  line("journal_fdatasyncs", s.journal->syncs());
-  line("journal_segments_created", s.journal->segments_created());
-  line("md.incremental.packets", s.publisher->packets());
-  line("md.incremental.bytes", s.publisher->bytes());
-  line("md.incremental.messages", s.publisher->messages());
-  line("md.incremental.heartbeats", s.publisher->heartbeats());
-  line("md.incremental.send_drops", s.publisher->send_drops());
-  line("md.snapshot.snapshots", s.snapshots->snapshots());
-  line("md.snapshot.packets", s.snapshots->channel().packets());
-  line("md.snapshot.bytes", s.snapshots->channel().bytes());
-  line("md.snapshot.book_rejects", s.snapshots->book_rejects());
-  line("engine_snapshots_written", s.snapshotter->snapshots_written());
-  if (s.stopped) {  // the gateway's thread is done: its histograms are safe to read
-    const auto histogram = [&line](const std::string& name, const core::LatencyHistogram& h) {
-      line(name + ".count", h.count());
-      line(name + ".p50", h.percentile(50));
-      line(name + ".p99", h.percentile(99));
-      line(name + ".p99.9", h.percentile(99.9));
-      line(name + ".max", h.max());
-    };
-    histogram("ack_latency_ns", s.gateway->ack_latency());
-    histogram("ack_ready_latency_ns", s.gateway->ack_ready_latency());
-  }
-  return out;
-}
+std::string ExchangeServer::counters_report() const { return impl_->counters.text_report(); }
 
 std::string ExchangeServer::status_line() const {
   Impl& s = *impl_;

@@ -37,8 +37,11 @@ class ExchangeServer {
   // to `log`), binds the order-entry and market data sockets. Throws with a
   // message naming what failed (config, journal, address in use...).
   // `telemetry` (optional, not started yet) gets the critical threads'
-  // recorders and must outlive the server.
-  ExchangeServer(const ExchangeConfig& config, Log log, telemetry::Writer* telemetry = nullptr);
+  // recorders and must outlive the server. `counters_path`: the counters
+  // file (core/counters_file.hpp) `./nanotick stat` reads; empty keeps the
+  // counters in memory only.
+  ExchangeServer(const ExchangeConfig& config, Log log, telemetry::Writer* telemetry = nullptr,
+                 const std::string& counters_path = "");
   ~ExchangeServer();
   ExchangeServer(const ExchangeServer&) = delete;
   ExchangeServer& operator=(const ExchangeServer&) = delete;
@@ -52,9 +55,13 @@ class ExchangeServer {
   void shutdown();
 
   const net::SocketAddress& order_entry_address() const noexcept;
-  // Counters as "name value" lines (sessions, messages, rejects by reason,
-  // journal, market data).
+  // Every counter as "name value" lines (sessions, messages, rejects by
+  // reason, clients' fills, journal, market data, queue depths, ack latency
+  // summaries): the counters file's contents.
   std::string counters_report() const;
+  // Writes the pipeline rings' depths into their gauges (controlling thread;
+  // the exchange's main loop does it every 20 ms).
+  void sample_queue_depths() noexcept;
   // One line: orders/s so far and a few totals (for a live status display).
   std::string status_line() const;
 
@@ -62,6 +69,8 @@ class ExchangeServer {
   struct Impl;
 
  private:
+  void place_counters();
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -140,7 +140,8 @@ bool JournalWriter::append(const engine::Request& rq) noexcept {
   r.crc = record_crc(r);
   std::memcpy(map_ + offset_, &r, sizeof r);
   offset_ += sizeof r;
-  ++records_;
+  records_.add();
+  bytes_.add(sizeof(JournalRecord));
   appended_seq_.store(next_seq_, std::memory_order_release);
   ++next_seq_;
   return true;
@@ -176,7 +177,7 @@ bool JournalWriter::sync() {
   }
   if (ok) {
     durable_seq_.store(target, std::memory_order_release);
-    syncs_.fetch_add(1, std::memory_order_relaxed);
+    syncs_.add();
   } else {
     std::lock_guard lock(fds_mutex_);
     sync_error_ = sys_error("fdatasync in " + dir_, err);
@@ -197,6 +198,15 @@ void JournalWriter::release_replaced() noexcept {
 std::string JournalWriter::sync_error() const {
   std::lock_guard lock(fds_mutex_);
   return sync_error_;
+}
+
+void JournalWriter::place_counters(core::CountersFile& file) {
+  file.begin_group();
+  file.place(records_, "journal_records");
+  file.place(bytes_, "journal_bytes");
+  file.place(segments_created_, "journal_segments_created");
+  file.begin_group();  // sync() runs on another thread
+  file.place(syncs_, "journal_fdatasyncs");
 }
 
 }  // namespace nanotick::exchange

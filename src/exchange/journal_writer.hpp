@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "engine/request.hpp"
 #include "exchange/journal_format.hpp"
 
@@ -66,9 +67,11 @@ class JournalWriter {
   // Highest seq known durable (by a completed sync()).
   std::uint64_t durable_seq() const noexcept { return durable_seq_.load(std::memory_order_acquire); }
 
-  std::uint64_t records() const noexcept { return records_; }
-  std::uint64_t syncs() const noexcept { return syncs_.load(std::memory_order_relaxed); }
+  std::uint64_t records() const noexcept { return records_.get(); }
+  std::uint64_t syncs() const noexcept { return syncs_.get(); }
   std::uint64_t segments_created() const noexcept { return segments_created_.get(); }  // any thread
+  // Start-up, before the appending thread runs: the counters into `file`.
+  void place_counters(core::CountersFile& file);
 
  private:
   bool open_segment(std::uint64_t first_seq) noexcept;  // new segment, becomes current
@@ -82,7 +85,8 @@ class JournalWriter {
   unsigned char* map_ = nullptr;
   std::uint64_t offset_ = 0;
   std::uint64_t next_seq_ = 1;
-  std::uint64_t records_ = 0;
+  core::Counter records_;
+  core::Counter bytes_;
   core::Counter segments_created_;
   bool failed_ = false;
   std::string error_;
@@ -90,7 +94,7 @@ class JournalWriter {
   std::atomic<int> current_fd_{-1};  // replaced only by the appending thread
   std::atomic<std::uint64_t> appended_seq_{0};
   std::atomic<std::uint64_t> durable_seq_{0};
-  std::atomic<std::uint64_t> syncs_{0};
+  core::Counter syncs_;  // written under sync_mutex_: one writer at a time
   mutable std::mutex fds_mutex_;  // guards unsynced_fds_, current_fd_ changes, sync_error_ (append takes it only at a segment switch)
   std::vector<int> unsynced_fds_;  // segments replaced since the last sync (sync() closes them)
   std::string sync_error_;

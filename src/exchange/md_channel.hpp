@@ -25,6 +25,7 @@
 
 #include "core/compiler.hpp"
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "core/tsc_clock.hpp"
 #include "exchange/exchange_config.hpp"
 #include "net/udp_multicast.hpp"
@@ -92,6 +93,15 @@ class MdChannel {
   std::uint64_t heartbeats() const noexcept { return heartbeats_.get(); }
   std::uint64_t send_drops() const noexcept { return send_drops_.get(); }
   std::uint64_t seq_jumps() const noexcept { return seq_jumps_.get(); }
+  // Start-up, before the sending thread runs: `<prefix>.packets`, `.bytes`, ...
+  void place_counters(core::CountersFile& file, const std::string& prefix) {
+    file.place(packets_, prefix + ".packets");
+    file.place(bytes_, prefix + ".bytes");
+    file.place(messages_, prefix + ".messages");
+    file.place(heartbeats_, prefix + ".heartbeats");
+    file.place(send_drops_, prefix + ".send_drops");
+    file.place(seq_jumps_, prefix + ".seq_jumps");
+  }
   int last_send_error() const noexcept { return sender_.last_error(); }
 
  private:

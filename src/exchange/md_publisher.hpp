@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/events.hpp"
 #include "exchange/exchange_config.hpp"
@@ -63,6 +64,13 @@ class MdPublisher {
   // Events of an unknown MdType: not published, not forwarded (the
   // consumers see a sequence gap).
   std::uint64_t bad_events() const noexcept { return bad_events_.get(); }
+  // Start-up, before the publishing thread runs.
+  void place_counters(core::CountersFile& file) {
+    file.begin_group();
+    channel_.place_counters(file, "md.incremental");
+    file.place(ring_full_spins_, "md.incremental.ring_full_spins");
+    file.place(bad_events_, "md.incremental.bad_events");
+  }
 
  private:
   void forward(const engine::MdEvent& e) noexcept;

@@ -17,6 +17,7 @@ namespace {
 
 constexpr std::size_t kInputBufferBytes = 64 * 1024;
 constexpr std::uint64_t kTimerPeriodNs = 1'000'000;    // heartbeat/timeout checks: every 1 ms
+constexpr std::uint64_t kSummaryPeriodNs = 1'000'000'000;  // latency summaries into the counters file
 constexpr std::uint64_t kCloseLingerNs = 1'000'000'000;  // wait this long for the peer's EOF
 
 }  // namespace
@@ -49,6 +50,59 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
 }
 
 OrderGateway::~OrderGateway() = default;
+
+void OrderGateway::place_counters(core::CountersFile& file) {
+  GatewayCounters& g = counters_;
+  file.begin_group();
+  file.place(g.connections_accepted, "connections_accepted");
+  file.place(g.connections_refused, "connections_refused");
+  file.place(g.sessions_logged_on, "sessions_logged_on");
+  file.place(g.sessions_closed, "sessions_closed");
+  file.place(g.sessions_live, "sessions_live", core::CounterKind::kGauge);
+  file.place(g.connections_open, "connections_open", core::CounterKind::kGauge);
+  file.place(g.messages_in, "messages_in");
+  file.place(g.messages_out, "messages_out");
+  file.place(g.bytes_in, "bytes_in");
+  file.place(g.bytes_out, "bytes_out");
+  file.place(g.requests_forwarded, "requests_forwarded");
+  file.place(g.reports_dropped, "reports_dropped_client_gone");
+  file.place(g.answers_dropped, "answers_dropped_slow_consumer");
+  file.place(g.disconnect_cancels, "disconnect_cancels");
+  file.place(g.disconnect_mass_cancels, "disconnect_mass_cancels");
+  file.place(g.disconnect_cancels_dropped, "disconnect_cancels_dropped");
+  file.place(g.pending_cancels, "pending_cancels", core::CounterKind::kGauge);
+  if (sessions_.front()->answer_stamps.enabled()) file.place(g.answers_unstamped, "telemetry.answers_unstamped");
+  for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
+    file.place(g.session_rejects[i],
+               "session_reject." + std::string(proto::to_string(static_cast<proto::SessionRejectReason>(i))));
+  for (std::size_t i = 1; i < g.logon_rejects.size(); ++i)
+    file.place(g.logon_rejects[i],
+               "logon_reject." + std::string(proto::to_string(static_cast<proto::LogonRejectReason>(i))));
+  // Engine rejects by reason code (docs/MATCHING.md; 1xx invalid, 2xx state, 3xx capacity): the codes that exist.
+  const std::string_view unknown = market::to_string(static_cast<market::RejectReason>(GatewayCounters::kRejectCodes));
+  for (std::size_t code = 1; code < g.engine_rejects.size(); ++code)
+    if (market::to_string(static_cast<market::RejectReason>(code)) != unknown)
+      file.place(g.engine_rejects[code], "engine_reject." + std::to_string(code));
+  for (std::size_t i = 0; i < g.logouts.size(); ++i)
+    file.place(g.logouts[i], "logout." + std::string(proto::to_string(static_cast<proto::LogoutReason>(i))));
+  // Each client's fills (what its own positions must agree with).
+  for (std::size_t i = 0; i < config_.clients.size(); ++i) {
+    ClientFillTotals& f = client_fills_[i];
+    const std::string k = "client." + std::to_string(config_.clients[i].id) + ".";
+    file.place(f.fills, k + "fills");
+    file.place(f.bought_qty, k + "bought_qty");
+    file.place(f.sold_qty, k + "sold_qty");
+    file.place(f.bought_notional, k + "bought_notional", core::CounterKind::kGauge);
+    file.place(f.sold_notional, k + "sold_notional", core::CounterKind::kGauge);
+  }
+  ack_latency_summary_.place(file, "ack_latency_ns");
+  ack_ready_latency_summary_.place(file, "ack_ready_latency_ns");
+}
+
+void OrderGateway::publish_latency_summaries() noexcept {
+  ack_latency_summary_.publish(ack_latency_);
+  ack_ready_latency_summary_.publish(ack_ready_latency_);
+}
 
 std::uint64_t OrderGateway::now_ns() const noexcept {
   return static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())));
@@ -84,6 +138,10 @@ int OrderGateway::do_work() noexcept {
   if (now - last_timer_ns_ >= kTimerPeriodNs) {
     run_timers(now);
     last_timer_ns_ = now;
+    if (now - last_summary_ns_ >= kSummaryPeriodNs) [[unlikely]] {
+      publish_latency_summaries();
+      last_summary_ns_ = now;
+    }
   }
   flush_answers();
   return work;

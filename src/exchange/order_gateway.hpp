@@ -29,7 +29,9 @@
 #include <vector>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "core/histogram.hpp"
+#include "core/histogram_counters.hpp"
 #include "core/int_hash_map.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/events.hpp"
@@ -118,6 +120,13 @@ class OrderGateway {
 
   const net::SocketAddress& listen_address() const noexcept { return listener_.local_address(); }
   const GatewayCounters& counters() const noexcept { return counters_; }
+  // Start-up, before the gateway's thread runs: every counter above, each
+  // client's fill totals and the ack latency summaries move into `file`
+  // under the names the exchange has always reported them by.
+  void place_counters(core::CountersFile& file);
+  // The ack latency summaries as of now (the gateway's thread does this once
+  // a second; the exchange once more after that thread stopped).
+  void publish_latency_summaries() noexcept;
   // Fill totals of a configured client (nullptr for another id).
   const ClientFillTotals* client_fills(std::uint32_t client_id) const noexcept {
     return client_id < client_index_.size() && client_index_[client_id] >= 0
@@ -202,6 +211,9 @@ class OrderGateway {
   GatewayCounters counters_;
   core::LatencyHistogram ack_latency_;
   core::LatencyHistogram ack_ready_latency_;
+  core::HistogramCounters ack_latency_summary_;
+  core::HistogramCounters ack_ready_latency_summary_;
+  std::uint64_t last_summary_ns_ = 0;
 };
 
 }  // namespace nanotick::exchange

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/journal_writer.hpp"
 #include "exchange/pipeline.hpp"
@@ -64,6 +65,12 @@ class Sequencer {
   bool busy() const noexcept { return busy_.load(std::memory_order_acquire); }
   std::uint64_t sequenced() const noexcept { return sequenced_.get(); }
   std::uint64_t batches() const noexcept { return batches_.get(); }
+  // Start-up, before the sequencer's thread runs.
+  void place_counters(core::CountersFile& file) {
+    file.begin_group();
+    file.place(sequenced_, "requests_sequenced");
+    file.place(batches_, "sequencer_batches");
+  }
 
  private:
   // kRecord: telemetry records on this thread (`recorder` is then not null).

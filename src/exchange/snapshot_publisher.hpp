@@ -31,6 +31,7 @@
 
 #include "book/book_replica.hpp"
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/events.hpp"
 #include "exchange/exchange_config.hpp"
@@ -78,6 +79,14 @@ class SnapshotPublisher {
   std::uint64_t events() const noexcept { return events_.get(); }
   // Events the books refused (a bug upstream: the count by reason is books().rejected()).
   std::uint64_t book_rejects() const noexcept { return books_.rejected_total(); }
+  // Start-up, before the publisher's thread runs.
+  void place_counters(core::CountersFile& file) {
+    file.begin_group();
+    file.place(snapshots_, "md.snapshot.snapshots");
+    file.place(events_, "md.snapshot.events");
+    channel_.place_counters(file, "md.snapshot");
+    books_.place_counters(file, "md.snapshot.book");
+  }
 
  private:
   void apply(const engine::MdEvent& e) noexcept;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "engine/engine_state.hpp"
 #include "engine/matching_engine.hpp"
 #include "exchange/exchange_config.hpp"
@@ -46,6 +47,12 @@ class Snapshotter {
 
   std::uint64_t applied_seq() const noexcept { return applied_seq_; }
   std::uint64_t snapshots_written() const noexcept { return written_.get(); }
+  // Start-up, before the snapshotter's thread runs.
+  void place_counters(core::CountersFile& file) {
+    file.begin_group();
+    file.place(written_, "engine_snapshots_written");
+    file.place(last_snapshot_seq_, "engine_snapshot_last_seq", core::CounterKind::kGauge);
+  }
   std::uint64_t last_snapshot_seq() const noexcept { return last_snapshot_seq_.get(); }
   // Non-empty after a failure (the snapshotter stops; the server goes on:
   // the journal alone still recovers everything).

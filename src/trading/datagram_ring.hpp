@@ -21,6 +21,7 @@
 #include <span>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "core/spsc_ring.hpp"
 #include "proto/market_data.hpp"
 #include "trading/trading_types.hpp"
@@ -78,6 +79,14 @@ class DatagramRing {
 
   std::uint64_t full_drops() const noexcept { return full_drops_.get(); }
   std::uint64_t too_long() const noexcept { return too_long_.get(); }
+  // Datagrams waiting (either thread; a recent value).
+  std::size_t size() const noexcept { return ring_->size(); }
+  // Start-up: the producer's counters into `file` (the caller starts the
+  // receiver thread's group).
+  void place_counters(core::CountersFile& file) {
+    file.place(full_drops_, "md.ring_full_drops");
+    file.place(too_long_, "md.ring_too_long");
+  }
 
  private:
   using Ring = core::SpscRing<DatagramSlot, kSlots>;

@@ -143,6 +143,11 @@ class MdConsumer {
   std::uint32_t held_packets() const noexcept { return sequencer_.held_packets(); }
   std::uint32_t buffered_messages() const noexcept { return recovery_.buffered_messages(); }
   const MdConsumerCounters& counters() const noexcept { return counters_; }
+  // Start-up, before the consumer's thread runs: its counters and its books' ("md.book.*").
+  void place_counters(core::CountersFile& file) {
+    place_md_consumer_counters(file, counters_);
+    books_.place_counters(file, "md.book");
+  }
   // Durations of completed recoveries (stale -> live), ns; the late join's too.
   const core::LatencyHistogram& recovery_ns() const noexcept { return recovery_.recovery_ns(); }
   const MdConsumerConfig& config() const noexcept { return config_; }

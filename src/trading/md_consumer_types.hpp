@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "proto/md_packet.hpp"
 #include "trading/trading_types.hpp"
 
@@ -83,5 +84,9 @@ struct MdConsumerCounters {
   core::Counter top_of_book_mismatches;
   core::Counter replay_failures;         // a buffered message refused after a snapshot load: wait for another
 };
+
+// The counters into `file` as "md.*" (by their names in Trader::summary()
+// where it had them). Start-up only.
+void place_md_consumer_counters(core::CountersFile& file, MdConsumerCounters& c);
 
 }  // namespace nanotick::trading

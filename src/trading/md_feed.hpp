@@ -29,6 +29,7 @@
 #include <memory>
 #include <span>
 
+#include "core/counters_file.hpp"
 #include "core/counter.hpp"
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
@@ -94,6 +95,16 @@ class MdSockets {
 
   const MdFeedConfig& config() const noexcept { return config_; }
   const MdFeedCounters& counters() const noexcept { return counters_; }
+  // Start-up, before the reading thread runs: "md.datagrams.<channel>",
+  // "md.truncated.<channel>", "md.recv_errors.<channel>".
+  void place_counters(core::CountersFile& file) {
+    static constexpr const char* kChannel[2] = {"incremental", "snapshot"};
+    for (std::size_t ch = 0; ch < 2; ++ch) {
+      file.place(counters_.datagrams[ch], std::string("md.datagrams.") + kChannel[ch]);
+      file.place(counters_.truncated[ch], std::string("md.truncated.") + kChannel[ch]);
+      file.place(counters_.recv_errors[ch], std::string("md.recv_errors.") + kChannel[ch]);
+    }
+  }
   // The bound groups (the kernel's port when the config said 0).
   const net::SocketAddress& incremental_address() const noexcept { return incremental_.local_address(); }
   const net::SocketAddress& snapshot_address() const noexcept { return snapshot_.local_address(); }

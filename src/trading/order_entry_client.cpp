@@ -82,6 +82,40 @@ std::string_view to_string(DisconnectReason r) noexcept {
   return "unknown";
 }
 
+void place_session_counters(core::CountersFile& file, OrderEntryClientCounters& c) {
+  file.begin_group();
+  file.place(c.connect_attempts, "session.connect_attempts");
+  file.place(c.connects, "session.connects");
+  file.place(c.logons, "session.logons");
+  file.place(c.messages_in, "session.messages_in");
+  file.place(c.messages_out, "session.messages_out");
+  file.place(c.bytes_in, "session.bytes_in");
+  file.place(c.bytes_out, "session.bytes_out");
+  file.place(c.orders_sent, "session.orders_sent");
+  file.place(c.heartbeats_sent, "session.heartbeats_sent");
+  file.place(c.heartbeats_received, "session.heartbeats_received");
+  file.place(c.execution_reports, "session.execution_reports");
+  file.place(c.cancel_rejects, "session.cancel_rejects");
+  file.place(c.modify_rejects, "session.modify_rejects");
+  file.place(c.output_full, "session.output_full");
+  file.place(c.partial_writes, "session.partial_writes");
+  const auto by_code = [&file](auto& counters, std::size_t first, const std::string& prefix, auto name_of) {
+    for (std::size_t r = first; r < counters.size(); ++r)
+      file.place(counters[r], prefix + (r + 1 < counters.size() ? std::string(name_of(r)) : std::string("other")));
+  };
+  by_code(c.session_rejects, 1, "session.session_reject.",
+          [](std::size_t r) { return proto::to_string(static_cast<proto::SessionRejectReason>(r)); });
+  by_code(c.logon_rejects, 1, "session.logon_reject.",
+          [](std::size_t r) { return proto::to_string(static_cast<proto::LogonRejectReason>(r)); });
+  by_code(c.logouts_received, 0, "session.logout_received.",
+          [](std::size_t r) { return proto::to_string(static_cast<proto::LogoutReason>(r)); });
+  for (std::size_t r = 0; r < c.disconnects.size(); ++r)
+    file.place(c.disconnects[r], "session.disconnect." + std::string(to_string(static_cast<DisconnectReason>(r))));
+  for (std::size_t r = 1; r < c.protocol_errors.size(); ++r)
+    file.place(c.protocol_errors[r],
+               "session.protocol_error." + std::string(to_string(static_cast<ProtocolError>(r))));
+}
+
 std::string_view to_string(ProtocolError e) noexcept {
   switch (e) {
     case ProtocolError::kNone: return "none";

@@ -47,6 +47,7 @@
 #include <utility>
 
 #include "core/byte_buffer.hpp"
+#include "core/counters_file.hpp"
 #include "core/tsc_clock.hpp"
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
@@ -173,6 +174,8 @@ class OrderEntryClient {
   const Disconnect& last_disconnect() const noexcept { return last_disconnect_; }
   std::uint64_t last_order_written_tsc() const noexcept { return last_written_tsc_; }
   const OrderEntryClientCounters& counters() const noexcept { return counters_; }
+  // Start-up, before poll() runs: the counters into `file` as "session.*".
+  void place_counters(core::CountersFile& file) { place_session_counters(file, counters_); }
   const OrderEntryClientConfig& config() const noexcept { return config_; }
 
  private:

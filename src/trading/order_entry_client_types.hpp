@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "net/socket_address.hpp"
 #include "proto/order_entry.hpp"
 
@@ -118,6 +119,10 @@ struct OrderEntryClientCounters {
   std::array<core::Counter, kDisconnectReasons> disconnects;
   std::array<core::Counter, kProtocolErrors> protocol_errors;  // by ProtocolError
 };
+
+// The counters into `file` as "session.<name>" (reasons by their names, the
+// last slot of each wire-code array as "other"). Start-up only.
+void place_session_counters(core::CountersFile& file, OrderEntryClientCounters& c);
 
 // What the gateway calls. Each exchange message type has its callback; the
 // message is passed decoded and checked (framing, version, length, session

@@ -19,6 +19,24 @@ void validate(const OrderManagerConfig& c) {
                                       std::to_string(c.first_client_order_id));
 }
 
+void place_order_manager_counters(core::CountersFile& file, OrderManagerCounters& c) {
+  for (std::size_t s = 0; s < c.in_state.size(); ++s)
+    file.place(c.in_state[s], "orders.in_state." + std::string(to_string(static_cast<OrderState>(s))),
+               core::CounterKind::kGauge);
+  file.place(c.submitted, "orders.submitted");
+  file.place(c.fills, "orders.fills");
+  for (std::size_t r = 1; r < c.done.size(); ++r)
+    file.place(c.done[r], "orders.done." + std::string(to_string(static_cast<DoneReason>(r))));
+  file.place(c.expected_too_late, "orders.expected_too_late");
+  file.place(c.unexpected_rejects, "orders.unexpected_rejects");
+  file.place(c.unmatched, "orders.unmatched");
+  file.place(c.late_reports, "orders.late_reports");
+  file.place(c.disconnects, "orders.disconnects");
+  file.place(c.reconcile_cancels, "orders.reconcile_cancels");
+  for (std::size_t r = 1; r < c.refused.size(); ++r)
+    file.place(c.refused[r], "orders.not_sent." + std::string(to_string(static_cast<SubmitStatus>(r))));
+}
+
 std::string_view to_string(OrderState s) noexcept {
   switch (s) {
     case OrderState::kPendingNew: return "pending new";

@@ -330,6 +330,8 @@ class OrderManager {
   }
   std::size_t capacity() const noexcept { return pool_.capacity(); }
   const OrderManagerCounters& counters() const noexcept { return counters_; }
+  // Start-up, before the engine's thread runs.
+  void place_counters(core::CountersFile& file) { place_order_manager_counters(file, counters_); }
 
  private:
   struct SideList {

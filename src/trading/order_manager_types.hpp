@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
 #include "proto/order_entry.hpp"
@@ -157,6 +158,9 @@ struct OrderManagerCounters {
   core::Counter reconcile_cancels;
   std::array<core::Counter, kSubmitStatuses> refused;  // submit/cancel/modify not sent, by SubmitStatus
 };
+
+// The counters into `file` as "orders.*" (in_state.<state> as gauges). Start-up only.
+void place_order_manager_counters(core::CountersFile& file, OrderManagerCounters& c);
 
 template <typename S>
 concept OrderSender = requires(S& s, ClientOrderId id, InstrumentId in, Side side, OrderType type,

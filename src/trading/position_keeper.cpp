@@ -1,6 +1,7 @@
 #include "trading/position_keeper.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace nanotick::trading {
 
@@ -26,6 +27,11 @@ std::string_view to_string(FillResult r) noexcept {
     case FillResult::kOverflow: return "position, open cost, realised PnL or volume would overflow int64";
   }
   return "unknown result";
+}
+
+void PositionKeeper::place_counters(core::CountersFile& file) {
+  for (std::size_t r = 1; r < refused_.size(); ++r)
+    file.place(refused_[r], "positions.refused." + std::string(to_string(static_cast<FillResult>(r))));
 }
 
 PositionKeeper::PositionKeeper(std::uint32_t instruments) {

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "trading/trading_types.hpp"
 
 namespace nanotick::trading {
@@ -116,6 +117,10 @@ class PositionKeeper {
   std::uint64_t total_fills() const noexcept { return total_fills_; }
 
   std::uint64_t refused(FillResult r) const noexcept { return refused_[static_cast<std::size_t>(r)].get(); }
+  // Start-up: the refusal counters into `file` ("positions.refused.<result>").
+  // The positions themselves are values, not counts: the trader publishes
+  // them as gauges (TraderGauges).
+  void place_counters(core::CountersFile& file);
 
  private:
   FillResult refuse(FillResult r) noexcept {

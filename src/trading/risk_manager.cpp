@@ -51,6 +51,12 @@ void check_instrument(const InstrumentRiskLimits& l, std::size_t index) {
 
 }  // namespace
 
+void RiskManager::place_counters(core::CountersFile& file) {
+  file.place(allowed_, "risk.allowed");
+  for (std::size_t r = 1; r < blocked_.size(); ++r)
+    file.place(blocked_[r], "risk.blocked." + std::string(to_string(static_cast<RiskResult>(r))));
+}
+
 std::string_view to_string(RiskResult r) noexcept {
   switch (r) {
     case RiskResult::kAllowed: return "allowed";

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "trading/position_keeper.hpp"
 #include "trading/trading_types.hpp"
 #include "trading/working_exposure.hpp"
@@ -124,6 +125,8 @@ class RiskManager {
 
   std::uint64_t allowed() const noexcept { return allowed_.get(); }
   std::uint64_t blocked(RiskResult r) const noexcept { return blocked_[static_cast<std::size_t>(r)].get(); }
+  // Start-up: "risk.allowed" and "risk.blocked.<reason>" into `file`.
+  void place_counters(core::CountersFile& file);
   std::uint64_t blocked_total() const noexcept;
 
   std::uint32_t instrument_count() const noexcept { return static_cast<std::uint32_t>(limits_.size()); }

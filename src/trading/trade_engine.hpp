@@ -44,6 +44,7 @@
 #include "book/book_replica.hpp"
 #include "core/compiler.hpp"
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "core/histogram.hpp"
 #include "core/tsc_clock.hpp"
 #include "market/instrument_table.hpp"
@@ -385,6 +386,29 @@ class TradeEngine {
   }
 
   const TradeEngineCounters& counters() const noexcept { return counters_; }
+  // Start-up, before the engine's thread runs: its counters, the risk
+  // manager's, the order manager's and the position keeper's into `file`.
+  void place_counters(core::CountersFile& file) {
+    TradeEngineCounters& c = counters_;
+    file.begin_group();
+    file.place(c.book_updates, "engine.book_updates");
+    file.place(c.trades_seen, "engine.trades_seen");
+    file.place(c.order_events, "engine.order_events");
+    file.place(c.orders_placed, "orders.placed");
+    file.place(c.modifies_sent, "orders.modifies");
+    file.place(c.cancels_sent, "orders.cancels");
+    file.place(c.risk_blocks, "engine.risk_blocks");
+    file.place(c.refused, "orders.refused");
+    file.place(c.stale_blocks, "orders.stale_blocks");
+    file.place(c.fills, "engine.fills");
+    file.place(c.position_refusals, "engine.position_refusals");
+    file.place(c.ticks_untimed, "tick_to_trade.untimed_orders");
+    file.place(c.logons, "engine.logons");
+    file.place(c.disconnects, "engine.disconnects");
+    risk_.place_counters(file);
+    orders_.place_counters(file);
+    positions_.place_counters(file);
+  }
   const core::LatencyHistogram& tick_to_trade() const noexcept { return tick_to_trade_; }
   // Packet read -> the orders it caused queued for the socket (our code
   // only: tick_to_trade minus the write system call).

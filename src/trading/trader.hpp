@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "book/book_replica.hpp"
+#include "core/counters_file.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
@@ -60,6 +61,7 @@
 #include "trading/order_entry_client.hpp"
 #include "trading/trade_engine.hpp"
 #include "trading/trader_config.hpp"
+#include "trading/trader_gauges.hpp"
 
 namespace nanotick::trading {
 
@@ -90,9 +92,14 @@ class Trader {
  public:
   using Engine = TradeEngine<Strategy, GatewaySender>;
 
-  Trader(const TraderConfig& config, Strategy& strategy, TraderTelemetry telemetry = {})
+  // `counters_path`: the counters file (core/counters_file.hpp) `./nanotick
+  // stat` and the demo read while the trader runs; empty keeps the counters
+  // in memory only (summary() reads them either way).
+  Trader(const TraderConfig& config, Strategy& strategy, TraderTelemetry telemetry = {},
+         const std::string& counters_path = "")
       : config_(config),
         telemetry_(telemetry),
+        counters_(core::CountersFile::Options{.path = counters_path, .process = ("trader-" + config.name).substr(0, 63)}),
         capacities_(book::capacities_of(config.instruments)),
         sender_{this},
         sockets_(feed_config(config)),
@@ -106,6 +113,7 @@ class Trader {
                                     std::to_string(config.market_data.max_datagram_bytes) + "); use compact");
       ring_ = std::make_unique<DatagramRing>();
     }
+    place_counters();
   }
 
   Trader(const Trader&) = delete;
@@ -210,104 +218,43 @@ class Trader {
     return buf;
   }
 
-  // "key value" lines (the exchange prints its counters the same way).
+  // "key value" lines: every counter of the counters file as of now (the
+  // exchange prints its counters the same way) -- position lines only for
+  // instruments with fills -- and the few totals summed over counters.
+  // Between passes or after run() (the gauges are published by the
+  // engine's thread; call publish_gauges() first when outside run()).
   std::string summary() const {
-    std::string out;
-    auto line = [&out](const std::string& key, const std::string& value) { out += key + ' ' + value + '\n'; };
-    auto num = [](auto v) { return std::to_string(v); };
-    auto real = [](double v) {
-      char b[64];
-      std::snprintf(b, sizeof b, "%.6f", v);
-      return std::string(b);
-    };
-    const PositionKeeper& pk = engine_.positions();
+    std::vector<std::string> untraded;  // "position.<symbol>." of instruments without fills
     for (InstrumentId i = 0; i < engine_.instrument_count(); ++i) {
-      const InstrumentPosition* p = pk.position(i);
-      if (p == nullptr || p->fills == 0) continue;
-      const std::string k = "position." + engine_.instrument(i).symbol + ".";
-      line(k + "qty", num(p->position));
-      line(k + "open_cost", num(p->open_cost));
-      line(k + "realised", num(p->realised));
-      line(k + "unrealised", real(p->unrealised));
-      line(k + "volume", num(p->volume));
-      line(k + "fills", num(p->fills));
+      const InstrumentPosition* p = engine_.positions().position(i);
+      if (p == nullptr || p->fills == 0) untraded.push_back("position." + engine_.instrument(i).symbol + ".");
     }
-    line("pnl.realised", num(pk.total_realised()));
-    line("pnl.unrealised", real(pk.total_unrealised()));
-    line("pnl.total", real(pk.total_pnl()));
-    line("volume", num(pk.total_volume()));
-    line("fills", num(pk.total_fills()));
-    const auto& c = engine_.counters();
-    line("orders.placed", num(c.orders_placed.get()));
-    line("orders.modifies", num(c.modifies_sent.get()));
-    line("orders.cancels", num(c.cancels_sent.get()));
-    line("orders.refused", num(c.refused.get()));
-    line("orders.stale_blocks", num(c.stale_blocks.get()));
-    line("orders.open_at_end", num(engine_.orders().open_orders()));
-    const auto& oc = engine_.orders().counters();
-    for (std::size_t r = 1; r < oc.done.size(); ++r)
-      line("orders.done." + std::string(to_string(static_cast<DoneReason>(r))), num(oc.done[r].get()));
-    line("orders.unexpected_rejects", num(oc.unexpected_rejects.get()));
-    line("orders.unmatched", num(oc.unmatched.get()));
-    const RiskManager& risk = engine_.risk();
-    line("risk.allowed", num(risk.allowed()));
-    for (std::size_t r = 1; r < kRiskResultCount; ++r)
-      if (risk.blocked(static_cast<RiskResult>(r)) != 0)
-        line("risk.blocked." + std::string(to_string(static_cast<RiskResult>(r))), num(risk.blocked(static_cast<RiskResult>(r))));
-    const auto& gc = gateway_.counters();
-    line("session.logons", num(gc.logons.get()));
-    line("session.messages_out", num(gc.messages_out.get()));
-    line("session.messages_in", num(gc.messages_in.get()));
-    for (std::size_t r = 1; r < gc.logon_rejects.size(); ++r)
-      if (gc.logon_rejects[r].get() != 0)
-        line("session.logon_reject." + (r + 1 < gc.logon_rejects.size()
-                                            ? std::string(proto::to_string(static_cast<proto::LogonRejectReason>(r)))
-                                            : std::string("other")),
-             num(gc.logon_rejects[r].get()));
-    for (std::size_t r = 0; r < kDisconnectReasons; ++r)
-      if (gc.disconnects[r].get() != 0)
-        line("session.disconnect." + std::string(to_string(static_cast<DisconnectReason>(r))), num(gc.disconnects[r].get()));
-    const auto& consumer = consumer_;
-    const MdConsumerCounters& mc = consumer.counters();
-    line("md.packets.incremental", num(mc.packets[0].get()));
-    line("md.packets.snapshot", num(mc.packets[1].get()));
+    std::string out;
+    counters_.for_each([&](const core::CountersFile::Entry& e) {
+      for (const std::string& u : untraded)
+        if (e.label.starts_with(u)) return;
+      out += e.label;
+      out += ' ';
+      out += core::CountersFile::format_value(e);
+      out += '\n';
+    });
+    auto line = [&out](const std::string& key, std::uint64_t value) { out += key + ' ' + std::to_string(value) + '\n'; };
+    line("orders.open_at_end", engine_.orders().open_orders());
+    const MdConsumerCounters& mc = consumer_.counters();
     std::uint64_t invalid = 0;
     for (const auto& bad : mc.invalid) invalid += bad.get();
-    line("md.packets.invalid", num(invalid));
+    line("md.packets.invalid", invalid);
     const MdFeedCounters& fc = sockets_.counters();
-    line("md.datagrams_truncated", num(fc.truncated[0].get() + fc.truncated[1].get()));
-    line("md.recv_errors", num(fc.recv_errors[0].get() + fc.recv_errors[1].get()));
-    if (ring_) line("md.ring_full_drops", num(ring_->full_drops()));
-    line("md.duplicates", num(mc.duplicates.get()));
-    line("md.reordered", num(mc.reordered.get()));
-    line("md.gaps", num(mc.gaps.get()));
-    line("md.messages_lost", num(mc.messages_lost.get()));
-    line("md.book_rejects", num(mc.book_rejects.get()));
-    line("md.audits", num(mc.audits.get()));
-    line("md.audit_mismatches", num(mc.audit_mismatches.get()));
-    for (std::size_t r = 0; r < kRecoveryReasons; ++r) {
-      const std::string k = "md.recoveries." + std::string(to_string(static_cast<RecoveryReason>(r)));
-      line(k + ".started", num(mc.recoveries_started[r].get()));
-      line(k + ".completed", num(mc.recoveries_completed[r].get()));
-    }
-    line("md.recovery_ns.p50", num(consumer.recovery_ns().percentile(50)));
-    line("md.recovery_ns.max", num(consumer.recovery_ns().max()));
-    line("md.next_seq", num(consumer.next_seq()));
-    const core::LatencyHistogram& t2t = engine_.tick_to_trade();
-    line("tick_to_trade_ns.count", num(t2t.count()));
-    line("tick_to_trade_ns.p50", num(t2t.percentile(50)));
-    line("tick_to_trade_ns.p99", num(t2t.percentile(99)));
-    line("tick_to_trade_ns.p99.9", num(t2t.percentile(99.9)));
-    line("tick_to_trade_ns.max", num(t2t.max()));
-    line("tick_to_trade.untimed_orders", num(c.ticks_untimed.get()));
-    const core::LatencyHistogram& t2d = engine_.tick_to_decision();
-    line("tick_to_decision_ns.count", num(t2d.count()));
-    line("tick_to_decision_ns.p50", num(t2d.percentile(50)));
-    line("tick_to_decision_ns.p99", num(t2d.percentile(99)));
-    line("tick_to_decision_ns.p99.9", num(t2d.percentile(99.9)));
-    line("tick_to_decision_ns.max", num(t2d.max()));
+    line("md.datagrams_truncated", fc.truncated[0].get() + fc.truncated[1].get());
+    line("md.recv_errors", fc.recv_errors[0].get() + fc.recv_errors[1].get());
     return out;
   }
+
+  // The gauges (PnL, positions, books live, latency summaries...) into the
+  // counters file as of now. The engine's thread does it during run(); call
+  // it from that thread, or after run() returned.
+  void publish_gauges() noexcept { gauges_.publish(engine_, consumer_); }
+  const core::CountersFile& counters_file() const noexcept { return counters_; }
 
   // Every instrument's book, order by order in priority order, after the
   // line "next_seq N" (the first incremental seq the books do not reflect):
@@ -383,12 +330,35 @@ class Trader {
     while (!receiver_stop_.load(std::memory_order_relaxed)) idle.idle(sockets_.poll(sink, engine_.now_ns()));
   }
 
+  // Every owner's counters into the counters file, each thread's on cache
+  // lines of their own (start-up, no thread runs yet).
+  void place_counters() {
+    core::CountersFile& f = counters_;
+    engine_.place_counters(f);   // the engine's thread, like everything down to the gateway
+    consumer_.place_counters(f);
+    gateway_.place_counters(f);
+    gauges_.place(f, config_.instruments);
+    f.begin_group();             // the receiver thread's, in the dedicated layout
+    sockets_.place_counters(f);
+    if (ring_) {
+      ring_->place_counters(f);
+      f.begin_group();  // the depth is sampled on the engine's thread
+      f.place(ring_depth_, "md.ring_depth", core::CounterKind::kGauge);
+    }
+  }
+
   template <typename Idle, typename Stop, typename Status>
   void run_engine(Idle& idle, Stop&& stop, Status&& status) {
     const TimeNs interval = TimeNs{config_.status_interval_ms} * 1'000'000;
     TimeNs next_status = engine_.now_ns() + interval;
+    TimeNs next_gauges = engine_.now_ns();
     while (!stop()) {
       idle.idle(poll());
+      if (engine_.now_ns() >= next_gauges) [[unlikely]] {
+        publish_gauges();
+        if (ring_) ring_depth_.set(ring_->size());
+        next_gauges += TraderGauges::kPublishPeriodNs;
+      }
       if (engine_.disconnect_events() != seen_disconnects_) {  // rare: told as it happens
         seen_disconnects_ = engine_.disconnect_events();
         status(describe(engine_.last_disconnect()));
@@ -403,6 +373,8 @@ class Trader {
       }
     }
     wind_down();
+    publish_gauges();
+    counters_.mark_stopped();  // run() ends here without an exception: the values are final
   }
 
   void poll_quietly() noexcept {
@@ -439,6 +411,9 @@ class Trader {
 
   const TraderConfig& config_;
   const TraderTelemetry telemetry_;
+  core::CountersFile counters_;  // before every owner of a counter placed in it: destroyed after them
+  TraderGauges gauges_;
+  core::Counter ring_depth_;     // dedicated layout: datagrams waiting in the ring (sampled with the gauges)
   std::vector<book::InstrumentCapacity> capacities_;
   GatewaySender sender_;
   MdSockets sockets_;

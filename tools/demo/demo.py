@@ -7,7 +7,9 @@ run directory:
 
     RUN_DIR/configs/    exchange.toml, trader-<name>.toml: the copies the processes read
     RUN_DIR/logs/       <process>.log: each process's stderr (report.log: the report's)
-    RUN_DIR/counters/   <process>.txt: the "key value" summary each printed at exit
+    RUN_DIR/counters/   <process>.counters: the exchange's and the traders' counters files (live while
+                        they run: ./nanotick stat; final after); <process>.txt: what each printed on
+                        stdout at exit (the floor's summary)
     RUN_DIR/telemetry/  binary telemetry (--telemetry RUN_DIR/telemetry, given to each binary whose
                         --help offers it: each writes its own file there, named by its process)
     RUN_DIR/journal/    the exchange's journal
@@ -52,12 +54,12 @@ from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from demo_config import (ExchangeSpec, TraderSpec, load_exchange, load_traders, trader_address, write_exchange_copy,
                          write_trader_copy)
-from demo_console import LiveView, format_row, is_status, strip_prefix
+from demo_console import CountersRows, LiveView, format_row, is_status, strip_prefix
 from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
 from demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args
 from demo_process import Child, describe_exit
 from demo_report import make_report
-from demo_summary import TraderResult, check, read_counters, summary_text
+from demo_summary import TraderResult, check, read_counters, read_counters_file, summary_text
 
 DEFAULT_TRADERS = "mm1,mm2,taker,random"
 EXCHANGE_READY_S = 20.0  # recovery of a fresh journal takes milliseconds; a busy machine gets slack
@@ -198,7 +200,8 @@ class DemoRun:
         self.exchange: Optional[Child] = None
         self.floor: Optional[Child] = None
         self.traders: List[Tuple[TraderSpec, Child]] = []
-        self.latest: Dict[str, str] = {}  # process -> its latest status line (without the log prefix)
+        self.latest: Dict[str, str] = {}  # process -> its latest status line (without the log prefix): the floor's
+        self.counter_rows = CountersRows()  # the exchange's and the traders' rows, from their counters files
         self.address: Optional[str] = None  # the exchange's order-entry address as it logged it
         # What a signal does: "raise" Interrupted (running, writing the report); "defer" it until
         # the child being started is on the list (raised right after); "hurry" the stop that is
@@ -301,7 +304,8 @@ class DemoRun:
 
     def _start_exchange(self) -> None:
         p = self.plan
-        args = [str(p.exchange_bin), "--config", str(p.exchange_copy), "--status", "1"]
+        args = [str(p.exchange_bin), "--config", str(p.exchange_copy), "--status", "1",
+                "--counters", str(self._counters_file("exchange"))]
         exchange = self._start("exchange", args + self._telemetry_args(p.exchange_bin),
                                lambda c: setattr(self, "exchange", c))
         self._write_state()
@@ -325,21 +329,29 @@ class DemoRun:
         connect_to = trader_address(self.address or "")
         for spec in p.traders:
             copy = write_trader_copy(spec, p.run_dir / "configs", p.exchange, connect_to)
-            args = [str(p.trader_bin), "--config", str(copy)] + self._telemetry_args(p.trader_bin)
+            args = ([str(p.trader_bin), "--config", str(copy), "--counters", str(self._counters_file(spec.process))]
+                    + self._telemetry_args(p.trader_bin))
             child = self._start(spec.process, args, lambda c, s=spec: self.traders.append((s, c)))
             self._write_state()
             self._wait_ready(child, f"trader {spec.name}", TRADER_READY_S)
             self.say(f"  {spec.name:<10} ready, client {spec.client_id} (pid {child.pid})")
 
+    def _counters_file(self, process: str) -> pathlib.Path:
+        """Where `process` keeps its counters (its --counters FILE): the console and the summary read them."""
+        return self.plan.run_dir / "counters" / f"{process}.counters"
+
     def _rows(self) -> List[str]:
         rows = []
-        names = ([("exchange", "exchange")] + ([("floor", "floor")] if self.plan.floor_bin else [])
-                 + [(s.process, s.name) for s, _ in self.traders])
+        names = ([("exchange", "exchange", "exchange")] + ([("floor", "floor", "")] if self.plan.floor_bin else [])
+                 + [(s.process, s.name, "trader") for s, _ in self.traders])
         by_name = {c.name: c for c in self.children()}
-        for process, label in names:
+        for process, label, kind in names:
             child = by_name.get(process)
-            if child is not None and not child.alive():  # its last status line would hide that
+            if child is not None and not child.alive():  # its last reading would hide that
                 rows.append(format_row(label, None, describe_exit(child.returncode)))
+            elif kind:
+                row = self.counter_rows.row(label, kind, self._counters_file(process))
+                rows.append(row if row is not None else format_row(label, None, "no counters yet"))
             else:
                 rows.append(format_row(label, self.latest.get(process)))
         return rows
@@ -416,6 +428,7 @@ class DemoRun:
                 "config": rel(run / "configs" / ("exchange.toml" if spec is None else f"{spec.process}.toml")),
                 "log": rel(child.log_path),
                 "counters": rel(child.counters_path),
+                "counters_file": rel(self._counters_file(child.name)) if child.name != "floor" else None,
                 "telemetry": "--telemetry" in child.args,
                 "exit_code": child.returncode,
             })
@@ -443,9 +456,15 @@ class DemoRun:
     def _summarise(self) -> List[str]:
         """Prints the summary table (and writes summary.txt); returns the problems it found."""
         run = self.plan.run_dir
-        results = [TraderResult(s.name, s.client_id, read_counters(c.counters_path)) for s, c in self.traders]
-        exchange = read_counters(run / "counters" / "exchange.txt")
-        problems = check(results, exchange)
+        problems: List[str] = []
+        results = []
+        for s, _ in self.traders:
+            values, problem = read_counters_file(self._counters_file(s.process))
+            results.append(TraderResult(s.name, s.client_id, values))
+            problems += [f"trader {s.name}: {problem}"] if problem else []
+        exchange, problem = read_counters_file(self._counters_file("exchange"))
+        problems += [f"the exchange: {problem}"] if problem else []
+        problems += check(results, exchange)
         if self.plan.floor_bin is not None:
             problems += check_floor(read_counters(run / "counters" / "floor.txt"))
         names = {cid: str(c.get("name", "?")) for cid, c in self.plan.exchange.clients.items()}

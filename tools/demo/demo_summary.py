@@ -1,8 +1,9 @@
-"""The end of a demo run: the "key value" summaries the processes printed on
-stdout at exit (counters/<process>.txt: the trader's Trader::summary(), the
-exchange's counters_report()), checked for completeness and against each
-other (every trader's fills equal the exchange's client.<id>.fills: both
-sides count the same executions), and the summary table the demo prints.
+"""The end of a demo run: each process's final counters, read from its
+counters file (counters/<process>.counters, docs/TELEMETRY.md "The counters
+file"; the floor, a measuring tool, prints "key value" lines to
+counters/floor.txt), checked for completeness and against each other (every
+trader's fills equal the exchange's client.<id>.fills: both sides count the
+same executions), and the summary table the demo prints.
 
 Pure functions and plain data: thread-safe.
 """
@@ -12,7 +13,11 @@ from __future__ import annotations
 import pathlib
 import re
 from dataclasses import dataclass
+import sys
 from typing import Dict, List, Optional, Sequence, Tuple
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root: tools.counters
+from tools.counters.counters_file import CountersFileError, read  # noqa: E402
 
 _NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -36,6 +41,20 @@ def read_counters(path: pathlib.Path) -> Dict[str, str]:
         return parse_counters(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return {}
+
+
+def read_counters_file(path: pathlib.Path) -> Tuple[Dict[str, str], Optional[str]]:
+    """A process's final counters as text values (what the "key value" lines held), and a
+    problem when the file is unreadable or its process did not end cleanly (then its values
+    are the last it wrote, not final)."""
+    try:
+        f = read(path)
+    except CountersFileError as e:
+        return {}, f"no counters: {e}"
+    values = {c.label: (f"{c.value:.6f}" if isinstance(c.value, float) else str(c.value)) for c in f.counters}
+    if f.status != "stopped":
+        return values, f"{path.name}: its process is {f.status}, not stopped cleanly: the counters are not final"
+    return values, None
 
 
 @dataclass
@@ -65,11 +84,11 @@ def check(traders: List[TraderResult], exchange: Dict[str, str]) -> List[str]:
     problems: List[str] = []
     missing = missing_keys(exchange, EXCHANGE_KEYS)
     if missing:
-        problems.append(f"the exchange's summary lacks {', '.join(missing)} (counters/exchange.txt)")
+        problems.append(f"the exchange's summary lacks {', '.join(missing)} (counters/exchange.counters)")
     for t in traders:
         missing = missing_keys(t.counters, TRADER_KEYS)
         if missing:
-            problems.append(f"trader {t.name}'s summary lacks {', '.join(missing)} (counters/trader-{t.name}.txt)")
+            problems.append(f"trader {t.name}'s summary lacks {', '.join(missing)} (counters/trader-{t.name}.counters)")
             continue
         if not missing_keys(exchange, EXCHANGE_KEYS):
             ex_fills = int(exchange.get(f"client.{t.client_id}.fills", "0"))
@@ -111,7 +130,7 @@ def trader_table(traders: List[TraderResult], exchange: Dict[str, str]) -> str:
 
 def exchange_lines(exchange: Dict[str, str], client_names: Dict[int, str]) -> List[str]:
     if missing_keys(exchange, EXCHANGE_KEYS):
-        return ["exchange: no complete summary (see counters/exchange.txt and logs/exchange.log)"]
+        return ["exchange: no complete summary (see counters/exchange.counters and logs/exchange.log)"]
     lines = [f"exchange: {exchange['requests_sequenced']} requests sequenced, messages in {exchange['messages_in']}, "
              f"out {exchange['messages_out']}"
              + (f", market data messages {exchange['md.incremental.messages']}"

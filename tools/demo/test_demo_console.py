@@ -1,6 +1,5 @@
-"""Tests of demo_console.py: status lines as the binaries log them (copied
-from real logs) become aligned console rows, unknown lines are shown as
-logged, and the live view redraws in place on a terminal and prints every
+"""Tests of demo_console.py: counters become aligned console rows with rates,
+unknown status lines are shown as logged, and the live view redraws in place on a terminal and prints every
 few seconds otherwise.
 """
 
@@ -10,9 +9,10 @@ import io
 
 import demo_console as dcon
 
-EXCHANGE_LINE = "nanotick-exchange: exchange: 363 req/s, 726 sequenced, 2 sessions, 874 msgs out"
-TRADER_LINE = ("nanotick-trader[mm1]: mm1: logged on, books live 2/2, 160 orders/s, fills 28, risk blocks 3, "
-               "pnl -3216.2, position volume 203, tick-to-trade p50 19.33 us p99 55.04 us (283)")
+EXCHANGE = {"requests_sequenced": 726, "sessions_live": 2, "messages_out": 874, "queue.gateway_to_sequencer": 3}
+TRADER = {"session.logged_on": 1, "md.books_live": 2, "md.instruments": 2, "fills": 28, "risk.blocked.price_band": 2,
+          "risk.blocked.rate_throttle": 1, "pnl.total": -3216.2, "tick_to_trade_ns.p50": 19330,
+          "tick_to_trade_ns.p99": 55040, "orders.placed": 100, "orders.modifies": 50, "orders.cancels": 10}
 
 
 def test_prefixes_are_stripped():
@@ -22,32 +22,50 @@ def test_prefixes_are_stripped():
     assert dcon.strip_prefix("something else: ready") == "something else: ready"
 
 
-def test_exchange_status_is_parsed():
-    st = dcon.exchange_status(dcon.strip_prefix(EXCHANGE_LINE))
-    assert st == {"rate": "363", "sequenced": "726", "sessions": "2", "msgs_out": "874"}
-    assert dcon.trader_status(dcon.strip_prefix(EXCHANGE_LINE)) is None
-
-
-def test_trader_status_is_parsed():
-    st = dcon.trader_status(dcon.strip_prefix(TRADER_LINE))
-    assert st is not None
-    assert (st["name"], st["state"], st["rate"], st["fills"], st["risk_blocks"], st["pnl"]) == (
-        "mm1", "logged on", "160", "28", "3", "-3216.2")
-    assert (st["p50"], st["p99"], st["count"]) == ("19.33", "55.04", "283")
-    assert dcon.is_status(dcon.strip_prefix(TRADER_LINE))
-    assert not dcon.is_status("ready")
-
-
-def test_rows_show_the_status_fields_aligned():
-    ex = dcon.format_row("exchange", dcon.strip_prefix(EXCHANGE_LINE))
-    tr = dcon.format_row("mm1", dcon.strip_prefix(TRADER_LINE))
+def test_rows_show_the_counters_aligned():
+    ex = dcon.exchange_row("exchange", EXCHANGE, 363.0)
+    tr = dcon.trader_row("mm1", TRADER, 160.0)
     assert ex.startswith("exchange ") and "363 req/s" in ex and "726 sequenced" in ex and "2 sessions" in ex
-    assert tr.startswith("mm1 ") and "160 orders/s" in tr and "fills     28" in tr and "risk blocks    3" in tr
+    assert "874 msgs out" in ex and "3 queued" in ex
+    assert tr.startswith("mm1 ") and "logged on" in tr and "books 2/2" in tr and "160 orders/s" in tr
+    assert "fills     28" in tr and "risk blocks    3" in tr
     assert "PnL    -3216.2" in tr and "p50   19.33 us" in tr and "p99    55.04 us" in tr
+    assert "not logged on" in dcon.trader_row("mm1", {}, 0.0)
     assert dcon.format_row("taker", None) == f"{'taker':<{dcon.LABEL_WIDTH}} no status line yet"
     assert dcon.format_row("taker", None, "was killed by SIGKILL").endswith("was killed by SIGKILL")
     # A line in a format this file does not know is shown as logged.
     assert dcon.format_row("mm2", "mm2: something new").endswith("mm2: something new")
+
+
+def test_counters_rows_read_files_at_most_every_half_second_and_rate_the_change(monkeypatch, tmp_path):
+    readings = [dict(TRADER), dict(TRADER, **{"orders.placed": 400})]
+    reads = []
+
+    class File:
+        def __init__(self, values):
+            self._values = values
+
+        def values(self):
+            return self._values
+
+    def fake_read(path):
+        reads.append(path)
+        if len(reads) == 1:
+            raise dcon.CountersFileError("not there yet")
+        return File(readings[min(len(reads) - 2, 1)])
+
+    now = [0.0]
+    monkeypatch.setattr(dcon, "read", fake_read)
+    rows = dcon.CountersRows(clock=lambda: now[0], every=0.5)
+    path = tmp_path / "trader-mm1.counters"
+    assert rows.row("mm1", "trader", path) is None  # unreadable, nothing shown before
+    now[0] = 1.0
+    first = rows.row("mm1", "trader", path)
+    assert "0 orders/s" in first
+    now[0] = 1.2
+    assert rows.row("mm1", "trader", path) == first and len(reads) == 2  # within 0.5 s: not read again
+    now[0] = 3.0
+    assert "150 orders/s" in rows.row("mm1", "trader", path)  # 300 more in 2 s
 
 
 class FakeTty(io.StringIO):

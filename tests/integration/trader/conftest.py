@@ -56,13 +56,13 @@ def start_exchange(processes):
 
 @pytest.fixture
 def start_trader(processes):
-    """start_trader(config_path, duration_s=None, book_dump=None, wait=True) -> a TraderProcess,
-    by default once it logged 'ready'."""
+    """start_trader(config_path, duration_s=None, book_dump=None, wait=True, prefix=None, extra_args=None)
+    -> a TraderProcess, by default once it logged 'ready'."""
 
     def start(config_path: pathlib.Path, duration_s: Optional[float] = None,
               book_dump: Optional[pathlib.Path] = None, wait: bool = True,
-              prefix: Optional[List[str]] = None) -> TraderProcess:
-        p = TraderProcess(config_path, duration_s, book_dump, prefix)
+              prefix: Optional[List[str]] = None, extra_args: Optional[List[str]] = None) -> TraderProcess:
+        p = TraderProcess(config_path, duration_s, book_dump, prefix, extra_args)
         processes.append(p)
         if wait:
             p.wait_ready()
