@@ -147,7 +147,10 @@ int main(int argc, char** argv) {
       const nanotick::exchange::ExchangeConfig config = nanotick::exchange::load_exchange_config(config_path);
       where.group = nn::parse_multicast_group(config.market_data.incremental);
       where.interface = nn::parse_ipv4(config.market_data.interface);
-      where.venue_idle = config.threads.idle;
+      // The echo waits like the exchange's gateway: its runner's idle strategy.
+      where.venue_idle =
+          config.threads.runner(config.threads.mode == nanotick::core::ThreadMode::kDedicated ? "gateway" : "critical")
+              .idle;
       where.source = config_path;
     } else {
       where.group = {nn::parse_ipv4(group_text), static_cast<std::uint16_t>(port)};

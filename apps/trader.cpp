@@ -60,13 +60,15 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
   if (!telemetry_dir.empty()) {
     writer = open_telemetry(telemetry_dir, config);
     recorders.engine = &writer->create_recorder("engine");
-    if (config.thread_mode == core::ThreadMode::kDedicated) recorders.receiver = &writer->create_recorder("receiver");
+    if (config.threads.mode == core::ThreadMode::kDedicated) recorders.receiver = &writer->create_recorder("receiver");
   }
   trading::Trader<Strategy> trader(config, strategy, recorders, counters_path);
   if (writer) writer->start();
-  if (!config.cpus.empty()) {
-    if (const std::error_code ec = core::pin_current_thread(config.cpus[0]); ec)
-      log_line("warning: cannot pin to cpu " + std::to_string(config.cpus[0]) + ": " + ec.message());
+  // This thread is the "engine" runner ([threads.engine] or threads.cpus[0]).
+  const core::RunnerConfig& engine_runner = config.threads.runner("engine");
+  if (engine_runner.cpu >= 0) {
+    if (const std::error_code ec = core::pin_current_thread(engine_runner.cpu); ec)
+      log_line("warning: cannot pin to cpu " + std::to_string(engine_runner.cpu) + ": " + ec.message());
   }
   log_line(std::string("trading ") + std::string(trading::to_string(config.strategy)) + " on " +
            std::to_string(config.traded_instruments()) + " of " + std::to_string(config.instruments.instruments.size()) +
@@ -84,7 +86,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
     return false;
   };
   auto status = [](const std::string& s) { log_line(s); };
-  core::visit_idle_kind(config.idle, [&](auto idle_type) {
+  core::visit_idle_kind(engine_runner.idle, [&](auto idle_type) {
     using Idle = typename decltype(idle_type)::type;
     if constexpr (std::is_same_v<Idle, core::BlockingIdle>) {
       throw std::invalid_argument("idle \"block\" cannot wait on sockets (the config loader refuses it)");

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "config/thread_layout_reader.hpp"
 #include "config/toml_reader.hpp"
 #include "engine/types.hpp"
 
@@ -33,16 +34,13 @@ JournalConfig read_journal(TableReader t) {
   return j;
 }
 
-ThreadConfig read_threads(TableReader t) {
-  ThreadConfig c;
-  const std::string mode = t.choice("mode", "compact", {"compact", "dedicated"});
-  c.mode = mode == "dedicated" ? ThreadMode::kDedicated : ThreadMode::kCompact;
-  const std::string idle = t.choice("idle", "backoff", {"spin", "yield", "backoff", "block"});
-  c.idle = core::parse_idle_kind(idle);
-  for (const std::int64_t cpu : t.integer_array("cpus", 0, 4095)) c.cpus.push_back(static_cast<int>(cpu));
-  t.finish();
-  return c;
-}
+const config::ThreadRoles kThreadRoles{
+    .compact = {"critical", "aux", "snapshotter"},
+    .dedicated = {"gateway", "sequencer", "engine", "md", "aux", "snapshotter"},
+    .critical = {"critical", "gateway", "sequencer", "engine", "md"},
+    .idle_kinds = {"spin", "yield", "backoff", "block"},
+    .background_idle = core::IdleKind::backoff,
+};
 
 std::uint64_t fnv1a(std::uint64_t h, const void* data, std::size_t n) noexcept {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -79,7 +77,7 @@ ExchangeConfig parse_exchange_config(std::string_view toml_text, const std::stri
   // The exchange's own: where acknowledged orders are kept (required: a
   // default there would be a silent guess) and its threads.
   cfg.journal = read_journal(root.required_table("journal", "[journal] gives dir, where acknowledged orders are kept"));
-  if (auto t = root.table("threads")) cfg.threads = read_threads(*t);
+  if (auto t = root.table("threads")) cfg.threads = config::read_thread_layout(*t, kThreadRoles);
   root.finish();
   venue::validate_instruments(venue, source);
   cfg.server = std::move(venue.server);
@@ -100,6 +98,12 @@ std::string_view to_string(FsyncPolicy p) noexcept {
     case FsyncPolicy::kNone: return "none";
   }
   return "unknown";
+}
+
+ThreadConfig default_threads() {
+  // What an absent [threads] table means: the roles of the compact layout, unpinned.
+  const toml::table empty;
+  return config::read_thread_layout(TableReader(empty, "(defaults)", "threads"), kThreadRoles);
 }
 
 }  // namespace nanotick::exchange

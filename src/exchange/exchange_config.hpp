@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/idle_strategy.hpp"
+#include "core/thread_layout.hpp"
 #include "core/thread_mode.hpp"
 #include "engine/types.hpp"
 #include "venue/venue_config.hpp"
@@ -36,11 +37,14 @@ struct JournalConfig {
 
 using core::ThreadMode;
 
-struct ThreadConfig {
-  ThreadMode mode = ThreadMode::kCompact;
-  core::IdleKind idle = core::IdleKind::backoff;
-  std::vector<int> cpus;  // optional pinning, in agent order
-};
+// [threads]: the exchange's runners by layout (docs/EXCHANGE.md "Threads"),
+// wired in exchange_server.cpp:
+//   compact:   critical (gateway + sequencer + engine + md), aux, snapshotter
+//   dedicated: gateway, sequencer, engine, md, aux, snapshotter
+// aux = snapshot publisher + journal syncer. The critical runners default to
+// [threads] idle, aux and snapshotter to backoff.
+using ThreadConfig = core::ThreadLayout;
+ThreadConfig default_threads();
 
 // The venue's description (read by venue::read_venue, the reader the trading
 // client uses too) and the exchange process's own sections.
@@ -48,7 +52,7 @@ struct ExchangeConfig {
   ServerConfig server;
   MarketDataConfig market_data;
   JournalConfig journal;
-  ThreadConfig threads;
+  ThreadConfig threads = default_threads();
   engine::EngineConfig engine;  // the venue's [[instruments]], id = position
   std::vector<ClientConfig> clients;
 

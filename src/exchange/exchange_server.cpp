@@ -47,17 +47,14 @@ bool wait_for(F&& done, std::chrono::milliseconds limit) {
   return true;
 }
 
-core::RunnerOptions runner_options(const ExchangeConfig& c, std::size_t position, const char* name) {
-  core::RunnerOptions o;
-  o.thread_name = name;
-  o.cpu = position < c.threads.cpus.size() ? c.threads.cpus[position] : -1;
-  return o;
-}
-
-core::IdleConfig idle_config(const ExchangeConfig& c) {
-  core::IdleConfig i;
-  i.kind = c.threads.idle;
-  return i;
+// A runner for `agent` as the [threads] table configures `role`, on a thread named "nt-<role>".
+template <typename A>
+core::ConfiguredAgentRunner<A> make_runner(A& agent, const ExchangeConfig& c, const char* role) {
+  const core::RunnerConfig& r = c.threads.runner(role);
+  core::IdleConfig idle;
+  idle.kind = r.idle;
+  return core::make_agent_runner(agent, core::RunnerOptions{.thread_name = std::string("nt-") + role, .cpu = r.cpu},
+                                 idle);
 }
 
 template <typename Runner>
@@ -100,24 +97,8 @@ void stop_runner(std::optional<Runner>& r, const char* name, const ExchangeServe
 
 }  // namespace
 
-// The part of the server whose types depend on the thread layout: the engine
-// (its sink differs) and the runners. Cold interface: virtual calls at
-// start-up and shutdown only.
-struct Layout {
-  virtual ~Layout() = default;
-  virtual void replay(const engine::Request& rq) = 0;  // muted: recovery
-  virtual void import_state(const engine::EngineState& state) = 0;
-  virtual engine::EngineState export_state() const = 0;
-  virtual std::uint64_t state_hash() const = 0;
-  virtual void unmute() = 0;
-  virtual void seed_snapshots(SnapshotPublisher& snapshots) = 0;
-  virtual std::vector<engine::ClientId> clients_with_orders() const = 0;  // of the recovered engine
-  virtual std::uint64_t last_md_seq() const = 0;
-  virtual void place_counters(core::CountersFile& file) = 0;  // the layout's own (start-up)
-  virtual void start() = 0;
-  virtual void stop(const ExchangeServer::Log& log) = 0;  // never throws: failures are logged
-  virtual std::string failure() const = 0;
-};
+class CompactPipeline;
+class DedicatedPipeline;
 
 // Answers per session that may wait for their write with a telemetry stamp
 // pending (past that they are counted as unstamped): 96 KiB per session.
@@ -157,7 +138,10 @@ struct ExchangeServer::Impl {
   std::unique_ptr<SnapshotPublisher> snapshots;
   std::unique_ptr<JournalSyncer> syncer;
   std::unique_ptr<Snapshotter> snapshotter;
-  std::unique_ptr<Layout> layout;
+  // The layout's own part (its engine's sink type and its critical runners):
+  // exactly one of the two (on_pipeline()).
+  std::unique_ptr<CompactPipeline> compact;
+  std::unique_ptr<DedicatedPipeline> dedicated;
   // Off the critical path, both layouts: snapshot feed + journal syncing on
   // one thread, the snapshotter (milliseconds per snapshot) on another.
   using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&>;
@@ -183,11 +167,28 @@ struct ExchangeServer::Impl {
   }
 };
 
-namespace {
+// The pipeline, wired here and nowhere else (docs/EXCHANGE.md "Pipeline", "Threads"):
+//
+//  clients -TCP-> [gateway] -RequestRing-> [sequencer] -RequestRing-> [engine] --reports--> [gateway] -TCP-> clients
+//                                             |  append                    |
+//                                             v                            +--md events--> [md publisher] -UDP-> incremental
+//                                        JournalWriter <- [journal syncer]                     |
+//                                             |                                                 +--MdRing--> [snapshot publisher] -UDP-> snapshots
+//                                             +--> [snapshotter] (engine snapshots from the journal)
+//
+// Runners ([threads]; config: core::ThreadLayout, roles in exchange_config.hpp):
+//   compact    "critical"  gateway + sequencer + engine + md publisher, one thread: the engine
+//                          calls the gateway and the publisher directly (DirectSink)
+//   dedicated  "gateway"   gateway + report drainer + answer flusher
+//              "sequencer", "engine" (its outputs go into ReportRing / MdRing: RingSink),
+//              "md"        MdRing drainer + md publisher
+//   both       "aux"       snapshot publisher + journal syncer;  "snapshotter"
+// The engine's type depends on its sink, so each layout is a class of its own
+// (CompactPipeline, DedicatedPipeline); what both do with their engine is
+// written once, on_pipeline() + engine().
 
-// Compact: gateway, sequencer, engine and publisher on one thread; the
-// engine's outputs go straight to the gateway and the publisher.
-class CompactLayout final : public Layout {
+// Compact: the critical agents composed on one runner.
+class CompactPipeline {
  public:
   using Sink = DirectSink<OrderGateway, MdPublisher>;
   // The engine's answers are written before its market data goes out
@@ -195,37 +196,28 @@ class CompactLayout final : public Layout {
   using Critical = core::CompositeAgent<OrderGateway&, Sequencer&, EngineAgent<Sink>&, MdPublisher&>;
   using BoundCritical = telemetry::BoundAgent<Critical&>;
 
-  explicit CompactLayout(ExchangeServer::Impl& s)
+  explicit CompactPipeline(ExchangeServer::Impl& s)
       : s_(s),
         sink_{nullptr, nullptr, true, 0},
         engine_(s.config.engine, s.sequencer_to_engine, sink_),
         recorder_(s.recorder("critical")) {}
 
-  void replay(const engine::Request& rq) override { engine_.engine().process(rq); }
-  void import_state(const engine::EngineState& st) override { engine_.engine().import_state(st); }
-  engine::EngineState export_state() const override { return engine_.engine().export_state(); }
-  std::uint64_t state_hash() const override { return engine::state_hash(engine_.engine()); }
-  void unmute() override {
+  engine::MatchingEngine<Sink>& engine() noexcept { return engine_.engine(); }
+  void unmute() {
     sink_.gateway = s_.gateway.get();
     sink_.publisher = s_.publisher.get();
     sink_.muted = false;
   }
-  void seed_snapshots(SnapshotPublisher& snapshots) override { snapshots.seed_from(engine_.engine()); }
-  std::vector<engine::ClientId> clients_with_orders() const override {
-    return exchange::clients_with_orders(engine_.engine());
-  }
-  std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
-  void place_counters(core::CountersFile&) override {}  // the engine's outputs are direct calls: nothing to wait on
+  void place_counters(core::CountersFile&) {}  // the engine's outputs are direct calls: nothing to wait on
 
-  void start() override {
+  void start() {
     critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, *s_.publisher);
     bound_ = std::make_unique<BoundCritical>(*critical_, recorder_);
-    critical_runner_.emplace(core::make_agent_runner(*bound_, runner_options(s_.config, 0, "nt-critical"),
-                                                     idle_config(s_.config)));
+    critical_runner_.emplace(make_runner(*bound_, s_.config, "critical"));
     critical_runner_->start();
   }
-  void stop(const ExchangeServer::Log& log) override { stop_runner(critical_runner_, "critical", log); }
-  std::string failure() const override {
+  void stop(const ExchangeServer::Log& log) { stop_runner(critical_runner_, "critical", log); }
+  std::string failure() const {
     if (critical_runner_ && critical_runner_->has_failed()) return "critical thread failed: " + describe(*critical_runner_);
     return "";
   }
@@ -240,8 +232,8 @@ class CompactLayout final : public Layout {
   std::optional<core::ConfiguredAgentRunner<BoundCritical>> critical_runner_;
 };
 
-// Dedicated: one thread per critical agent, rings between them.
-class DedicatedLayout final : public Layout {
+// Dedicated: one runner per critical agent, rings between them.
+class DedicatedPipeline {
  public:
   using Engine = EngineAgent<RingSink>;
   using GatewayThread =
@@ -251,7 +243,7 @@ class DedicatedLayout final : public Layout {
   using BoundEngine = telemetry::BoundAgent<Engine&>;
   using BoundMd = telemetry::BoundAgent<MdDrainer<MdPublisher>&>;
 
-  explicit DedicatedLayout(ExchangeServer::Impl& s)
+  explicit DedicatedPipeline(ExchangeServer::Impl& s)
       : s_(s),
         sink_{s.reports, s.md_to_publisher, true},
         engine_(s.config.engine, s.sequencer_to_engine, sink_),
@@ -260,22 +252,14 @@ class DedicatedLayout final : public Layout {
         engine_recorder_(s.recorder("engine")),
         md_recorder_(s.recorder("md")) {}
 
-  void replay(const engine::Request& rq) override { engine_.engine().process(rq); }
-  void import_state(const engine::EngineState& st) override { engine_.engine().import_state(st); }
-  engine::EngineState export_state() const override { return engine_.engine().export_state(); }
-  std::uint64_t state_hash() const override { return engine::state_hash(engine_.engine()); }
-  void unmute() override { sink_.muted = false; }
-  void seed_snapshots(SnapshotPublisher& snapshots) override { snapshots.seed_from(engine_.engine()); }
-  std::vector<engine::ClientId> clients_with_orders() const override {
-    return exchange::clients_with_orders(engine_.engine());
-  }
-  std::uint64_t last_md_seq() const override { return engine_.engine().last_md_seq(); }
-  void place_counters(core::CountersFile& file) override {
+  engine::MatchingEngine<RingSink>& engine() noexcept { return engine_.engine(); }
+  void unmute() { sink_.muted = false; }
+  void place_counters(core::CountersFile& file) {
     file.begin_group();
     file.place(sink_.full_waits, "engine.output_ring_full_waits");
   }
 
-  void start() override {
+  void start() {
     gateway_ = std::make_unique<GatewayThread>(*s_.gateway, ReportDrainer<OrderGateway>(s_.reports, *s_.gateway),
                                                AnswerFlusher<OrderGateway>(*s_.gateway));
     md_ = std::make_unique<MdDrainer<MdPublisher>>(s_.md_to_publisher, *s_.publisher);
@@ -283,12 +267,10 @@ class DedicatedLayout final : public Layout {
     bound_sequencer_ = std::make_unique<BoundSequencer>(*s_.sequencer, sequencer_recorder_);
     bound_engine_ = std::make_unique<BoundEngine>(engine_, engine_recorder_);
     bound_md_ = std::make_unique<BoundMd>(*md_, md_recorder_);
-    const auto idle = idle_config(s_.config);
-    gateway_runner_.emplace(core::make_agent_runner(*bound_gateway_, runner_options(s_.config, 0, "nt-gateway"), idle));
-    sequencer_runner_.emplace(
-        core::make_agent_runner(*bound_sequencer_, runner_options(s_.config, 1, "nt-sequencer"), idle));
-    engine_runner_.emplace(core::make_agent_runner(*bound_engine_, runner_options(s_.config, 2, "nt-engine"), idle));
-    md_runner_.emplace(core::make_agent_runner(*bound_md_, runner_options(s_.config, 3, "nt-md"), idle));
+    gateway_runner_.emplace(make_runner(*bound_gateway_, s_.config, "gateway"));
+    sequencer_runner_.emplace(make_runner(*bound_sequencer_, s_.config, "sequencer"));
+    engine_runner_.emplace(make_runner(*bound_engine_, s_.config, "engine"));
+    md_runner_.emplace(make_runner(*bound_md_, s_.config, "md"));
     gateway_runner_->start();
     sequencer_runner_->start();
     engine_runner_->start();
@@ -297,13 +279,13 @@ class DedicatedLayout final : public Layout {
   // Upstream first: no new input, then the engine while its consumers still
   // drain the report and market data rings (a full ring would otherwise hold
   // the engine forever), then the consumers.
-  void stop(const ExchangeServer::Log& log) override {
+  void stop(const ExchangeServer::Log& log) {
     stop_runner(sequencer_runner_, "sequencer", log);
     stop_runner(engine_runner_, "engine", log);
     stop_runner(md_runner_, "market data", log);
     stop_runner(gateway_runner_, "gateway", log);
   }
-  std::string failure() const override {
+  std::string failure() const {
     if (gateway_runner_ && gateway_runner_->has_failed()) return "gateway thread failed: " + describe(*gateway_runner_);
     if (sequencer_runner_ && sequencer_runner_->has_failed()) return "sequencer thread failed: " + describe(*sequencer_runner_);
     if (engine_runner_ && engine_runner_->has_failed()) return "engine thread failed: " + describe(*engine_runner_);
@@ -331,17 +313,26 @@ class DedicatedLayout final : public Layout {
   std::optional<core::ConfiguredAgentRunner<BoundMd>> md_runner_;
 };
 
-}  // namespace
+// Calls fn(pipeline) on the layout's pipeline; fn(p.engine()) is where both
+// layouts do the same with their engine.
+template <typename Impl, typename F>  // Impl: ExchangeServer::Impl, const or not
+decltype(auto) on_pipeline(Impl& s, F&& fn) {
+  if (s.compact) return fn(*s.compact);
+  return fn(*s.dedicated);
+}
 
 ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry::Writer* telemetry,
                                const std::string& counters_path)
     : impl_(std::make_unique<Impl>(config, std::move(log), telemetry, counters_path)) {
   Impl& s = *impl_;
   if (config.threads.mode == ThreadMode::kDedicated) {
-    s.layout = std::make_unique<DedicatedLayout>(s);
+    s.dedicated = std::make_unique<DedicatedPipeline>(s);
   } else {
-    s.layout = std::make_unique<CompactLayout>(s);
+    s.compact = std::make_unique<CompactPipeline>(s);
   }
+  const auto with_engine = [&s](auto&& fn) -> decltype(auto) {
+    return on_pipeline(s, [&](auto& p) -> decltype(auto) { return fn(p.engine()); });
+  };
   // The journal directory is this process's alone before anything in it is
   // read: a second exchange on it would reuse our sequence numbers.
   char host[256] = "?";
@@ -356,19 +347,19 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   const std::uint64_t fingerprint = config.engine_fingerprint();
   std::uint64_t from_seq = 0;
   if (auto snap = load_latest_snapshot(config.journal.dir, fingerprint, problems)) {
-    s.layout->import_state(snap->state);
+    with_engine([&](auto& e) { e.import_state(snap->state); });
     from_seq = snap->journal_seq;
     s.log("engine snapshot " + snap->path + " loaded (journal seq " + std::to_string(from_seq) + ")");
   }
   for (const auto& p : problems) s.log("engine snapshot skipped: " + p);
   const JournalRecovery rec = recover_journal(config.journal.dir, fingerprint, from_seq,
-                                              [&](const JournalRecord& r) { s.layout->replay(r.request); });
+                                              [&](const JournalRecord& r) { with_engine([&](auto& e) { e.process(r.request); }); });
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   char hash[32];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(s.layout->state_hash()));
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(with_engine([](auto& e) { return engine::state_hash(e); })));
   s.log("journal " + config.journal.dir + ": " + std::to_string(rec.segments) + " segment(s), replayed " +
         std::to_string(rec.records_replayed) + " request(s) in " + std::to_string(ms) + " ms; next seq " +
-        std::to_string(rec.tail.next_seq) + ", market data seq " + std::to_string(s.layout->last_md_seq()) +
+        std::to_string(rec.tail.next_seq) + ", market data seq " + std::to_string(with_engine([](auto& e) { return e.last_md_seq(); })) +
         ", state hash " + hash);
   if (!rec.truncation.empty())
     s.log("journal: cut a torn tail: " + rec.truncation + " (" + std::to_string(rec.truncated_bytes) +
@@ -380,11 +371,13 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   s.sequencer = std::make_unique<Sequencer>(s.gateway_to_sequencer, s.sequencer_to_engine, *s.journal,
                                             config.journal.fsync);
   s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync, config.journal.batch_window_us);
-  s.snapshotter = std::make_unique<Snapshotter>(config, *s.journal, s.layout->export_state(), rec.tail.next_seq - 1);
-  s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots, s.layout->last_md_seq() + 1);
+  s.snapshotter = std::make_unique<Snapshotter>(config, *s.journal, with_engine([](auto& e) { return e.export_state(); }),
+                                                  rec.tail.next_seq - 1);
+  s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots,
+                                              with_engine([](auto& e) { return e.last_md_seq(); }) + 1);
   const auto caps = s.capacities();
   s.snapshots = std::make_unique<SnapshotPublisher>(config.market_data, caps, s.md_to_snapshots);
-  s.layout->seed_snapshots(*s.snapshots);
+  with_engine([&s](auto& e) { s.snapshots->seed_from(e); });
   s.gateway = std::make_unique<OrderGateway>(
       config, s.gateway_to_sequencer,
       static_cast<std::uint64_t>(
@@ -396,7 +389,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   // any more: a mass cancel per such client goes first (sequenced and
   // journaled, executed by the engine like any request).
   std::size_t orphaned = 0;
-  for (const engine::ClientId client : s.layout->clients_with_orders()) {
+  for (const engine::ClientId client : with_engine([](auto& e) { return clients_with_orders(e); })) {
     const ClientConfig* c = config.find_client(client);
     if (c == nullptr || !c->cancel_on_disconnect) continue;
     s.gateway->queue_mass_cancel(client);
@@ -405,7 +398,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   if (orphaned != 0)
     s.log("cancel on disconnect: a mass cancel for each of " + std::to_string(orphaned) +
           " client(s) whose recovered resting orders have no session");
-  s.layout->unmute();
+  on_pipeline(s, [](auto& p) { p.unmute(); });
   place_counters();
 }
 
@@ -417,7 +410,7 @@ void ExchangeServer::place_counters() {
   s.gateway->place_counters(f);
   s.sequencer->place_counters(f);
   s.journal->place_counters(f);
-  s.layout->place_counters(f);
+  on_pipeline(s, [&f](auto& p) { p.place_counters(f); });
   s.publisher->place_counters(f);
   s.snapshots->place_counters(f);
   s.snapshotter->place_counters(f);
@@ -445,15 +438,12 @@ ExchangeServer::~ExchangeServer() { shutdown(); }
 void ExchangeServer::start() {
   Impl& s = *impl_;
   s.started = true;  // first: whatever starts below is stopped by shutdown(), even if a later start throws
-  const std::size_t aux_cpu = s.config.threads.mode == ThreadMode::kDedicated ? 4 : 1;
   s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer);
-  const core::IdleConfig background{core::IdleKind::backoff, {}, {}};
-  s.aux_runner.emplace(core::make_agent_runner(*s.aux, runner_options(s.config, aux_cpu, "nt-aux"), background));
-  s.snapshot_runner.emplace(
-      core::make_agent_runner(*s.snapshotter, runner_options(s.config, aux_cpu + 1, "nt-snapshot"), background));
+  s.aux_runner.emplace(make_runner(*s.aux, s.config, "aux"));
+  s.snapshot_runner.emplace(make_runner(*s.snapshotter, s.config, "snapshotter"));
   s.aux_runner->start();
   s.snapshot_runner->start();
-  s.layout->start();
+  on_pipeline(s, [](auto& p) { p.start(); });
 }
 
 std::string ExchangeServer::failure() const {
@@ -465,7 +455,7 @@ std::string ExchangeServer::failure() const {
   if (s.syncer->failed()) return "journal: " + s.journal->sync_error();
   if (s.aux_runner && s.aux_runner->has_failed()) return "auxiliary thread failed: " + describe(*s.aux_runner);
   // A snapshotter failure is logged (shutdown), not fatal: the journal alone recovers everything.
-  return s.layout->failure();
+  return on_pipeline(s, [](auto& p) { return p.failure(); });
 }
 
 void ExchangeServer::shutdown() {
@@ -478,7 +468,7 @@ void ExchangeServer::shutdown() {
       s.log("shutdown: some sessions did not close within 3 s (they are dropped with the threads)");
     if (!wait_for([&] { return s.pipeline_empty() || s.sequencer->halted(); }, std::chrono::milliseconds(3000)))
       s.log("shutdown: the pipeline did not drain within 3 s");
-    s.layout->stop(s.log);
+    on_pipeline(s, [&s](auto& p) { p.stop(s.log); });
     // Last: the snapshot feed's ring may still be drained by the publisher above.
     stop_runner(s.aux_runner, "auxiliary", s.log);
     stop_runner(s.snapshot_runner, "snapshotter", s.log);

@@ -18,6 +18,13 @@ struct InboundRequest {
   std::uint64_t received_tsc = 0;  // TSC when the gateway decoded it (telemetry)
 };
 
+// The pipeline's ring capacities: compile-time traits (a ring's capacity is
+// its type's, so its index masks are constants), documented in
+// docs/EXCHANGE.md "Threads". Requests: gateway -> sequencer and sequencer ->
+// engine; a full one holds the gateway's reading back. Outputs: engine ->
+// gateway (reports) and engine -> md publisher in the dedicated layout, md
+// publisher -> snapshot publisher in both: an engine batch (64 requests) can
+// emit hundreds of events, and a full output ring makes its producer wait.
 inline constexpr std::size_t kRequestRingCapacity = 4096;
 inline constexpr std::size_t kOutputRingCapacity = 16384;
 using RequestRing = core::SpscRing<InboundRequest, kRequestRingCapacity>;

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "book/book_replica.hpp"
+#include "core/agent_runner.hpp"
 #include "core/counters_file.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/tsc_clock.hpp"
@@ -106,7 +107,7 @@ class Trader {
         consumer_(capacities_, consumer_config(config), engine_),
         engine_(engine_config(config), strategy, sender_, consumer_.books()),
         gateway_(config.session, engine_) {
-    if (config.thread_mode == core::ThreadMode::kDedicated) {
+    if (config.threads.mode == core::ThreadMode::kDedicated) {
       if (config.market_data.max_datagram_bytes > kMaxDatagramBytes)
         throw std::invalid_argument(config.source + ": threads.mode: dedicated needs market data datagrams of at most " +
                                     std::to_string(kMaxDatagramBytes) + " bytes (the exchange's md mtu is " +
@@ -136,21 +137,19 @@ class Trader {
   void run(Idle& idle, Stop&& stop, Status&& status) {
     std::optional<telemetry::ThreadBinding> binding;  // this thread is the engine's until run() returns
     if (telemetry_.engine != nullptr) binding.emplace(*telemetry_.engine);
-    std::unique_ptr<core::NamedThread> receiver;
-    if (ring_) {  // dedicated: the receiver thread, pinned to the second cpu given
-      receiver_stop_.store(false, std::memory_order_relaxed);
-      const int cpu = config_.cpus.size() > 1 ? config_.cpus[1] : -1;
-      receiver = std::make_unique<core::NamedThread>("md-receiver", cpu, [this] { receive<Idle>(); });
-      if (receiver->pin_error()) status("warning: cannot pin the receiver thread: " + receiver->pin_error().message());
+    // Dedicated: the receiver agent on its runner ([threads.receiver]: cpu,
+    // idle), stopped and joined on every exit, exceptions included.
+    std::optional<ReceiverAgent> receiver_agent;  // before its runner: outlives it
+    std::optional<core::ConfiguredAgentRunner<ReceiverAgent>> receiver;
+    if (ring_) {
+      receiver_agent.emplace(*this, ReceiverSink{DatagramRingSink{*ring_}});
+      const core::RunnerConfig& r = config_.threads.runner("receiver");
+      core::IdleConfig idle_config;
+      idle_config.kind = r.idle;
+      receiver.emplace(core::make_agent_runner(
+          *receiver_agent, core::RunnerOptions{.thread_name = "md-receiver", .cpu = r.cpu}, idle_config));
+      receiver->start();  // throws (naming the CPU) if the thread cannot be pinned where the config says
     }
-    struct StopReceiver {  // on every exit, exceptions included: join() must not wait for ever
-      Trader& t;
-      std::unique_ptr<core::NamedThread>& r;
-      ~StopReceiver() {
-        t.receiver_stop_.store(true, std::memory_order_relaxed);
-        if (r) r->join();
-      }
-    } stop_receiver{*this, receiver};
     run_engine(idle, stop, status);
   }
 
@@ -319,17 +318,21 @@ class Trader {
     }
   };
 
-  // The receiver thread's loop (dedicated layout).
-  template <typename Idle>
-  void receive() noexcept {
-    // Cannot throw: this recorder is bound nowhere else (one receiver thread per run()).
+  // The receiver thread's agent (dedicated layout): reads the sockets into the
+  // ring; binds the receiver's telemetry recorder on its own thread.
+  struct ReceiverAgent {
+    ReceiverAgent(Trader& t, ReceiverSink s) : trader(t), sink(s) {}
+    Trader& trader;
+    ReceiverSink sink;
     std::optional<telemetry::ThreadBinding> binding;
-    if (telemetry_.receiver != nullptr) binding.emplace(*telemetry_.receiver);
-    Idle idle;
-    ReceiverSink sink{DatagramRingSink{*ring_}};
-    while (!receiver_stop_.load(std::memory_order_relaxed)) idle.idle(sockets_.poll(sink, engine_.now_ns()));
-  }
-
+    std::string_view role_name() const noexcept { return "receiver"; }
+    // Cannot fail: this recorder is bound nowhere else (one receiver runner per run()).
+    void on_start() {
+      if (trader.telemetry_.receiver != nullptr) binding.emplace(*trader.telemetry_.receiver);
+    }
+    int do_work() noexcept { return trader.sockets_.poll(sink, trader.engine_.now_ns()); }
+    void on_close() noexcept { binding.reset(); }
+  };
   // Every owner's counters into the counters file, each thread's on cache
   // lines of their own (start-up, no thread runs yet).
   void place_counters() {
@@ -423,7 +426,6 @@ class Trader {
   std::unique_ptr<DatagramRing> ring_;  // dedicated layout only
   ConsumerSink<true> read_sink_{this};      // compact: the sockets feed the consumer on this thread
   ConsumerSink<false> dequeue_sink_{this};  // dedicated: the ring does (the receiver stamped the read)
-  std::atomic<bool> receiver_stop_{false};
   bool session_failed_ = false;
   std::uint64_t seen_disconnects_ = 0;
   TimeNs last_status_ns_ = 0;

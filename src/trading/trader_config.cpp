@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "config/thread_layout_reader.hpp"
 #include "config/toml_reader.hpp"
 #include "net/socket_address.hpp"
 #include "trading/order_manager.hpp"
@@ -232,14 +233,14 @@ void read_instrument(toml::table& table, TableReader& t, const std::string& path
   }
 }
 
-void read_threads(TableReader t, TraderConfig& c) {
-  const std::string mode = t.choice("mode", "compact", {"compact", "dedicated"});
-  c.thread_mode = mode == "dedicated" ? core::ThreadMode::kDedicated : core::ThreadMode::kCompact;
-  // No "block": a trader polls sockets, which cannot wake a blocked idle strategy.
-  c.idle = core::parse_idle_kind(t.choice("idle", "backoff", {"spin", "yield", "backoff"}));
-  for (const std::int64_t cpu : t.integer_array("cpus", 0, 4095)) c.cpus.push_back(static_cast<int>(cpu));
-  t.finish();
-}
+const config::ThreadRoles kThreadRoles{
+    .compact = {"engine"},
+    .dedicated = {"engine", "receiver"},
+    .critical = {"engine", "receiver"},
+    // No "block": a trader polls sockets, which cannot wake a blocked idle strategy.
+    .idle_kinds = {"spin", "yield", "backoff"},
+    .background_idle = core::IdleKind::backoff,
+};
 
 net::SocketAddress default_exchange_address(const TableReader& t, const venue::VenueConfig& ex) {
   net::SocketAddress a;
@@ -402,7 +403,7 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
   c.max_orders = static_cast<std::size_t>(trader.integer("max_orders", 4096, 1, std::int64_t{1} << 24));
   trader.finish();
 
-  if (auto t = root.table("threads")) read_threads(*t, c);
+  if (auto t = root.table("threads")) c.threads = config::read_thread_layout(*t, kThreadRoles);
   c.session = read_session(root.required_table("session", "[session] needs client_id and api_key"), ex,
                            c.exchange_config);
   const toml::table no_overrides;
@@ -453,6 +454,12 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
 
 TraderConfig load_trader_config(const std::string& path) {
   return parse_trader_config(config::read_config_file(path), path);
+}
+
+core::ThreadLayout default_threads() {
+  // What an absent [threads] table means: the compact layout's engine runner, unpinned.
+  const toml::table empty;
+  return config::read_thread_layout(config::TableReader(empty, "(defaults)", "threads"), kThreadRoles);
 }
 
 }  // namespace nanotick::trading

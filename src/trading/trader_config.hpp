@@ -19,6 +19,7 @@
 #include "core/idle_strategy.hpp"
 #include "market/instrument_table.hpp"
 #include "market/types.hpp"
+#include "core/thread_layout.hpp"
 #include "core/thread_mode.hpp"
 #include "trading/features.hpp"
 #include "trading/order_entry_client.hpp"
@@ -27,14 +28,18 @@
 
 namespace nanotick::trading {
 
+core::ThreadLayout default_threads();
+
 struct TraderConfig {
   std::string name;             // for logs and status lines; defaults to the file's stem
   std::string source;           // the trader config file (as given)
   std::string exchange_config;  // the exchange config it read, resolved against the trader file's directory
   StrategyKind strategy = StrategyKind::kMarketMaker;
-  core::ThreadMode thread_mode = core::ThreadMode::kCompact;
-  core::IdleKind idle = core::IdleKind::backoff;
-  std::vector<int> cpus;  // optional pinning: the engine thread, then (dedicated) the receiver thread
+  // [threads]: runner "engine" (the caller's thread: consumer, trade engine,
+  // strategy, order entry) and, in the dedicated layout, "receiver" (the
+  // market data sockets into a ring); both default to [threads] idle. Wired
+  // in trader.hpp.
+  core::ThreadLayout threads = default_threads();
 
   OrderEntryClientConfig session;  // exchange address defaults to the exchange config's server.order_entry
 

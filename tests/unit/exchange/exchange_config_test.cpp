@@ -203,6 +203,44 @@ cpus = [0, 1]
   EXPECT_EQ(c.threads.mode, nx::ThreadMode::kDedicated);
   EXPECT_EQ(c.threads.idle, nanotick::core::IdleKind::spin);
   EXPECT_EQ(c.threads.cpus, (std::vector<int>{0, 1}));
+  // cpus pins by position (gateway, sequencer, ...); idle is the critical runners' default.
+  EXPECT_EQ(c.threads.runner("gateway").cpu, 0);
+  EXPECT_EQ(c.threads.runner("sequencer").cpu, 1);
+  EXPECT_EQ(c.threads.runner("engine").cpu, -1);
+  EXPECT_EQ(c.threads.runner("md").idle, nanotick::core::IdleKind::spin);
+  EXPECT_EQ(c.threads.runner("aux").idle, nanotick::core::IdleKind::backoff);
+}
+
+TEST(ExchangeConfig, EachRunnerHasItsOwnTable) {
+  const nx::ExchangeConfig c = nx::parse_exchange_config(minimal(R"([threads]
+mode = "compact"
+idle = "yield"
+[threads.critical]
+cpu = 1
+idle = "spin"
+[threads.snapshotter]
+cpu = 0
+)"), "test.toml");
+  ASSERT_EQ(c.threads.runners.size(), 3u);
+  EXPECT_EQ(c.threads.runners[0].role, "critical");
+  EXPECT_EQ(c.threads.runner("critical").cpu, 1);
+  EXPECT_EQ(c.threads.runner("critical").idle, nanotick::core::IdleKind::spin);
+  EXPECT_EQ(c.threads.runner("aux").cpu, -1);
+  EXPECT_EQ(c.threads.runner("aux").idle, nanotick::core::IdleKind::backoff);
+  EXPECT_EQ(c.threads.runner("snapshotter").cpu, 0);
+  EXPECT_THROW((void)c.threads.runner("gateway"), std::logic_error);  // not a compact runner
+  const nx::ExchangeConfig none = nx::parse_exchange_config(minimal(), "test.toml");
+  EXPECT_EQ(none.threads.runner("critical").cpu, -1);
+  EXPECT_EQ(none.threads.runner("critical").idle, nanotick::core::IdleKind::backoff);
+  expect_error(minimal("[threads]\n[threads.gateway]\ncpu = 1\n"), "threads.gateway",
+               "is a runner of the dedicated layout; mode is compact, whose runners are critical, aux, snapshotter");
+  expect_error(minimal("[threads]\nmode = \"dedicated\"\n[threads.critical]\ncpu = 1\n"), "threads.critical",
+               "is a runner of the compact layout");
+  expect_error(minimal("[threads]\ncpus = [0]\n[threads.critical]\ncpu = 1\n"), "threads.critical.cpu",
+               "pinned by threads.cpus[0] too");
+  expect_error(minimal("[threads]\n[threads.critical]\ncpu = -2\n"), "threads.critical.cpu", "must be in [-1, 4095]");
+  expect_error(minimal("[threads]\n[threads.aux]\nidle = \"nap\"\n"), "threads.aux.idle", "must be one of");
+  expect_error(minimal("[threads]\n[threads.aux]\ncores = 2\n"), "threads.aux.cores", "unknown key");
 }
 
 TEST(ExchangeConfig, ErrorsNameTheKeyAndTheProblem) {

@@ -187,9 +187,9 @@ TEST_F(TraderConfigTest, MinimalFileTakesTheDocumentedDefaultsAndTheExchangesSid
   EXPECT_EQ(c.source, source());
   EXPECT_EQ(fs::path(c.exchange_config), dir_ / "exchange.toml");
   EXPECT_EQ(c.strategy, nt::StrategyKind::kMarketMaker);
-  EXPECT_EQ(c.thread_mode, nanotick::core::ThreadMode::kCompact);
-  EXPECT_EQ(c.idle, nanotick::core::IdleKind::backoff);
-  EXPECT_TRUE(c.cpus.empty());
+  EXPECT_EQ(c.threads.mode, nanotick::core::ThreadMode::kCompact);
+  EXPECT_EQ(c.threads.idle, nanotick::core::IdleKind::backoff);
+  EXPECT_TRUE(c.threads.cpus.empty());
   EXPECT_EQ(c.seed, 1u);
   EXPECT_EQ(c.status_interval_ms, 1000u);
   EXPECT_EQ(c.max_orders, 4096u);
@@ -276,9 +276,12 @@ reconnect_max_ms = 9
   EXPECT_EQ(c.seed, 0u);
   EXPECT_EQ(c.status_interval_ms, 0u);
   EXPECT_EQ(c.max_orders, 10u);
-  EXPECT_EQ(c.thread_mode, nanotick::core::ThreadMode::kDedicated);
-  EXPECT_EQ(c.idle, nanotick::core::IdleKind::spin);
-  EXPECT_EQ(c.cpus, (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ(c.threads.mode, nanotick::core::ThreadMode::kDedicated);
+  EXPECT_EQ(c.threads.idle, nanotick::core::IdleKind::spin);
+  EXPECT_EQ(c.threads.cpus, (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ(c.threads.runner("engine").cpu, 1);
+  EXPECT_EQ(c.threads.runner("receiver").cpu, 0);
+  EXPECT_EQ(c.threads.runner("receiver").idle, nanotick::core::IdleKind::spin);
   EXPECT_EQ(c.session.heartbeat_ms, 0u);
   EXPECT_EQ(c.session.exchange.to_string(), "127.0.0.3:1234");
   EXPECT_EQ(c.session.connect_timeout_ms, 7u);
