@@ -282,7 +282,6 @@ class Trader {
   const Engine& engine() const noexcept { return engine_; }
   const OrderEntryClient<Engine>& gateway() const noexcept { return gateway_; }
   const MdConsumer<Engine>& consumer() const noexcept { return consumer_; }
-  const MdSockets& sockets() const noexcept { return sockets_; }
 
  private:
   static constexpr int kRingBatch = 64;  // datagrams taken from the ring per pass
