@@ -21,7 +21,7 @@
 #include "exchange/exchange_server.hpp"
 #include "telemetry/writer.hpp"
 
-using namespace nanotick::apps;  // install_stop_handlers, stop_signal, log_line (app_main.hpp)
+using namespace nanotick::apps;  // install_stop_handlers, stop_signal, ProcessLog, log_line (app_main.hpp)
 
 int main(int argc, char** argv) {
   set_log_name("nanotick-exchange");
@@ -53,6 +53,10 @@ int main(int argc, char** argv) {
   install_stop_handlers();
 
   try {
+    // Every line below goes through the process's logger (the server's log
+    // callback runs on this thread only: construction and shutdown); the
+    // catch blocks write theirs after it stopped.
+    ProcessLog process_log("nanotick-exchange");
     ExchangeConfig config = load_exchange_config(config_path);
     if (!journal_dir.empty()) config.journal.dir = journal_dir;
     // Declared before the server: it must outlive the threads recording into it.

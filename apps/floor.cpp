@@ -40,7 +40,7 @@
 #include "floor/tick_to_trade_floor.hpp"
 #include "net/socket_address.hpp"
 
-using namespace nanotick::apps;  // install_stop_handlers, stop_signal, log_line (app_main.hpp)
+using namespace nanotick::apps;  // install_stop_handlers, stop_signal, ProcessLog, log_line (app_main.hpp)
 
 namespace {
 
@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    ProcessLog process_log("nanotick-floor");  // the lines above and in the catch block: straight to stderr
     const nc::IdleKind trader_idle = nc::parse_idle_kind(idle_text);
     nf::TickToTradeFloor t2t({where.interface, where.group, trader_idle, where.venue_idle, -1, -1});
     nf::RoundTripFloor rt({rate, trader_idle, where.venue_idle, -1, -1});

@@ -27,7 +27,7 @@
 #include "trading/trader.hpp"
 #include "trading/trader_config.hpp"
 
-using namespace nanotick::apps;  // install_stop_handlers, stop_signal, log_line (app_main.hpp)
+using namespace nanotick::apps;  // install_stop_handlers, stop_signal, ProcessLog, log_line (app_main.hpp)
 
 namespace {
 
@@ -49,6 +49,30 @@ std::unique_ptr<nanotick::telemetry::Writer> open_telemetry(const std::string& d
   return std::make_unique<nanotick::telemetry::Writer>(
       nanotick::telemetry::WriterOptions{.path = dir + "/" + name + ".ntt", .process_name = name});
 }
+
+// The engine thread's status callback (Trader::run). The session ends and
+// the periodic status lines come between passes of the hot loop: they copy
+// their values into the log ring (the logger's thread formats and writes)
+// and are dropped, counted, if the ring is full -- the loop never waits for
+// stderr.
+struct EngineLog {
+  nanotick::core::Logger& log;
+
+  void operator()(const nanotick::trading::TraderStatus& s) const {
+    using nanotick::core::LogFullPolicy, nanotick::core::LogLevel, nanotick::trading::TraderStatus;
+    s.apply([&](const auto&... v) { NT_LOG_WITH(log, LogLevel::kInfo, LogFullPolicy::kDrop, TraderStatus::kFormat, v...); });
+  }
+  void operator()(const nanotick::trading::SessionEnd& e) const {
+    using nanotick::core::LogFullPolicy, nanotick::core::LogLevel, nanotick::trading::SessionEnd;
+    if (e.retry_in_ms != 0) {
+      e.apply([&](const auto&... v) {
+        NT_LOG_WITH(log, LogLevel::kWarn, LogFullPolicy::kDrop, SessionEnd::kRetryFormat, v..., e.retry_in_ms);
+      });
+    } else {
+      e.apply([&](const auto&... v) { NT_LOG_WITH(log, LogLevel::kWarn, LogFullPolicy::kDrop, SessionEnd::kFormat, v...); });
+    }
+  }
+};
 
 template <typename Strategy>
 int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, double duration_s,
@@ -85,7 +109,7 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
     if (duration_s > 0 && (++passes & 255u) == 0) return std::chrono::steady_clock::now() - start >= limit;
     return false;
   };
-  auto status = [](const std::string& s) { log_line(s); };
+  const EngineLog status{process_logger()};
   core::visit_idle_kind(engine_runner.idle, [&](auto idle_type) {
     using Idle = typename decltype(idle_type)::type;
     if constexpr (std::is_same_v<Idle, core::BlockingIdle>) {
@@ -159,7 +183,9 @@ int main(int argc, char** argv) {
 
   try {
     const TraderConfig config = load_trader_config(config_path);
-    set_log_name("nanotick-trader[" + config.name + "]");
+    // From here every line goes through the process's logger; the catch
+    // blocks below write theirs after it stopped.
+    ProcessLog process_log("nanotick-trader[" + config.name + "]");
     switch (config.strategy) {
       case StrategyKind::kMarketMaker:
         return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir, counters_path);

@@ -77,6 +77,8 @@ class LogBackend {
       owns_fd_ = true;
     }
     idle_sleep_ = options.idle_sleep;
+    detailed_ = options.layout == LogLayout::kDetailed;
+    line_prefix_ = options.line_prefix;
     try {
       thread_ = std::make_unique<NamedThread>(options.backend_name, options.backend_cpu,
                                               [this] { run(); });
@@ -287,7 +289,8 @@ class LogBackend {
 
   void format_record(const Source& s) {
     const LogRecordView r = decode_log_record(s.head.data(), s.head.size());
-    append_prefix(r, s.producer->tid);
+    if (detailed_) append_prefix(r, s.producer->tid);
+    append({line_prefix_.data(), line_prefix_.size()});
     args_.clear();
     const bool ok = decode_log_args(r, [this](auto value) { args_.push_back(value); });
     const fmt::appender out(out_);
@@ -369,6 +372,8 @@ class LogBackend {
   int fd_ = -1;
   bool owns_fd_ = false;
   std::chrono::microseconds idle_sleep_{100};
+  bool detailed_ = true;     // LogLayout::kDetailed: date, level, tid, location before each line
+  std::string line_prefix_;  // then this, then the message
 
   // Registration: guarded by mutex_.
   mutable std::mutex mutex_;
@@ -469,11 +474,11 @@ LogProducer* Logger::attach_current_thread() noexcept {
   }
 }
 
-std::byte* Logger::claim_slow(LogProducer& p, std::size_t size) noexcept {
+std::byte* Logger::claim_slow(LogProducer& p, std::size_t size, LogFullPolicy policy) noexcept {
   auto count_drop = [&p] {
     p.dropped.store(p.dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   };
-  if (size > p.ring.max_payload() || full_policy_ == LogFullPolicy::kDrop) {
+  if (size > p.ring.max_payload() || policy == LogFullPolicy::kDrop) {
     count_drop();
     return nullptr;
   }

@@ -18,8 +18,13 @@
 // rings, merges records in timestamp order, formats them with fmt, converts
 // ticks to wall-clock time and writes to the sink in large buffered writes.
 //
-// When a ring is full the options decide: drop the record and count it
-// (dropped()), or block (spin, then yield) until the back end makes room.
+// When a ring is full the options decide (or the call site, with
+// NT_LOG_WITH): drop the record and count it (dropped()), or block (spin, then
+// yield) until the back end makes room.
+//
+// Each line is "<date> <time> <LEVEL> [tid] file:line <line_prefix><message>"
+// (LogLayout::kDetailed), or "<line_prefix><message>" (LogLayout::kPlain: for
+// programs whose lines other programs parse, e.g. "nanotick-exchange: ready").
 // stop() / ~Logger() write everything accepted before stop() was called.
 #pragma once
 
@@ -43,12 +48,19 @@ enum class LogFullPolicy : std::uint8_t {
   kBlock,  // the call waits for room (gives up, counting a drop, only if the logger stops)
 };
 
+enum class LogLayout : std::uint8_t {
+  kDetailed,  // UTC date and time (ns), level, thread id, file:line, then the line prefix and message
+  kPlain,     // the line prefix and message only
+};
+
 struct LoggerOptions {
   std::string path;                         // output file; empty = stderr
   bool append = false;                      // append to `path` instead of truncating it
   std::size_t ring_bytes = 1u << 20;        // per producer thread; power of two in [64, 2^31]
   LogFullPolicy full_policy = LogFullPolicy::kDrop;
   LogLevel min_level = LogLevel::kInfo;
+  LogLayout layout = LogLayout::kDetailed;
+  std::string line_prefix;                  // written before every message (e.g. "nanotick-exchange: ")
   int backend_cpu = -1;                     // pin the back-end thread; -1 = don't pin
   std::string backend_name = "nt-logger";   // back-end thread name
   std::chrono::microseconds idle_sleep{100};  // back-end sleep when all rings are empty
@@ -102,8 +114,16 @@ class Logger {
   // build the site and call should_log() first, or call should_log() yourself.
   template <class... Args>
   NT_ALWAYS_INLINE bool log(const LogSite& site, const Args&... args) noexcept {
-    return write(site, log_detail::to_wire(args)...);
+    return write(full_policy_, site, log_detail::to_wire(args)...);
   }
+  // As above, with the ring-full policy chosen by the call site instead of
+  // the options (NT_LOG_WITH): a hot thread drops, a line that must not be
+  // lost waits.
+  template <class... Args>
+  NT_ALWAYS_INLINE bool log(LogFullPolicy policy, const LogSite& site, const Args&... args) noexcept {
+    return write(policy, site, log_detail::to_wire(args)...);
+  }
+  LogFullPolicy full_policy() const noexcept { return full_policy_; }
 
   // Blocks until every record accepted before the call is written to the sink.
   void flush();
@@ -118,7 +138,7 @@ class Logger {
 
  private:
   template <class... W>
-  NT_ALWAYS_INLINE bool write(const LogSite& site, const W&... w) noexcept {
+  NT_ALWAYS_INLINE bool write(LogFullPolicy policy, const LogSite& site, const W&... w) noexcept {
     LogProducer* p = current_producer();
     if (p == nullptr) [[unlikely]] return false;
     const std::uint64_t ticks = clock_->now();
@@ -127,7 +147,7 @@ class Logger {
     if (size <= p->ring.max_payload()) [[likely]]
       dst = p->ring.try_claim(static_cast<std::uint32_t>(size));
     if (dst == nullptr) [[unlikely]] {
-      dst = claim_slow(*p, size);
+      dst = claim_slow(*p, size, policy);
       if (dst == nullptr) return false;
     }
     const LogSite* site_ptr = &site;
@@ -146,7 +166,7 @@ class Logger {
   }
 
   NT_NOINLINE LogProducer* attach_current_thread() noexcept;
-  NT_NOINLINE std::byte* claim_slow(LogProducer& p, std::size_t size) noexcept;
+  NT_NOINLINE std::byte* claim_slow(LogProducer& p, std::size_t size, LogFullPolicy policy) noexcept;
 
   // Read on the hot path; written only at start-up / by set_min_level / stop.
   const std::uint64_t id_;
@@ -163,16 +183,24 @@ class Logger {
 
 // NT_LOG(logger, level, "format {}", args...): logs if `level` passes the
 // logger's minimum; arguments are evaluated only then. The format string is
-// checked against the arguments at compile time (fmt::format_string).
-#define NT_LOG(logger_, level_, format_, ...)                                                \
-  do {                                                                                       \
-    auto& nt_log_logger_ = (logger_);                                                        \
-    if (nt_log_logger_.should_log(level_)) {                                                 \
-      static constexpr ::nanotick::core::LogSite nt_log_site_ =                              \
-          decltype(::nanotick::core::log_detail::arg_list(__VA_ARGS__))::make_site(          \
-              level_, format_, __FILE__, __LINE__);                                          \
-      static_cast<void>(nt_log_logger_.log(nt_log_site_ __VA_OPT__(, ) __VA_ARGS__));       \
-    }                                                                                        \
+// checked against the arguments at compile time (fmt::format_string). A full
+// ring is handled as the logger's options say.
+// (The policy argument names NT_LOG_WITH's reference to the logger.)
+#define NT_LOG(logger_, level_, format_, ...) \
+  NT_LOG_WITH(logger_, level_, nt_log_logger_.full_policy(), format_ __VA_OPT__(, ) __VA_ARGS__)
+
+// NT_LOG_WITH(logger, level, policy, "format {}", args...): NT_LOG with the
+// ring-full policy (core::LogFullPolicy) of this call site, whatever the
+// logger's options say. `policy` is evaluated only if the level passes.
+#define NT_LOG_WITH(logger_, level_, policy_, format_, ...)                                        \
+  do {                                                                                             \
+    auto& nt_log_logger_ = (logger_);                                                              \
+    if (nt_log_logger_.should_log(level_)) {                                                       \
+      static constexpr ::nanotick::core::LogSite nt_log_site_ =                                    \
+          decltype(::nanotick::core::log_detail::arg_list(__VA_ARGS__))::make_site(                \
+              level_, format_, __FILE__, __LINE__);                                                \
+      static_cast<void>(nt_log_logger_.log(policy_, nt_log_site_ __VA_OPT__(, ) __VA_ARGS__));     \
+    }                                                                                              \
   } while (false)
 
 #define NT_LOG_TRACE(logger_, ...) NT_LOG(logger_, ::nanotick::core::LogLevel::kTrace, __VA_ARGS__)

@@ -31,6 +31,10 @@ namespace nanotick::exchange {
 
 class ExchangeServer {
  public:
+  // Called on the controlling thread only, from the constructor (recovery
+  // report) and shutdown() (what failed while stopping): never on an agent's
+  // thread, so it may wait for I/O (nanotick-exchange logs through its
+  // process logger, waiting for room: these lines are never dropped).
   using Log = std::function<void(std::string_view)>;
 
   // Opens the journal (recovering the books from it: the recovery report goes

@@ -90,10 +90,10 @@ class MdConsumer {
  public:
   // Start-up: throws std::invalid_argument for a bad config or instrument table.
   MdConsumer(std::span<const book::InstrumentCapacity> instruments, const MdConsumerConfig& config, Handler& handler)
-      : config_(validated(config)),
-        handler_(handler),
+      : handler_(handler),
         books_(instruments),
-        sequencer_(config.reorder_packets, config.reorder_ns, counters_),
+        // The config is checked here, before the first part that reads it.
+        sequencer_(validated(config).reorder_packets, config.reorder_ns, counters_),
         recovery_(static_cast<std::uint32_t>(instruments.size()), config.buffer_messages, counters_),
         touched_(instruments.size()),
         assembler_(largest_book(instruments), counters_) {}
@@ -150,7 +150,6 @@ class MdConsumer {
   }
   // Durations of completed recoveries (stale -> live), ns; the late join's too.
   const core::LatencyHistogram& recovery_ns() const noexcept { return recovery_.recovery_ns(); }
-  const MdConsumerConfig& config() const noexcept { return config_; }
 
  private:
   // The parts call back the sink functions below.
@@ -363,7 +362,6 @@ class MdConsumer {
     touched_count_ = 0;
   }
 
-  MdConsumerConfig config_;
   Handler& handler_;
   MdConsumerCounters counters_;  // before the parts, which count into it
   book::BookReplica books_;

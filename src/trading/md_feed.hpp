@@ -93,7 +93,6 @@ class MdSockets {
     return work;
   }
 
-  const MdFeedConfig& config() const noexcept { return config_; }
   const MdFeedCounters& counters() const noexcept { return counters_; }
   // Start-up, before the reading thread runs: "md.datagrams.<channel>",
   // "md.truncated.<channel>", "md.recv_errors.<channel>".
@@ -108,8 +107,6 @@ class MdSockets {
   // The bound groups (the kernel's port when the config said 0).
   const net::SocketAddress& incremental_address() const noexcept { return incremental_.local_address(); }
   const net::SocketAddress& snapshot_address() const noexcept { return snapshot_.local_address(); }
-  const net::UdpMulticastReceiver& incremental_receiver() const noexcept { return incremental_; }
-  const net::UdpMulticastReceiver& snapshot_receiver() const noexcept { return snapshot_; }
 
  private:
   static const MdFeedConfig& validated(const MdFeedConfig& c) {

@@ -33,8 +33,8 @@
 // its tr_decision stamps. The engine and the gateway record the rest.
 //
 // Not thread-safe: run() and everything it calls happen on the caller's
-// thread; status_line() and summary() read counters and are meant for the
-// same thread (between passes) or after run() returned.
+// thread; status_figures(), status_line() and summary() read counters and are
+// meant for the same thread (between passes) or after run() returned.
 #pragma once
 
 #include <atomic>
@@ -43,10 +43,10 @@
 #include <optional>
 #include <stdexcept>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "book/book_replica.hpp"
 #include "core/agent_runner.hpp"
@@ -63,6 +63,7 @@
 #include "trading/trade_engine.hpp"
 #include "trading/trader_config.hpp"
 #include "trading/trader_gauges.hpp"
+#include "trading/trader_status.hpp"
 
 namespace nanotick::trading {
 
@@ -131,7 +132,12 @@ class Trader {
   }
 
   // Runs passes until stop() returns true (checked every pass), idling with
-  // `Idle` when a pass found nothing to do; then winds down.
+  // `Idle` when a pass found nothing to do; then winds down. `status` is
+  // called on this thread with: a std::string warning at start-up (before the
+  // first pass), a SessionEnd when the session ends, and a TraderStatus every
+  // [trader] status_interval_ms -- the last two between passes, so it must
+  // neither format nor block (apps/trader.cpp logs them with NT_LOG_WITH,
+  // dropping when the log ring is full).
   // Throws std::logic_error if a telemetry recorder is bound elsewhere already.
   template <typename Idle, typename Stop, typename Status>
   void run(Idle& idle, Stop&& stop, Status&& status) {
@@ -168,32 +174,10 @@ class Trader {
     while (engine_.now_ns() < deadline + 1'000'000'000ull && gateway_.state() != SessionState::kStopped) poll_quietly();
   }
 
-  // A session end in words: "session ended: logon rejected (bad credentials), retry in 200 ms".
-  static std::string describe(const Disconnect& d) {
-    std::string why(to_string(d.reason));
-    switch (d.reason) {
-      case DisconnectReason::kLogonRejected:
-        why += " (" + std::string(proto::to_string(static_cast<proto::LogonRejectReason>(d.detail))) + ")";
-        break;
-      case DisconnectReason::kServerLogout:
-        why += " (" + std::string(proto::to_string(static_cast<proto::LogoutReason>(d.detail))) + ")";
-        break;
-      case DisconnectReason::kProtocolError:
-        why += " (" + std::string(to_string(static_cast<ProtocolError>(d.detail))) + ")";
-        break;
-      case DisconnectReason::kConnectFailed:
-      case DisconnectReason::kPeerClosed:
-      case DisconnectReason::kIoError:
-        if (d.detail != 0) why += " (" + std::string(std::strerror(d.detail)) + ")";
-        break;
-      default:
-        break;
-    }
-    if (d.fatal) return "session ended for good: " + why;
-    return "session ended: " + why + (d.retry_in_ms != 0 ? ", retry in " + std::to_string(d.retry_in_ms) + " ms" : "");
-  }
-
-  std::string status_line() {
+  // The figures of one status line as of now; the rate is over the time since
+  // the previous call. Cheap (no text): the engine thread hands them to the
+  // status callback every status interval.
+  TraderStatus status_figures() {
     const auto& c = engine_.counters();
     const TimeNs now = engine_.now_ns();
     const std::uint64_t orders = c.orders_placed.get() + c.modifies_sent.get() + c.cancels_sent.get();
@@ -204,17 +188,23 @@ class Trader {
     std::uint32_t live = 0;
     for (InstrumentId i = 0; i < engine_.instrument_count(); ++i) live += engine_.is_live(i) ? 1 : 0;
     const core::LatencyHistogram& t2t = engine_.tick_to_trade();
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "%s: %s, books live %u/%u, %.0f orders/s, fills %llu, risk blocks %llu, pnl %.1f, position "
-                  "volume %lld, tick-to-trade p50 %.2f us p99 %.2f us (%llu)",
-                  config_.name.c_str(), engine_.logged_on() ? "logged on" : "not logged on", live,
-                  engine_.instrument_count(), rate, static_cast<unsigned long long>(c.fills.get()),
-                  static_cast<unsigned long long>(c.risk_blocks.get()), engine_.positions().total_pnl(),
-                  static_cast<long long>(engine_.positions().total_volume()),
-                  static_cast<double>(t2t.percentile(50)) / 1e3, static_cast<double>(t2t.percentile(99)) / 1e3,
-                  static_cast<unsigned long long>(t2t.count()));
-    return buf;
+    return TraderStatus{config_.name,
+                        engine_.logged_on(),
+                        live,
+                        engine_.instrument_count(),
+                        rate,
+                        c.fills.get(),
+                        c.risk_blocks.get(),
+                        engine_.positions().total_pnl(),
+                        static_cast<std::int64_t>(engine_.positions().total_volume()),
+                        static_cast<double>(t2t.percentile(50)) / 1e3,
+                        static_cast<double>(t2t.percentile(99)) / 1e3,
+                        t2t.count()};
+  }
+
+  // status_figures() as text (TraderStatus::kFormat).
+  std::string status_line() {
+    return status_figures().apply([](const auto&... v) { return fmt::format(TraderStatus::kFormat, v...); });
   }
 
   // "key value" lines: every counter of the counters file as of now (the
@@ -281,7 +271,6 @@ class Trader {
   const Engine& engine() const noexcept { return engine_; }
   const OrderEntryClient<Engine>& gateway() const noexcept { return gateway_; }
   const MdConsumer<Engine>& consumer() const noexcept { return consumer_; }
-  const MdSockets& sockets() const noexcept { return sockets_; }
 
  private:
   static constexpr int kRingBatch = 64;  // datagrams taken from the ring per pass
@@ -364,14 +353,14 @@ class Trader {
       }
       if (engine_.disconnect_events() != seen_disconnects_) {  // rare: told as it happens
         seen_disconnects_ = engine_.disconnect_events();
-        status(describe(engine_.last_disconnect()));
+        status(SessionEnd::of(engine_.last_disconnect()));
       }
       if (gateway_.state() == SessionState::kStopped) {  // a logon reject retrying cannot cure
         session_failed_ = true;
         break;
       }
       if (interval != 0 && engine_.now_ns() >= next_status) {
-        status(status_line());
+        status(status_figures());
         next_status += interval;
       }
     }

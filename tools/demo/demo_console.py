@@ -25,7 +25,7 @@ from typing import Callable, Dict, List, Optional, TextIO, Tuple
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root: tools.counters
 from tools.counters.counters_file import CountersFileError, Value, read  # noqa: E402
 
-# "nanotick-exchange: ..." / "nanotick-trader[mm1]: ..." (apps/*.cpp log_line()).
+# "nanotick-exchange: ..." / "nanotick-trader[mm1]: ..." (apps/app_main.hpp: each program's logger).
 _PREFIX_RE = re.compile(r"^nanotick-[A-Za-z0-9_-]+(?:\[[^\]]*\])?: ")
 _FLOOR_RE = re.compile(
     r"^floor: tick-to-trade floor p50 (?P<t2t_p50>[\d.]+) us p99 (?P<t2t_p99>[\d.]+) us \((?P<t2t_count>\d+)\), "

@@ -523,6 +523,50 @@ TEST(Logger, ShouldDropAndCountRecordsLargerThanHalfTheRingEvenInBlockMode) {
   EXPECT_EQ(lines[0].message, "small");
 }
 
+TEST(Logger, ShouldLetTheCallSiteChooseWhatAFullRingDoes) {
+  TempLog file;
+  auto options = file_options(file);
+  options.ring_bytes = 1024;  // full after ~30 records
+  options.idle_sleep = std::chrono::milliseconds(100);
+  constexpr int kCount = 3000;
+  std::uint64_t dropped = 0;
+  {
+    // A dropping logger whose call site waits: nothing is lost.
+    options.full_policy = nc::LogFullPolicy::kDrop;
+    nc::Logger log(options);
+    for (int i = 0; i < kCount; ++i)
+      NT_LOG_WITH(log, nc::LogLevel::kInfo, nc::LogFullPolicy::kBlock, "kept {}", i);
+    EXPECT_EQ(log.dropped(), 0u);
+  }
+  EXPECT_EQ(file.lines().size(), static_cast<std::size_t>(kCount));
+  TempLog file2;
+  options.path = file2.path();
+  {
+    // A waiting logger whose call site drops: the back end sleeps, the ring fills.
+    options.full_policy = nc::LogFullPolicy::kBlock;
+    nc::Logger log(options);
+    for (int i = 0; i < kCount; ++i)
+      NT_LOG_WITH(log, nc::LogLevel::kInfo, nc::LogFullPolicy::kDrop, "maybe {}", i);
+    log.flush();
+    dropped = log.dropped();
+  }
+  EXPECT_GT(dropped, 0u);
+  EXPECT_EQ(file2.lines().size() + dropped, static_cast<std::size_t>(kCount));
+}
+
+TEST(Logger, ShouldWritePlainLinesWithTheirPrefix) {
+  TempLog file;
+  auto options = file_options(file);
+  options.layout = nc::LogLayout::kPlain;
+  options.line_prefix = "nanotick-trader[mm1]: ";
+  {
+    nc::Logger log(options);
+    NT_LOG_INFO(log, "ready");
+    NT_LOG_ERROR(log, "error: {} of {}", 3, std::string("four"));
+  }
+  EXPECT_EQ(file.lines(), (std::vector<std::string>{"nanotick-trader[mm1]: ready", "nanotick-trader[mm1]: error: 3 of four"}));
+}
+
 TEST(Logger, ShouldWriteEverythingAcceptedBeforeStop) {
   TempLog file;
   auto options = file_options(file);
