@@ -1,6 +1,13 @@
 // One trading client (docs/TRADER.md "Pipeline"): the market data sockets
 // and consumer, the trade engine with its strategy, and the order gateway.
 //
+// The agent graph, wired here (runners from [threads]: core::ThreadLayout):
+//
+//   UDP -> [MdSockets] -> [MdConsumer -> TradeEngine -> Strategy -> OrderEntryClient] -> TCP
+//   compact:   runner "engine" = all of it (the caller's thread, run())
+//   dedicated: runner "receiver" = MdSockets -> DatagramRing (ReceiverAgent on a
+//              core::ConfiguredAgentRunner) | runner "engine" = the rest
+//
 // Compact layout (one thread): a pass reads the sockets straight into the
 // consumer (book events reach the engine and its strategy at once), then
 // polls the gateway (execution reports; orders the strategy sent are
