@@ -6,6 +6,7 @@
 #include <exception>
 #include <string>
 
+#include "core/time_units.hpp"
 #include "workload/generators.hpp"
 #include "workload/workload_csv.hpp"
 #include "workload/workload_file.hpp"
@@ -68,8 +69,8 @@ int main(int argc, char** argv) {
                     static_cast<long long>(stats.min_mid), static_cast<long long>(stats.max_mid),
                     static_cast<unsigned long long>(stats.duplicate_cancels),
                     static_cast<unsigned long long>(stats.stale_modifies),
-                    static_cast<double>(stats.median_lifetime_ns) * 1e-6,
-                    static_cast<double>(stats.synthetic_ns) * 1e-6);
+                    nanotick::core::ms_from_ns(static_cast<double>(stats.median_lifetime_ns)),
+                    nanotick::core::ms_from_ns(static_cast<double>(stats.synthetic_ns)));
       }
     }
   } catch (const std::exception& e) {

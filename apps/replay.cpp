@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/histogram.hpp"
+#include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/matching_engine.hpp"
 #include "engine/types.hpp"
@@ -137,7 +138,8 @@ int run(const Options& opt) {
   if (md_csv) md_csv->close();
 
   const double messages = static_cast<double>(wl.requests.size()) * opt.repeat;
-  const double busy_seconds = static_cast<double>(clock.to_ns(static_cast<std::int64_t>(busy_ticks))) * 1e-9;
+  const double busy_seconds =
+      core::sec_from_ns(static_cast<double>(clock.to_ns(static_cast<std::int64_t>(busy_ticks))));
   std::printf("messages: %.0f (%u pass%s)\n", messages, opt.repeat, opt.repeat == 1 ? "" : "es");
   std::printf("throughput: %.2f M msgs/s inside process(); %.2f M msgs/s for the whole loop (stamps%s)\n",
               busy_seconds > 0 ? messages / busy_seconds * 1e-6 : 0.0,

@@ -9,17 +9,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/time_units.hpp"
+
 namespace nanotick::core {
 
 namespace {
-
-timespec to_timespec(std::chrono::nanoseconds d) noexcept {
-  const auto count = d.count();
-  timespec ts{};
-  ts.tv_sec = static_cast<time_t>(count / 1'000'000'000);
-  ts.tv_nsec = static_cast<long>(count % 1'000'000'000);
-  return ts;
-}
 
 std::uint32_t* futex_word(std::atomic<std::uint32_t>& word) noexcept {
   // std::atomic<uint32_t> is a lock-free, plain 32-bit integer (static_assert in
@@ -43,7 +37,7 @@ BackoffIdle::BackoffIdle(const BackoffParams& params) : params_(params) {
 }
 
 void BackoffIdle::park(std::chrono::nanoseconds period) noexcept {
-  const timespec ts = to_timespec(period);
+  const timespec ts = timespec_from_ns(period.count());
   // One sleep; an early return on a signal just ends this idle call sooner.
   ::nanosleep(&ts, nullptr);
 }
@@ -60,7 +54,7 @@ void BlockingIdle::sleep() noexcept {
   timespec ts{};
   const timespec* timeout = nullptr;
   if (timeout_ != kNoTimeout) {
-    ts = to_timespec(timeout_);
+    ts = timespec_from_ns(timeout_.count());
     timeout = &ts;
   }
   // Returns 0 when woken, or -1 with EAGAIN (the word was no longer kSleeping:

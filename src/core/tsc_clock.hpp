@@ -50,6 +50,11 @@ class TscClock {
   std::int64_t to_ns(std::int64_t ticks) const noexcept {
     return static_cast<std::int64_t>(static_cast<double>(ticks) * ns_per_tick_);
   }
+  // now() in nanoseconds (since the tick origin, not the epoch): the one clock
+  // for timers, timeouts and intervals.
+  std::uint64_t now_ns() const noexcept { return static_cast<std::uint64_t>(to_ns(static_cast<std::int64_t>(now()))); }
+  // Duration in nanoseconds -> ticks (periods set at start-up).
+  double ticks_from_ns(double ns) const noexcept { return ns * ticks_per_ns_; }
   // A now() value -> wall-clock nanoseconds since the Unix epoch.
   std::int64_t to_epoch_ns(std::uint64_t ticks) const noexcept {
     return epoch_ns_at_base_ +

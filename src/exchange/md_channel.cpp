@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/time_units.hpp"
 #include "net/socket_address.hpp"
 
 namespace nanotick::exchange {
@@ -56,7 +57,7 @@ std::uint64_t checked_next_seq(std::uint64_t seq) {
 }  // namespace
 
 std::uint64_t ms_to_ticks(const core::TscClock& clock, std::uint64_t ms) noexcept {
-  const double ticks = static_cast<double>(ms) * 1e6 * clock.ticks_per_ns();
+  const double ticks = clock.ticks_from_ns(core::ns_from_ms(static_cast<double>(ms)));
   return ticks < 1.0 ? 1 : static_cast<std::uint64_t>(ticks);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/time_units.hpp"
 #include "engine/order.hpp"
 #include "exchange/wire_translation.hpp"
 #include "net/socket_address.hpp"
@@ -16,9 +17,9 @@ namespace nanotick::exchange {
 namespace {
 
 constexpr std::size_t kInputBufferBytes = 64 * 1024;
-constexpr std::uint64_t kTimerPeriodNs = 1'000'000;    // heartbeat/timeout checks: every 1 ms
-constexpr std::uint64_t kSummaryPeriodNs = 1'000'000'000;  // latency summaries into the counters file
-constexpr std::uint64_t kCloseLingerNs = 1'000'000'000;  // wait this long for the peer's EOF
+constexpr std::uint64_t kTimerPeriodNs = core::kNsPerMs;     // heartbeat/timeout checks: every 1 ms
+constexpr std::uint64_t kSummaryPeriodNs = core::kNsPerSec;  // latency summaries into the counters file
+constexpr std::uint64_t kCloseLingerNs = core::kNsPerSec;    // wait this long for the peer's EOF
 
 }  // namespace
 
@@ -46,7 +47,7 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
     client_index_[config.clients[i].id & engine::kMaxClientId] = static_cast<std::int32_t>(i);
   if (const auto ec = poller_.add(listener_.fd(), net::Interest::kRead, kListenerToken); ec)
     throw std::runtime_error("gateway: cannot poll the listening socket: " + ec.message());
-  last_timer_ns_ = now_ns();
+  last_timer_ns_ = clock_.now_ns();
 }
 
 OrderGateway::~OrderGateway() = default;
@@ -104,12 +105,8 @@ void OrderGateway::publish_latency_summaries() noexcept {
   ack_ready_latency_summary_.publish(ack_ready_latency_);
 }
 
-std::uint64_t OrderGateway::now_ns() const noexcept {
-  return static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())));
-}
-
 int OrderGateway::do_work() noexcept {
-  const std::uint64_t now = now_ns();
+  const std::uint64_t now = clock_.now_ns();
   int work = 0;
   if (accepting_ && shutdown_requested_.load(std::memory_order_acquire)) begin_shutdown();
   for (const net::ReadyEvent& ev : poller_.wait(0)) {
@@ -541,12 +538,12 @@ void OrderGateway::flush(Session& s) noexcept {
     const std::size_t n = bytes_to_write(s, bytes);
     if (n == 0) {  // the kernel holds all we allow it: what waits stays whole messages here
       s.output_held_back = true;
-      if (s.output_stalled_ns == 0) s.output_stalled_ns = now_ns();
+      if (s.output_stalled_ns == 0) s.output_stalled_ns = clock_.now_ns();
       break;
     }
     const net::IoResult r = s.stream.write_some(bytes.first(n));
     if (r.status == net::IoStatus::kWouldBlock) {
-      if (s.output_stalled_ns == 0) s.output_stalled_ns = now_ns();
+      if (s.output_stalled_ns == 0) s.output_stalled_ns = clock_.now_ns();
       break;
     }
     if (r.status != net::IoStatus::kOk) {
@@ -627,11 +624,11 @@ void OrderGateway::run_timers(std::uint64_t now) noexcept {
     switch (s.state) {
       case SessionState::kFree: break;
       case SessionState::kAwaitingLogon:
-        if (now - s.connected_ns >= std::uint64_t{config_.server.logon_timeout_ms} * 1'000'000)
+        if (now - s.connected_ns >= core::ns_from_ms(config_.server.logon_timeout_ms))
           logout_and_close(s, proto::LogoutReason::kLogonTimeout, now);
         break;
       case SessionState::kActive: {
-        const std::uint64_t hb = std::uint64_t{s.heartbeat_ms} * 1'000'000;
+        const std::uint64_t hb = core::ns_from_ms(s.heartbeat_ms);
         // A session whose input we are holding back (backpressure) is not
         // silent; but one that has not taken any of its output for 3
         // intervals does not read: a slow consumer.
@@ -655,7 +652,7 @@ void OrderGateway::run_timers(std::uint64_t now) noexcept {
 
 void OrderGateway::begin_shutdown() noexcept {
   accepting_ = false;
-  const std::uint64_t now = now_ns();
+  const std::uint64_t now = clock_.now_ns();
   for (const auto& sp : sessions_)
     if (sp->state == SessionState::kActive || sp->state == SessionState::kAwaitingLogon)
       logout_and_close(*sp, proto::LogoutReason::kServerShutdown, now);

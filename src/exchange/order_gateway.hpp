@@ -145,7 +145,6 @@ class OrderGateway {
   static constexpr std::size_t kOverflowSlots = 4;  // room to tell a logon "max sessions"
   static constexpr std::uint64_t kListenerToken = ~std::uint64_t{0};
 
-  std::uint64_t now_ns() const noexcept;
   void accept_all(std::uint64_t now) noexcept;
   void read_session(Session& s, std::uint64_t now) noexcept;
   void process_input(Session& s, std::uint64_t now) noexcept;

@@ -35,7 +35,7 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   Session& s = *sessions_[static_cast<std::size_t>(index)];
   const std::uint32_t ref_seq =
       event_client(r.event_id) == r.client && event_generation(r.event_id) == s.generation ? event_seq(r.event_id) : 0;
-  const std::uint64_t now = now_ns();
+  const std::uint64_t now = clock_.now_ns();
   if (ref_seq != 0) {
     // The first answer to this message: its latency is taken when it is written.
     const std::size_t slot = ref_seq % Session::kAckSlots;

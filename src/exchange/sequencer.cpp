@@ -1,7 +1,5 @@
 #include "exchange/sequencer.hpp"
 
-#include <chrono>
-
 namespace nanotick::exchange {
 
 int JournalSyncer::do_work() noexcept {
@@ -12,9 +10,7 @@ int JournalSyncer::do_work() noexcept {
     return 1;
   }
   if (policy_ != FsyncPolicy::kBatch) return 0;
-  const auto now = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  const std::uint64_t now = clock_.now_ns();
   if (now - last_sync_ns_ < window_ns_) return 0;
   if (journal_.durable_seq() == journal_.appended_seq()) return 0;
   last_sync_ns_ = now;

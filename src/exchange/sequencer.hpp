@@ -24,6 +24,8 @@
 
 #include "core/counter.hpp"
 #include "core/counters_file.hpp"
+#include "core/time_units.hpp"
+#include "core/tsc_clock.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/journal_writer.hpp"
 #include "exchange/pipeline.hpp"
@@ -131,8 +133,9 @@ class Sequencer {
 // every: nothing (the sequencer syncs).
 class JournalSyncer {
  public:
-  JournalSyncer(JournalWriter& journal, FsyncPolicy policy, std::uint32_t window_us) noexcept
-      : journal_(journal), policy_(policy), window_ns_(std::uint64_t{window_us} * 1000) {}
+  JournalSyncer(JournalWriter& journal, FsyncPolicy policy, std::uint32_t window_us,
+                const core::TscClock& clock = core::TscClock::global()) noexcept
+      : journal_(journal), clock_(clock), policy_(policy), window_ns_(core::ns_from_us(window_us)) {}
 
   std::string_view role_name() const noexcept { return "journal-sync"; }
 
@@ -142,6 +145,7 @@ class JournalSyncer {
 
  private:
   JournalWriter& journal_;
+  const core::TscClock& clock_;
   FsyncPolicy policy_;
   std::uint64_t window_ns_;
   std::uint64_t last_sync_ns_ = 0;

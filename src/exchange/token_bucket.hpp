@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/time_units.hpp"
+
 namespace nanotick::exchange {
 
 class TokenBucket {
@@ -28,7 +30,7 @@ class TokenBucket {
   }
 
  private:
-  static constexpr std::uint64_t kUnit = 1'000'000'000;  // one message, in rate-ns units
+  static constexpr std::uint64_t kUnit = core::kNsPerSec;  // one message, in rate-ns units (a rate per second times ns)
   std::uint64_t rate_ = 0;
   std::uint64_t cap_ = 0;
   std::uint64_t tokens_ = 0;

@@ -14,6 +14,7 @@
 
 #include "core/counter.hpp"
 #include "core/histogram.hpp"
+#include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 
 namespace nanotick::floors {
@@ -21,7 +22,7 @@ namespace nanotick::floors {
 class LiveFigures {
  public:
   explicit LiveFigures(const core::TscClock& clock = core::TscClock::global(), double period_s = 1.0)
-      : period_ticks_(static_cast<std::uint64_t>(clock.ticks_per_ns() * period_s * 1e9)) {}
+      : period_ticks_(static_cast<std::uint64_t>(clock.ticks_from_ns(core::ns_from_sec(period_s)))) {}
 
   // `now` is a TSC the owner already read (no extra clock read here).
   void maybe_publish(const core::LatencyHistogram& h, std::uint64_t now) noexcept {

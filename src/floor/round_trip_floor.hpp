@@ -35,6 +35,7 @@
 #include "core/histogram.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread.hpp"
+#include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 #include "floor/floor_thread_support.hpp"
 #include "floor/live_figures.hpp"
@@ -72,7 +73,7 @@ class RoundTripFloor {
 
   explicit RoundTripFloor(const RoundTripFloorSetup& setup)
       : setup_(checked(setup)),
-        period_ticks_(static_cast<std::uint64_t>(clock_.ticks_per_ns() * 1e9 / setup.pings_per_s)),
+        period_ticks_(static_cast<std::uint64_t>(clock_.ticks_from_ns(core::ns_from_sec(1.0) / setup.pings_per_s))),
         pair_(make_loopback_pair()),
         poller_(4) {
     if (const std::error_code ec = poller_.add(pair_.server.fd(), net::Interest::kRead, 0); ec)
@@ -195,7 +196,8 @@ class RoundTripFloor {
       idle.idle(work);
     }
     live_.publish(res.round_trip_ns);
-    res.seconds = static_cast<double>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t_start))) / 1e9;
+    res.seconds =
+        core::sec_from_ns(static_cast<double>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t_start))));
   }
 
   template <typename Idle>

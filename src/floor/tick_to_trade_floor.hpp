@@ -42,6 +42,7 @@
 #include "core/histogram.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread.hpp"
+#include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 #include "floor/floor_thread_support.hpp"
 #include "floor/live_figures.hpp"
@@ -190,7 +191,8 @@ class TickToTradeFloor {
       idle.idle(work);
     }
     live_.publish(res.hop_ns);
-    res.seconds = static_cast<double>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t_start))) / 1e9;
+    res.seconds =
+        core::sec_from_ns(static_cast<double>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t_start))));
     rusage after{};
     ::getrusage(RUSAGE_THREAD, &after);
     res.peer_involuntary_switches = static_cast<std::uint64_t>(after.ru_nivcsw - before.ru_nivcsw);

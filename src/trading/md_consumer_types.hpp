@@ -14,6 +14,7 @@
 
 #include "core/counter.hpp"
 #include "core/counters_file.hpp"
+#include "core/time_units.hpp"
 #include "proto/md_packet.hpp"
 #include "trading/trading_types.hpp"
 
@@ -28,7 +29,7 @@ struct MdConsumerConfig {
   // message 72 bytes, and a window longer than a second stalls every
   // instrument behind one lost packet for that long.
   static constexpr std::uint32_t kMaxReorderPackets = 1024;
-  static constexpr TimeNs kMaxReorderNs = 1'000'000'000;
+  static constexpr TimeNs kMaxReorderNs = core::kNsPerSec;
   static constexpr std::uint32_t kMaxBufferMessages = 1u << 24;
 
   // Throws std::invalid_argument "md consumer: <field>: <problem>".

@@ -48,6 +48,7 @@
 
 #include "core/byte_buffer.hpp"
 #include "core/counters_file.hpp"
+#include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
@@ -89,7 +90,7 @@ class OrderEntryClient {
   // Returns the work done (0 = nothing happened).
   int poll() noexcept {
     static_assert(OrderEntryHandler<Handler>, "OrderEntryClient<Handler>: Handler lacks a callback (see OrderEntryHandler)");
-    now_ns_ = now_ns();
+    now_ns_ = clock_.now_ns();
     if (state_ == SessionState::kStopped) return 0;
     if (state_ == SessionState::kDisconnected) {
       if (now_ns_ < next_attempt_ns_) return 0;
@@ -169,7 +170,9 @@ class OrderEntryClient {
   bool logged_on() const noexcept { return state_ == SessionState::kActive && !close_pending_; }
   bool stopped() const noexcept { return state_ == SessionState::kStopped; }
   // The interval in force (LogonAck), or the one asked for before that.
-  std::uint32_t heartbeat_ms() const noexcept { return static_cast<std::uint32_t>(heartbeat_ns_ / 1'000'000); }
+  std::uint32_t heartbeat_ms() const noexcept {
+    return static_cast<std::uint32_t>(core::whole_ms_from_ns(heartbeat_ns_));
+  }
   std::uint64_t session_id() const noexcept { return session_id_; }
   const Disconnect& last_disconnect() const noexcept { return last_disconnect_; }
   std::uint64_t last_order_written_tsc() const noexcept { return last_written_tsc_; }
@@ -181,9 +184,6 @@ class OrderEntryClient {
  private:
   bool connected() const noexcept {
     return state_ == SessionState::kLoggingOn || state_ == SessionState::kActive || state_ == SessionState::kLoggingOut;
-  }
-  std::uint64_t now_ns() const noexcept {
-    return static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now())));
   }
 
   // ---- connection life ----------------------------------------------------------
@@ -211,7 +211,7 @@ class OrderEntryClient {
     next_out_seq_ = 1;
     expected_in_seq_ = 1;
     connected_ns_ = last_in_ns_ = last_out_ns_ = now_ns_;
-    heartbeat_ns_ = std::uint64_t{config_.heartbeat_ms} * 1'000'000;
+    heartbeat_ns_ = core::ns_from_ms(config_.heartbeat_ms);
     auto logon = proto::make_message<proto::Logon>(0);
     logon.client_id = config_.client_id;
     logon.heartbeat_ms = config_.heartbeat_ms;
@@ -260,7 +260,7 @@ class OrderEntryClient {
     } else {
       state_ = SessionState::kDisconnected;
       d.retry_in_ms = backoff_.next_delay_ms();
-      next_attempt_ns_ = now_ns_ + std::uint64_t{d.retry_in_ms} * 1'000'000;
+      next_attempt_ns_ = now_ns_ + core::ns_from_ms(d.retry_in_ms);
     }
     counters_.disconnects[static_cast<std::size_t>(reason)].add();
     last_disconnect_ = d;
@@ -278,7 +278,7 @@ class OrderEntryClient {
   void run_timers() noexcept {
     switch (state_) {
       case SessionState::kLoggingOn:
-        if (now_ns_ - connected_ns_ >= std::uint64_t{config_.logon_timeout_ms} * 1'000'000)
+        if (now_ns_ - connected_ns_ >= core::ns_from_ms(config_.logon_timeout_ms))
           close_later(DisconnectReason::kLogonTimeout, 0, false);
         break;
       case SessionState::kActive:
@@ -410,7 +410,7 @@ class OrderEntryClient {
         if (state_ != SessionState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
         const auto m = proto::read_message<proto::LogonAck>(bytes);
         if (m.client_id != config_.client_id || m.heartbeat_ms == 0) return protocol_error(ProtocolError::kBadLogonAck);
-        heartbeat_ns_ = std::uint64_t{m.heartbeat_ms} * 1'000'000;
+        heartbeat_ns_ = core::ns_from_ms(m.heartbeat_ms);
         session_id_ = m.session_id;
         state_ = SessionState::kActive;
         backoff_.reset();

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/time_units.hpp"
+
 namespace nanotick::trading {
 
 namespace {
@@ -12,7 +14,7 @@ namespace {
 // One order in the throttle's units: the bucket counts 1e-9 orders, so a
 // refill of orders_per_second per second is orders_per_second units per
 // nanosecond (integer arithmetic, no division per message).
-constexpr std::int64_t kTokenUnit = 1'000'000'000;
+constexpr std::int64_t kTokenUnit = static_cast<std::int64_t>(core::kNsPerSec);
 constexpr std::uint32_t kMaxOrdersPerSecond = 100'000'000;
 constexpr std::uint32_t kMaxBurst = 1'000'000;
 

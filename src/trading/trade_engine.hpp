@@ -187,7 +187,7 @@ class TradeEngine {
   const book::BookReplica& books() const noexcept { return books_; }
   bool is_live(InstrumentId i) const noexcept { return i < live_.size() && live_[i] != 0; }
   bool logged_on() const noexcept { return logged_on_; }
-  TimeNs now_ns() const noexcept { return static_cast<TimeNs>(clock_.to_ns(static_cast<std::int64_t>(clock_.now()))); }
+  TimeNs now_ns() const noexcept { return clock_.now_ns(); }
 
   // The price the risk band centres on: the fair price; with none (a side of
   // the book empty), the last trade's price, then the reference price; NaN

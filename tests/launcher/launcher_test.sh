@@ -21,7 +21,7 @@ expect() {  # expect <want-rc> <stderr/stdout pattern> <command...>
 expect 0 'usage: ./nanotick <command>' ./nanotick --help
 expect 2 'usage: ./nanotick <command>' ./nanotick
 expect 2 "unknown command 'frobnicate'" ./nanotick frobnicate
-for cmd in setup build build-pgo test bench gen replay credential exchange journal trader demo report fuzz soak; do
+for cmd in setup build build-pgo test bench gen replay credential exchange journal trader demo report fuzz soak format; do
   expect 0 "usage: ./nanotick $cmd" ./nanotick "$cmd" --help
 done
 expect 1 "setup takes no arguments" ./nanotick setup extra
@@ -43,6 +43,20 @@ expect 1 "unknown fuzz target 'bogus'" ./nanotick fuzz bogus
 expect 1 "--seconds needs a whole number" ./nanotick fuzz --seconds 0
 expect 1 "--minutes needs a whole number" ./nanotick soak --minutes x
 expect 1 "unknown soak option '--bogus'" ./nanotick soak --bogus
+expect 1 "unknown format option '--bogus'" ./nanotick format --bogus
+expect 1 "no such file 'no/such/file.cpp'" ./nanotick format --check no/such/file.cpp
+if command -v clang-format-16 >/dev/null; then  # installed by ./nanotick setup
+  scratch="$(mktemp -d)"
+  printf 'int  main( ){return 0;}\n' >"$scratch/style.cpp"
+  expect 1 "style.cpp" ./nanotick format --check "$scratch/style.cpp"
+  expect 1 "1 of 1 file\(s\) differ from .clang-format" ./nanotick format --check "$scratch/style.cpp"
+  expect 0 "formatted 1 file" ./nanotick format "$scratch/style.cpp"
+  expect 0 '^int main\(\) \{ return 0; \}$' cat "$scratch/style.cpp"
+  expect 0 "1 file\(s\) match .clang-format" ./nanotick format --check "$scratch/style.cpp"
+  rm -rf "$scratch"
+else
+  echo "skip: clang-format-16 not installed (./nanotick setup), format runs not checked"
+fi
 expect 0 '^#!/usr/bin/env bash' cat .ci/run
 expect 0 'exec ./nanotick test$' cat .ci/run
 echo "$passes passed, $fails failed"

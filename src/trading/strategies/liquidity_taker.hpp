@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/time_units.hpp"
 #include "trading/strategies/strategy_params.hpp"
 #include "trading/strategies/strategy_support.hpp"
 #include "trading/trade_engine.hpp"
@@ -57,7 +58,7 @@ class LiquidityTaker {
     if (!std::isfinite(f.trade_flow) || !std::isfinite(f.aggressive_ratio)) return;
     if (std::fabs(f.trade_flow) < p.flow_threshold || f.aggressive_ratio < p.min_aggressive_ratio) return;
     const TimeNs now = e.now_ns();
-    if (last_order_ns_[i] != 0 && now - last_order_ns_[i] < std::uint64_t{p.min_interval_ms} * 1'000'000) return;
+    if (last_order_ns_[i] != 0 && now - last_order_ns_[i] < core::ns_from_ms(p.min_interval_ms)) return;
     const Side side = f.trade_flow > 0 ? Side::kBuy : Side::kSell;
     const bool has_touch = side == Side::kBuy ? f.has_ask : f.has_bid;
     if (!has_touch) return;

@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "core/time_units.hpp"
 #include "trading/strategies/strategy_params.hpp"
 #include "trading/strategies/strategy_support.hpp"
 #include "trading/trade_engine.hpp"
@@ -60,7 +61,7 @@ class RandomStrategy {
  private:
   std::uint64_t gap_ns(const RandomParams& p) noexcept {
     std::exponential_distribution<double> d(p.orders_per_second);
-    return static_cast<std::uint64_t>(d(rng_) * 1e9) + 1;
+    return static_cast<std::uint64_t>(core::ns_from_sec(d(rng_))) + 1;
   }
   std::uint64_t draw(std::uint64_t n) noexcept { return n == 0 ? 0 : std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_); }
 

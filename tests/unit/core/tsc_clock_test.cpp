@@ -53,3 +53,19 @@ TEST(TscClock, ShouldFallBackToSteadyNanosecondsWhenAsked) {
   EXPECT_LE(a, b);
   EXPECT_EQ(clock.to_ns(1000), 1000);
 }
+
+TEST(TscClock, ShouldGiveNowInNanosecondsAsToNsOfNow) {
+  const auto clock = TscClock::steady_fallback();  // ticks are ns: now_ns() lies between two now()s
+  const auto a = clock.now();
+  const auto ns = clock.now_ns();
+  const auto b = clock.now();
+  EXPECT_LE(a, ns);
+  EXPECT_LE(ns, b);
+}
+
+TEST(TscClock, ShouldConvertNanosecondsToTicksAsTheInverseOfToNs) {
+  const auto& clock = TscClock::global();
+  const double ticks = clock.ticks_from_ns(1e6);
+  EXPECT_NEAR(static_cast<double>(clock.to_ns(static_cast<std::int64_t>(ticks))), 1e6, 2.0);
+  EXPECT_DOUBLE_EQ(TscClock::steady_fallback().ticks_from_ns(1234.0), 1234.0);
+}

@@ -4,7 +4,7 @@
 // measured in the same run.
 //
 // Subjects, one fresh set per measurement, each with a config generated for
-// it (bench/trader/venue_configs.hpp) in a temp dir under $TMPDIR, from the
+// it (bench/trading/venue_configs.hpp) in a temp dir under $TMPDIR, from the
 // build tree (bench/common/child_process.hpp):
 //   - nanotick-exchange: compact mode, idle backoff, every thread on the
 //     venue CPU, fsync batch, the demo's two instruments, market data on
@@ -73,7 +73,7 @@
 #include "core/idle_strategy.hpp"
 #include "core/tsc_clock.hpp"
 #include "common/child_process.hpp"
-#include "trader/venue_configs.hpp"
+#include "trading/venue_configs.hpp"
 
 namespace nb = nanotick::bench;
 namespace nc = nanotick::core;
