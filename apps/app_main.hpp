@@ -74,8 +74,8 @@ class ProcessLog {
     detail::logger = nullptr;
     logger_.stop();
     if (const std::uint64_t n = logger_.dropped(); n != 0)
-      std::fprintf(stderr, "%s: log: %llu line(s) dropped (log ring full)\n",
-                   detail::log_name.c_str(), static_cast<unsigned long long>(n));
+      std::fprintf(stderr, "%s: log: %llu line(s) dropped (log ring full)\n", detail::log_name.c_str(),
+                   static_cast<unsigned long long>(n));
   }
   ProcessLog(const ProcessLog&) = delete;
   ProcessLog& operator=(const ProcessLog&) = delete;

@@ -90,9 +90,10 @@ int main(int argc, char** argv) {
   namespace nf = nanotick::floors;
   namespace nn = nanotick::net;
   namespace nc = nanotick::core;
-  CLI::App app{"The loopback floor beside a running venue: multicast recv -> 64-byte TCP send (tick-to-trade floor) "
-               "and a 40/96-byte TCP ping-pong (order round trip floor)",
-               "nanotick-floor"};
+  CLI::App app{
+      "The loopback floor beside a running venue: multicast recv -> 64-byte TCP send (tick-to-trade floor) "
+      "and a 40/96-byte TCP ping-pong (order round trip floor)",
+      "nanotick-floor"};
   std::string config_path;
   std::string group_text;
   int port = 0;
@@ -109,8 +110,8 @@ int main(int argc, char** argv) {
   CLI::Option* group_opt =
       app.add_option("--group", group_text, "incremental multicast group (instead of --config), e.g. 239.255.42.1")
           ->check(CLI::Validator([](std::string& s) { return check_ipv4(s, true); }, "IPV4"));
-  CLI::Option* port_opt = app.add_option("--port", port, "incremental channel's port (with --group)")
-                              ->check(CLI::Range(1, 65535));
+  CLI::Option* port_opt =
+      app.add_option("--port", port, "incremental channel's port (with --group)")->check(CLI::Range(1, 65535));
   app.add_option("--interface", interface_text,
                  "join the group on this local address (default: the config's [market_data] interface, or 127.0.0.1)")
       ->check(CLI::Validator([](std::string& s) { return check_ipv4(s, false); }, "IPV4"));
@@ -176,8 +177,8 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (!t2t.recording()) throw std::runtime_error("the tick-to-trade floor's peer did not start within 10 s");
     log_line("tick-to-trade floor on " + t2t.group().to_string() + " (joined on " + where.interface.to_string() +
-             ", from " + where.source + "), round trip floor at " + number(rate) + " pings/s; idle " +
-             idle_text + " (trader side), " + std::string(nc::to_string(where.venue_idle)) + " (exchange side)");
+             ", from " + where.source + "), round trip floor at " + number(rate) + " pings/s; idle " + idle_text +
+             " (trader side), " + std::string(nc::to_string(where.venue_idle)) + " (exchange side)");
     log_line("ready");
     const auto start = std::chrono::steady_clock::now();
     auto next_status = start + std::chrono::duration<double>(status_every);

@@ -13,8 +13,7 @@
 
 int main(int argc, char** argv) {
   using namespace nanotick::workload;
-  CLI::App app{"Generate a deterministic matching-engine workload (see docs/WORKLOADS.md)",
-               "nanotick-gen"};
+  CLI::App app{"Generate a deterministic matching-engine workload (see docs/WORKLOADS.md)", "nanotick-gen"};
   std::string kind_name = "mixed";
   GenOptions options;
   std::string out;
@@ -39,38 +38,32 @@ int main(int argc, char** argv) {
     if (!csv.empty()) write_workload_csv(workload, csv);
     if (!quiet) {
       std::printf("%s: workload %s seed %llu scale %g: %zu instruments, %zu requests\n", out.c_str(),
-                  std::string(to_string(workload.kind)).c_str(),
-                  static_cast<unsigned long long>(workload.seed), workload.scale,
-                  workload.config.instruments.size(), workload.requests.size());
-      std::printf("  new %llu (limit %llu, ioc %llu, market %llu), cancel %llu (late %llu, unknown %llu), "
-                  "modify %llu\n  rested %llu: cancelled %llu, filled %llu, modified %llu; trades %llu; "
-                  "peak live %llu, peak levels %llu; trade prices [%lld, %lld]\n",
-                  static_cast<unsigned long long>(stats.new_orders),
-                  static_cast<unsigned long long>(stats.limit_orders),
-                  static_cast<unsigned long long>(stats.ioc_orders),
-                  static_cast<unsigned long long>(stats.market_orders),
-                  static_cast<unsigned long long>(stats.cancels),
-                  static_cast<unsigned long long>(stats.late_cancels),
-                  static_cast<unsigned long long>(stats.unknown_cancels),
-                  static_cast<unsigned long long>(stats.modifies),
-                  static_cast<unsigned long long>(stats.rested),
-                  static_cast<unsigned long long>(stats.rested_cancelled),
-                  static_cast<unsigned long long>(stats.rested_filled),
-                  static_cast<unsigned long long>(stats.rested_modified),
-                  static_cast<unsigned long long>(stats.trades),
-                  static_cast<unsigned long long>(stats.peak_live_orders),
-                  static_cast<unsigned long long>(stats.peak_levels),
-                  static_cast<long long>(stats.min_trade_price), static_cast<long long>(stats.max_trade_price));
+                  std::string(to_string(workload.kind)).c_str(), static_cast<unsigned long long>(workload.seed),
+                  workload.scale, workload.config.instruments.size(), workload.requests.size());
+      std::printf(
+          "  new %llu (limit %llu, ioc %llu, market %llu), cancel %llu (late %llu, unknown %llu), "
+          "modify %llu\n  rested %llu: cancelled %llu, filled %llu, modified %llu; trades %llu; "
+          "peak live %llu, peak levels %llu; trade prices [%lld, %lld]\n",
+          static_cast<unsigned long long>(stats.new_orders), static_cast<unsigned long long>(stats.limit_orders),
+          static_cast<unsigned long long>(stats.ioc_orders), static_cast<unsigned long long>(stats.market_orders),
+          static_cast<unsigned long long>(stats.cancels), static_cast<unsigned long long>(stats.late_cancels),
+          static_cast<unsigned long long>(stats.unknown_cancels), static_cast<unsigned long long>(stats.modifies),
+          static_cast<unsigned long long>(stats.rested), static_cast<unsigned long long>(stats.rested_cancelled),
+          static_cast<unsigned long long>(stats.rested_filled), static_cast<unsigned long long>(stats.rested_modified),
+          static_cast<unsigned long long>(stats.trades), static_cast<unsigned long long>(stats.peak_live_orders),
+          static_cast<unsigned long long>(stats.peak_levels), static_cast<long long>(stats.min_trade_price),
+          static_cast<long long>(stats.max_trade_price));
       std::printf("  live orders avg %.0f, levels (both sides) avg %.1f; modifies of orders already done %llu\n",
                   stats.avg_live_orders, stats.avg_levels, static_cast<unsigned long long>(stats.late_modifies));
       if (stats.synthetic_ns > 0) {
-        std::printf("  regime: mid [%lld, %lld], duplicate cancels %llu, stale modifies %llu, median lifetime "
-                    "%.3f ms, %.1f ms of synthetic time\n",
-                    static_cast<long long>(stats.min_mid), static_cast<long long>(stats.max_mid),
-                    static_cast<unsigned long long>(stats.duplicate_cancels),
-                    static_cast<unsigned long long>(stats.stale_modifies),
-                    nanotick::core::ms_from_ns(static_cast<double>(stats.median_lifetime_ns)),
-                    nanotick::core::ms_from_ns(static_cast<double>(stats.synthetic_ns)));
+        std::printf(
+            "  regime: mid [%lld, %lld], duplicate cancels %llu, stale modifies %llu, median lifetime "
+            "%.3f ms, %.1f ms of synthetic time\n",
+            static_cast<long long>(stats.min_mid), static_cast<long long>(stats.max_mid),
+            static_cast<unsigned long long>(stats.duplicate_cancels),
+            static_cast<unsigned long long>(stats.stale_modifies),
+            nanotick::core::ms_from_ns(static_cast<double>(stats.median_lifetime_ns)),
+            nanotick::core::ms_from_ns(static_cast<double>(stats.synthetic_ns)));
       }
     }
   } catch (const std::exception& e) {

@@ -77,8 +77,7 @@ int verify(const std::string& dir, const std::string& config_path) {
   if (scan.good_records != 0)
     std::printf("good records: seq %" PRIu64 "..%" PRIu64 " (%" PRIu64 ")\n", scan.first_seq, scan.next_seq - 1,
                 scan.good_records);
-  else
-    std::printf("good records: none\n");
+  else std::printf("good records: none\n");
   int rc = 0;
   for (const std::size_t i : scan.fingerprint_mismatch) {
     std::printf("wrong instrument table: %s (fingerprint %016" PRIx64 ", %s has %016" PRIx64 ")\n",
@@ -105,18 +104,19 @@ int verify(const std::string& dir, const std::string& config_path) {
 
 int dump(const std::string& dir, std::uint64_t from, std::uint64_t to, bool problems_only) {
   require_dir(dir);
-  std::printf("seq,status,segment,offset,type,instrument,client,client_order_id,side,order_type,stp,price,qty,event_id\n");
-  const JournalScan scan = scan_journal(dir, 0, [&](const JournalSegmentInfo& seg, std::uint64_t off,
-                                                    const JournalRecord& r, SlotStatus st) {
-    if (problems_only && st == SlotStatus::kGood) return;
-    if (st == SlotStatus::kGood && (r.seq < from || r.seq > to)) return;
-    const ne::Request& q = r.request;
-    std::printf("%" PRIu64 ",%s,%s,%" PRIu64 ",%s,%u,%u,%" PRIu64 ",%u,%u,%u,%" PRId64 ",%" PRId64 ",%" PRIu64 "\n",
-                r.seq, status_name(st), std::filesystem::path(seg.path).filename().c_str(), off,
-                request_type_name(q.type), unsigned(q.instrument), unsigned(q.client),
-                static_cast<std::uint64_t>(q.client_order_id), unsigned(q.side), unsigned(q.order_type),
-                unsigned(q.stp), static_cast<std::int64_t>(q.price), static_cast<std::int64_t>(q.qty), q.event_id);
-  });
+  std::printf(
+      "seq,status,segment,offset,type,instrument,client,client_order_id,side,order_type,stp,price,qty,event_id\n");
+  const JournalScan scan = scan_journal(
+      dir, 0, [&](const JournalSegmentInfo& seg, std::uint64_t off, const JournalRecord& r, SlotStatus st) {
+        if (problems_only && st == SlotStatus::kGood) return;
+        if (st == SlotStatus::kGood && (r.seq < from || r.seq > to)) return;
+        const ne::Request& q = r.request;
+        std::printf("%" PRIu64 ",%s,%s,%" PRIu64 ",%s,%u,%u,%" PRIu64 ",%u,%u,%u,%" PRId64 ",%" PRId64 ",%" PRIu64 "\n",
+                    r.seq, status_name(st), std::filesystem::path(seg.path).filename().c_str(), off,
+                    request_type_name(q.type), unsigned(q.instrument), unsigned(q.client),
+                    static_cast<std::uint64_t>(q.client_order_id), unsigned(q.side), unsigned(q.order_type),
+                    unsigned(q.stp), static_cast<std::int64_t>(q.price), static_cast<std::int64_t>(q.qty), q.event_id);
+      });
   std::fprintf(stderr, "nanotick-journal: %s: %" PRIu64 " good record(s), %s\n", dir.c_str(), scan.good_records,
                scan.has_break ? scan.describe_break().c_str() : "no problems");
   return 0;
@@ -125,7 +125,8 @@ int dump(const std::string& dir, std::uint64_t from, std::uint64_t to, bool prob
 int repair(const std::string& dir, bool dry_run) {
   require_dir(dir);
   std::unique_ptr<JournalDirLock> lock;
-  if (!dry_run) lock = std::make_unique<JournalDirLock>(dir, "nanotick-journal repair pid " + std::to_string(::getpid()));
+  if (!dry_run)
+    lock = std::make_unique<JournalDirLock>(dir, "nanotick-journal repair pid " + std::to_string(::getpid()));
   const JournalScan scan = scan_journal(dir, 0);
   if (!scan.has_break) {
     std::printf("journal %s is clean: nothing to repair\n", dir.c_str());
@@ -135,15 +136,14 @@ int repair(const std::string& dir, bool dry_run) {
   const JournalRepair r = repair_journal(scan, dry_run);
   const char* verb = dry_run ? "would" : "did";
   std::printf("%s cut the journal at seq %" PRIu64 " (it continues from there)\n", verb, r.cut_seq);
-  for (const auto& f : r.copied) std::printf("%s copy %s to %s/, then zero it after its last good record\n", verb, f.c_str(), r.backup_dir.c_str());
+  for (const auto& f : r.copied)
+    std::printf("%s copy %s to %s/, then zero it after its last good record\n", verb, f.c_str(), r.backup_dir.c_str());
   for (const auto& f : r.moved) std::printf("%s move %s to %s/\n", verb, f.c_str(), r.backup_dir.c_str());
   if (r.removed_valid != 0)
-    std::printf(
-        "LOST TO THE VENUE: %" PRIu64 " record(s) that pass their CRC (seq %" PRIu64 "..%" PRIu64
-        "); acknowledged orders among them must be reconciled with their clients (nanotick journal dump %s)\n",
-        r.removed_valid, r.removed_valid_min_seq, r.removed_valid_max_seq, r.backup_dir.c_str());
-  else
-    std::printf("no record that passes its CRC is removed\n");
+    std::printf("LOST TO THE VENUE: %" PRIu64 " record(s) that pass their CRC (seq %" PRIu64 "..%" PRIu64
+                "); acknowledged orders among them must be reconciled with their clients (nanotick journal dump %s)\n",
+                r.removed_valid, r.removed_valid_min_seq, r.removed_valid_max_seq, r.backup_dir.c_str());
+  else std::printf("no record that passes its CRC is removed\n");
   return 0;
 }
 
@@ -154,14 +154,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string dir;
   std::string config_path;
-  auto* v = app.add_subcommand("verify", "what the journal holds and what is wrong (exit 0 clean, 3 torn tail, 4 corrupt)");
+  auto* v =
+      app.add_subcommand("verify", "what the journal holds and what is wrong (exit 0 clean, 3 torn tail, 4 corrupt)");
   v->add_option("dir", dir, "journal directory")->required();
   v->add_option("--config,-c", config_path, "also check every segment against this exchange config's instrument table")
       ->check(CLI::ExistingFile);
   std::uint64_t from = 0;
   std::uint64_t to = UINT64_MAX;
   bool problems_only = false;
-  auto* d = app.add_subcommand("dump", "every record as CSV on stdout (good ones in seq order, then what follows a break)");
+  auto* d =
+      app.add_subcommand("dump", "every record as CSV on stdout (good ones in seq order, then what follows a break)");
   d->add_option("dir", dir, "journal directory (or a repair backup directory)")->required();
   d->add_option("--from", from, "first good seq to print");
   d->add_option("--to", to, "last good seq to print");

@@ -40,10 +40,8 @@ struct ReplaySink {
 
   void on_report(const engine::ExecReport& r) {
     ++by_report_type[static_cast<std::size_t>(r.type) & 7u];
-    if (r.reason != engine::RejectReason::kNone)
-      ++by_reject_reason[static_cast<std::size_t>(r.reason) & 511u];
-    if (r.type == engine::ReportType::kCancelled)
-      ++by_cancel_reason[static_cast<std::size_t>(r.cancel_reason) & 7u];
+    if (r.reason != engine::RejectReason::kNone) ++by_reject_reason[static_cast<std::size_t>(r.reason) & 511u];
+    if (r.type == engine::ReportType::kCancelled) ++by_cancel_reason[static_cast<std::size_t>(r.cancel_reason) & 7u];
     if (keep_reports) reports.push_back(r);
   }
   void on_market_data(const engine::MdEvent& m) {
@@ -69,8 +67,7 @@ void print_counts(const ReplaySink& s) {
   for (std::size_t r = 1; r < s.by_reject_reason.size(); ++r) {
     if (s.by_reject_reason[r] == 0) continue;
     const auto reason = static_cast<engine::RejectReason>(r);
-    std::printf("%s %s (%zu) %llu", any ? "," : "", workload::name_of(reason).c_str(), r,
-                n(s.by_reject_reason[r]));
+    std::printf("%s %s (%zu) %llu", any ? "," : "", workload::name_of(reason).c_str(), r, n(s.by_reject_reason[r]));
     any = true;
   }
   std::printf("%s\n", any ? "" : " none");
@@ -91,8 +88,8 @@ int run(const Options& opt) {
   const workload::Workload wl = workload::read_workload(opt.input);
   const core::TscClock& clock = core::TscClock::global();
   std::printf("%s: workload %s seed %llu scale %g: %zu instruments, %zu requests\n", opt.input.c_str(),
-              std::string(workload::to_string(wl.kind)).c_str(), static_cast<unsigned long long>(wl.seed),
-              wl.scale, wl.config.instruments.size(), wl.requests.size());
+              std::string(workload::to_string(wl.kind)).c_str(), static_cast<unsigned long long>(wl.seed), wl.scale,
+              wl.config.instruments.size(), wl.requests.size());
 
   std::unique_ptr<workload::CsvFileWriter> report_csv;
   std::unique_ptr<workload::CsvFileWriter> md_csv;
@@ -143,8 +140,7 @@ int run(const Options& opt) {
   std::printf("messages: %.0f (%u pass%s)\n", messages, opt.repeat, opt.repeat == 1 ? "" : "es");
   std::printf("throughput: %.2f M msgs/s inside process(); %.2f M msgs/s for the whole loop (stamps%s)\n",
               busy_seconds > 0 ? messages / busy_seconds * 1e-6 : 0.0,
-              wall_seconds > 0 ? messages / wall_seconds * 1e-6 : 0.0,
-              report_csv || md_csv ? ", CSV output" : "");
+              wall_seconds > 0 ? messages / wall_seconds * 1e-6 : 0.0, report_csv || md_csv ? ", CSV output" : "");
   const auto ns = [&](std::uint64_t ticks) {
     return static_cast<long long>(clock.to_ns(static_cast<std::int64_t>(ticks)));
   };

@@ -36,16 +36,19 @@ namespace {
 std::unique_ptr<nanotick::telemetry::Writer> open_telemetry(const std::string& dir,
                                                             const nanotick::trading::TraderConfig& config) {
   const std::string& name = config.name;
-  const bool usable = !name.empty() && name.size() <= 63 && name.find_first_not_of(
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos &&
-      name.front() != '.';
+  const bool usable = !name.empty() && name.size() <= 63 &&
+                      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                          std::string::npos &&
+                      name.front() != '.';
   if (!usable)
     throw std::invalid_argument("--telemetry: the trader's name '" + name + "' ([trader] name in " + config.source +
                                 ") cannot name its telemetry file: use 1..63 letters, digits, '.', '_' or '-', "
                                 "not starting with '.'");
   if (name == "exchange")
-    throw std::invalid_argument("--telemetry: a trader named 'exchange' would overwrite the exchange's telemetry "
-                                "file: rename it ([trader] name in " + config.source + ")");
+    throw std::invalid_argument(
+        "--telemetry: a trader named 'exchange' would overwrite the exchange's telemetry "
+        "file: rename it ([trader] name in " +
+        config.source + ")");
   return std::make_unique<nanotick::telemetry::Writer>(
       nanotick::telemetry::WriterOptions{.path = dir + "/" + name + ".ntt", .process_name = name});
 }
@@ -60,7 +63,9 @@ struct EngineLog {
 
   void operator()(const nanotick::trading::TraderStatus& s) const {
     using nanotick::core::LogFullPolicy, nanotick::core::LogLevel, nanotick::trading::TraderStatus;
-    s.apply([&](const auto&... v) { NT_LOG_WITH(log, LogLevel::kInfo, LogFullPolicy::kDrop, TraderStatus::kFormat, v...); });
+    s.apply([&](const auto&... v) {
+      NT_LOG_WITH(log, LogLevel::kInfo, LogFullPolicy::kDrop, TraderStatus::kFormat, v...);
+    });
   }
   void operator()(const nanotick::trading::SessionEnd& e) const {
     using nanotick::core::LogFullPolicy, nanotick::core::LogLevel, nanotick::trading::SessionEnd;
@@ -69,7 +74,9 @@ struct EngineLog {
         NT_LOG_WITH(log, LogLevel::kWarn, LogFullPolicy::kDrop, SessionEnd::kRetryFormat, v..., e.retry_in_ms);
       });
     } else {
-      e.apply([&](const auto&... v) { NT_LOG_WITH(log, LogLevel::kWarn, LogFullPolicy::kDrop, SessionEnd::kFormat, v...); });
+      e.apply([&](const auto&... v) {
+        NT_LOG_WITH(log, LogLevel::kWarn, LogFullPolicy::kDrop, SessionEnd::kFormat, v...);
+      });
     }
   }
 };
@@ -95,10 +102,10 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
       log_line("warning: cannot pin to cpu " + std::to_string(engine_runner.cpu) + ": " + ec.message());
   }
   log_line(std::string("trading ") + std::string(trading::to_string(config.strategy)) + " on " +
-           std::to_string(config.traded_instruments()) + " of " + std::to_string(config.instruments.instruments.size()) +
-           " instruments as client " + std::to_string(config.session.client_id) + ", exchange " +
-           config.session.exchange.to_string() + ", market data " + config.market_data.incremental + " + " +
-           config.market_data.snapshot);
+           std::to_string(config.traded_instruments()) + " of " +
+           std::to_string(config.instruments.instruments.size()) + " instruments as client " +
+           std::to_string(config.session.client_id) + ", exchange " + config.session.exchange.to_string() +
+           ", market data " + config.market_data.incremental + " + " + config.market_data.snapshot);
   log_line("ready");
   const auto start = std::chrono::steady_clock::now();
   const auto limit = std::chrono::duration<double>(duration_s);
@@ -156,7 +163,8 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
 int main(int argc, char** argv) {
   set_log_name("nanotick-trader");
   using namespace nanotick::trading;
-  CLI::App app{"A nanotick trading client: market data, order entry, one strategy under risk limits", "nanotick-trader"};
+  CLI::App app{"A nanotick trading client: market data, order entry, one strategy under risk limits",
+               "nanotick-trader"};
   std::string config_path;
   double duration_s = 0;
   app.add_option("--config,-c", config_path, "trader config (TOML; docs/TRADER.md)")->required();
@@ -188,9 +196,11 @@ int main(int argc, char** argv) {
     ProcessLog process_log("nanotick-trader[" + config.name + "]");
     switch (config.strategy) {
       case StrategyKind::kMarketMaker:
-        return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir, counters_path);
+        return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir,
+                     counters_path);
       case StrategyKind::kLiquidityTaker:
-        return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir, counters_path);
+        return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir,
+                     counters_path);
       case StrategyKind::kRandom:
         return trade(config, RandomStrategy(config.strategy_params, config.seed), duration_s, book_dump_path,
                      telemetry_dir, counters_path);

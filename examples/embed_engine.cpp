@@ -30,8 +30,8 @@ static void expect(bool ok, const char* what) {
 
 int main() {
   ne::EngineConfig config;
-  config.instruments.push_back(ne::InstrumentConfig{.symbol = "ACME", .tick_size = 1, .min_price = 1,
-                                                    .max_price = 100'000, .max_orders = 1024, .max_levels = 256});
+  config.instruments.push_back(ne::InstrumentConfig{
+      .symbol = "ACME", .tick_size = 1, .min_price = 1, .max_price = 100'000, .max_orders = 1024, .max_levels = 256});
   PrintFills sink;
   ne::MatchingEngine<PrintFills> engine(config, sink);  // allocates everything here, never again
 

@@ -10,8 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    (void)nanotick::exchange::parse_exchange_config(
-        std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.toml");
+    (void)nanotick::exchange::parse_exchange_config(std::string_view(reinterpret_cast<const char*>(data), size),
+                                                    "fuzz.toml");
   } catch (const nanotick::config::ConfigError&) {
   }
   return 0;

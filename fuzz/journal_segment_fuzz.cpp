@@ -54,7 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     second_seq = h.first_seq;
   }
   write_file(dir + "/" + nx::segment_file_name(1), data, first);
-  if (first < size && second_seq > 1) write_file(dir + "/" + nx::segment_file_name(second_seq), data + first, size - first);
+  if (first < size && second_seq > 1)
+    write_file(dir + "/" + nx::segment_file_name(second_seq), data + first, size - first);
 
   constexpr std::uint64_t kFingerprint = 0x5eed;
   const nx::JournalScan scan = nx::scan_journal(dir, kFingerprint);

@@ -14,8 +14,9 @@
 #include "telemetry/file_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::string path = (std::filesystem::exists("/dev/shm") ? std::string("/dev/shm") : std::string("/tmp")) +
-                                  "/nanotick-fuzz-telemetry-" + std::to_string(::getpid()) + ".ntt";
+  static const std::string path =
+      (std::filesystem::exists("/dev/shm") ? std::string("/dev/shm") : std::string("/tmp")) +
+      "/nanotick-fuzz-telemetry-" + std::to_string(::getpid()) + ".ntt";
   {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

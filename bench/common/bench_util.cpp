@@ -72,8 +72,8 @@ Args parse_args(int argc, char** argv) {
 
 void pin_or_warn(int cpu) {
   if (auto ec = core::pin_current_thread(cpu))
-    std::fprintf(stderr, "warning: could not pin thread to CPU %d: %s (numbers will be noisier)\n",
-                 cpu, ec.message().c_str());
+    std::fprintf(stderr, "warning: could not pin thread to CPU %d: %s (numbers will be noisier)\n", cpu,
+                 ec.message().c_str());
 }
 
 void print_machine_header(const char* bench_name) {
@@ -88,10 +88,8 @@ void print_machine_header(const char* bench_name) {
   std::printf("## %s\n\n", bench_name);
   std::printf("- CPU: %s, %d CPUs allowed\n", cpu_model().c_str(), core::allowed_cpu_count());
   if (clock.uses_tsc())
-    std::printf("- clock: invariant TSC calibrated at %.3f GHz against steady_clock\n",
-                clock.ticks_per_ns());
-  else
-    std::printf("- clock: steady_clock (TSC not invariant here)\n");
+    std::printf("- clock: invariant TSC calibrated at %.3f GHz against steady_clock\n", clock.ticks_per_ns());
+  else std::printf("- clock: steady_clock (TSC not invariant here)\n");
   std::printf("- kernel: %s %s; build: %s\n\n", u.sysname, u.release, build);
   std::fflush(stdout);
 }
@@ -119,8 +117,7 @@ std::string format_ratio(double ratio) {
   return buf;
 }
 
-void print_latency_table(std::string_view title, const std::vector<LatencyRow>& rows,
-                         std::string_view baseline_name) {
+void print_latency_table(std::string_view title, const std::vector<LatencyRow>& rows, std::string_view baseline_name) {
   const auto* base = find_row(rows, baseline_name);
   const double base_p50 = base ? static_cast<double>(base->percentile(50)) : 0.0;
   std::printf("### %.*s (ns)\n\n", static_cast<int>(title.size()), title.data());
@@ -129,8 +126,7 @@ void print_latency_table(std::string_view title, const std::vector<LatencyRow>& 
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     const auto& h = r.ns;
-    const std::string ratio =
-        base_p50 > 0 ? format_ratio(static_cast<double>(h.percentile(50)) / base_p50) : "n/a";
+    const std::string ratio = base_p50 > 0 ? format_ratio(static_cast<double>(h.percentile(50)) / base_p50) : "n/a";
     std::printf("| %s | %llu | %s | %s | %s | %s | %s | %s | %s |\n", r.name.c_str(),
                 static_cast<unsigned long long>(h.count()), format_ns(h.mean()).c_str(),
                 format_ns(static_cast<double>(h.percentile(50))).c_str(),
@@ -149,13 +145,11 @@ void print_throughput_table(std::string_view title, const std::vector<Throughput
   for (const auto& r : rows)
     if (r.name == baseline_name) base = r.per_second;
   std::printf("### %.*s\n\n", static_cast<int>(title.size()), title.data());
-  std::printf("| impl | M ops/s | vs %.*s |\n|---|---:|---:|\n",
-              static_cast<int>(baseline_name.size()), baseline_name.data());
+  std::printf("| impl | M ops/s | vs %.*s |\n|---|---:|---:|\n", static_cast<int>(baseline_name.size()),
+              baseline_name.data());
   for (const auto& r : rows) {
-    if (base > 0)
-      std::printf("| %s | %.2f | %.2fx |\n", r.name.c_str(), r.per_second / 1e6, r.per_second / base);
-    else
-      std::printf("| %s | %.2f | n/a |\n", r.name.c_str(), r.per_second / 1e6);
+    if (base > 0) std::printf("| %s | %.2f | %.2fx |\n", r.name.c_str(), r.per_second / 1e6, r.per_second / base);
+    else std::printf("| %s | %.2f | n/a |\n", r.name.c_str(), r.per_second / 1e6);
   }
   std::printf("\n");
   std::fflush(stdout);

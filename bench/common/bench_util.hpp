@@ -33,8 +33,7 @@ struct LatencyRow {
   core::LatencyHistogram ns;  // samples in nanoseconds
 };
 // impl | samples | mean | p50 | p90 | p99 | p99.9 | max | p50 vs <baseline>
-void print_latency_table(std::string_view title, const std::vector<LatencyRow>& rows,
-                         std::string_view baseline_name);
+void print_latency_table(std::string_view title, const std::vector<LatencyRow>& rows, std::string_view baseline_name);
 
 struct ThroughputRow {
   std::string name;

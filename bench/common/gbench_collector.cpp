@@ -21,8 +21,7 @@ void initialize_gbench(char* argv0, const GbenchSettings& settings) {
 void Collector::ReportRuns(const std::vector<Run>& runs) {
   for (const Run& r : runs) {
     if (r.error_occurred) {
-      std::fprintf(stderr, "%s: %s failed: %s\n", program_, r.benchmark_name().c_str(),
-                   r.error_message.c_str());
+      std::fprintf(stderr, "%s: %s failed: %s\n", program_, r.benchmark_name().c_str(), r.error_message.c_str());
       std::exit(1);
     }
     if (r.run_type != Run::RT_Iteration || r.iterations == 0) continue;

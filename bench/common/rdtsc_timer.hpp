@@ -33,8 +33,7 @@ NT_ALWAYS_INLINE std::uint64_t stamp_end() noexcept {
 }
 
 // TSC ticks from t0 to t1, in nanoseconds, as a histogram sample.
-NT_ALWAYS_INLINE std::uint64_t elapsed_ns(const core::TscClock& clock, std::uint64_t t0,
-                                          std::uint64_t t1) noexcept {
+NT_ALWAYS_INLINE std::uint64_t elapsed_ns(const core::TscClock& clock, std::uint64_t t0, std::uint64_t t1) noexcept {
   return static_cast<std::uint64_t>(clock.to_ns(static_cast<std::int64_t>(t1 - t0)));
 }
 

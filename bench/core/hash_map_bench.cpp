@@ -237,8 +237,7 @@ int main(int argc, char** argv) {
   nb::print_machine_header("hash_map_bench: IntHashMap vs std::unordered_map, absl::flat_hash_map (u64 -> u64)");
   nb::pin_or_warn(args.cpu_a);  // after the header, so it reports the CPUs the process may use
 
-  const nb::GbenchSettings gbench = args.quick ? nb::GbenchSettings{0.01, 1, 0.005}
-                                                : nb::GbenchSettings{0.05, 3, 0.02};
+  const nb::GbenchSettings gbench = args.quick ? nb::GbenchSettings{0.01, 1, 0.005} : nb::GbenchSettings{0.05, 3, 0.02};
   nb::initialize_gbench(argv[0], gbench);
 
   std::vector<std::size_t> sizes = {1'000, 100'000};
@@ -289,11 +288,12 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("### ns per operation, median of %d run%s (± half the spread); speedup = peer ns / IntHashMap ns "
-              "(default fmix64 hash; the Fibonacci-hash column is the option for trusted sequential ids)\n\n",
-              gbench.repetitions, gbench.repetitions == 1 ? "" : "s");
-  std::printf("| keys | size | op | %s | %s | %s | %s | vs std | vs absl |\n", Ours::kName, OursFib::kName,
-              Std::kName, Absl::kName);
+  std::printf(
+      "### ns per operation, median of %d run%s (± half the spread); speedup = peer ns / IntHashMap ns "
+      "(default fmix64 hash; the Fibonacci-hash column is the option for trusted sequential ids)\n\n",
+      gbench.repetitions, gbench.repetitions == 1 ? "" : "s");
+  std::printf("| keys | size | op | %s | %s | %s | %s | vs std | vs absl |\n", Ours::kName, OursFib::kName, Std::kName,
+              Absl::kName);
   std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
   for (Pattern p : patterns) {
     for (std::size_t n : sizes) {
@@ -303,16 +303,15 @@ int main(int argc, char** argv) {
         const nb::Result s = collector.result(bench_name(p, n, op, Std::kName));
         const nb::Result a = collector.result(bench_name(p, n, op, Absl::kName));
         std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", pattern_name(p), size_label(n).c_str(), op,
-                    nb::format_result(o, 1).c_str(), nb::format_result(f, 1).c_str(),
-                    nb::format_result(s, 1).c_str(), nb::format_result(a, 1).c_str(),
-                    nb::format_ratio(s.median_ns / o.median_ns).c_str(),
+                    nb::format_result(o, 1).c_str(), nb::format_result(f, 1).c_str(), nb::format_result(s, 1).c_str(),
+                    nb::format_result(a, 1).c_str(), nb::format_ratio(s.median_ns / o.median_ns).c_str(),
                     nb::format_ratio(a.median_ns / o.median_ns).c_str());
       }
     }
   }
   std::printf("\n");
-  const std::string title = "find (hit) latency per call, " + size_label(sizes.back()) +
-                            " random keys, random order (includes timer floor)";
+  const std::string title =
+      "find (hit) latency per call, " + size_label(sizes.back()) + " random keys, random order (includes timer floor)";
   nb::print_latency_table(title, latency_rows, Std::kName);
   std::printf("checksum: %llu\n", static_cast<unsigned long long>(checksum));
   benchmark::Shutdown();

@@ -17,10 +17,10 @@
 // (log N as fast as possible, until the back end has written them all).
 // Output goes to files in a temporary directory, removed at the end.
 // Peers linked: spdlog (bench/CMakeLists.txt), boost headers.
-#include <boost/lockfree/spsc_queue.hpp>
 #include <spdlog/async.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
+#include <boost/lockfree/spsc_queue.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -175,8 +175,7 @@ void measure_case(const Plan& plan, CaseRows& out, int which, const char* name, 
 
 void measure_floor(const Plan& plan, CaseRows& out) {
   for (int which = 0; which < 3; ++which)
-    measure_case(plan, out, which, "timing floor (empty)",
-                 [](int i) { asm volatile("" : : "r"(i) : "memory"); });
+    measure_case(plan, out, which, "timing floor (empty)", [](int i) { asm volatile("" : : "r"(i) : "memory"); });
 }
 
 // Our logger with its back end pinned on `cpu`, unpinned (with a warning) if
@@ -202,12 +201,11 @@ void run_nanotick(const Plan& plan, const nb::Args& args, const std::string& dir
     nc::Logger& log = *logger;
     const std::string& s = long_string();
     measure_case(plan, rows, 0, "nanotick", [&](int i) { NT_LOG_INFO(log, "int={}", i); });
-    measure_case(plan, rows, 1, "nanotick",
-                 [&](int i) { NT_LOG_INFO(log, "int={} double={}", i, i * 0.5 + 0.25); });
+    measure_case(plan, rows, 1, "nanotick", [&](int i) { NT_LOG_INFO(log, "int={} double={}", i, i * 0.5 + 0.25); });
     measure_case(plan, rows, 2, "nanotick", [&](int) { NT_LOG_INFO(log, "str={}", s); });
     log.stop();
-    if (log.dropped() != 0) std::fprintf(stderr, "warning: nanotick dropped %llu records\n",
-                                         static_cast<unsigned long long>(log.dropped()));
+    if (log.dropped() != 0)
+      std::fprintf(stderr, "warning: nanotick dropped %llu records\n", static_cast<unsigned long long>(log.dropped()));
   }
   auto logger = open_logger(dir + "/nanotick_tput.log", args.cpu_b);
   nc::Logger& log = *logger;
@@ -239,8 +237,7 @@ void run_spdlog(const Plan& plan, const nb::Args& args, const std::string& dir, 
     auto logger = make_spdlog(dir + "/spdlog.log", pool);
     const std::string& s = long_string();
     measure_case(plan, rows, 0, "spdlog async", [&](int i) { logger->info("int={}", i); });
-    measure_case(plan, rows, 1, "spdlog async",
-                 [&](int i) { logger->info("int={} double={}", i, i * 0.5 + 0.25); });
+    measure_case(plan, rows, 1, "spdlog async", [&](int i) { logger->info("int={} double={}", i, i * 0.5 + 0.25); });
     measure_case(plan, rows, 2, "spdlog async", [&](int) { logger->info("str={}", s); });
   }  // the pool's destructor processes every queued message, then joins
   const auto t0 = std::chrono::steady_clock::now();
@@ -260,8 +257,7 @@ void run_naive(const Plan& plan, const nb::Args& args, const std::string& dir, C
     NaiveCharLogger log(dir + "/naive.log", args.cpu_b);
     const std::string& s = long_string();
     measure_case(plan, rows, 0, "naive chars", [&](int i) { log.log("int={}", i); });
-    measure_case(plan, rows, 1, "naive chars",
-                 [&](int i) { log.log("int={} double={}", i, i * 0.5 + 0.25); });
+    measure_case(plan, rows, 1, "naive chars", [&](int i) { log.log("int={} double={}", i, i * 0.5 + 0.25); });
     measure_case(plan, rows, 2, "naive chars", [&](int) { log.log("str={}", s); });
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -281,8 +277,7 @@ int main(int argc, char** argv) {
   nb::pin_or_warn(args.cpu_a);
   const Plan plan = args.quick ? Plan{5, 20, 20'000} : Plan{100, 1500, 1'000'000};
 
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("nanotick_logger_bench_" + std::to_string(::getpid()));
+  const auto dir = std::filesystem::temp_directory_path() / ("nanotick_logger_bench_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   int rc = 0;
   try {
@@ -293,17 +288,16 @@ int main(int argc, char** argv) {
     run_spdlog(plan, args, dir.string(), rows, tput);
     run_naive(plan, args, dir.string(), rows, tput);
 
-    std::printf("Bursts of %d calls, random 50-500 us pauses; producer on CPU %d, back ends on CPU %d.\n\n",
-                kBurst, args.cpu_a, args.cpu_b);
+    std::printf("Bursts of %d calls, random 50-500 us pauses; producer on CPU %d, back ends on CPU %d.\n\n", kBurst,
+                args.cpu_a, args.cpu_b);
     const char* cases[3] = {"one int", "int + double", "128-char string"};
     for (int which = 0; which < 3; ++which) {
-      nb::print_latency_table(std::string("hot path, each call timed: ") + cases[which],
-                              rows.rows[which][0], "spdlog async");
-      nb::print_latency_table(std::string("hot path, burst time / 100 calls: ") + cases[which],
-                              rows.rows[which][1], "spdlog async");
+      nb::print_latency_table(std::string("hot path, each call timed: ") + cases[which], rows.rows[which][0],
+                              "spdlog async");
+      nb::print_latency_table(std::string("hot path, burst time / 100 calls: ") + cases[which], rows.rows[which][1],
+                              "spdlog async");
     }
-    nb::print_throughput_table("end to end: records/s logged and written (int + double)", tput,
-                               "spdlog async");
+    nb::print_throughput_table("end to end: records/s logged and written (int + double)", tput, "spdlog async");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "logger_bench: %s\n", e.what());
     rc = 1;

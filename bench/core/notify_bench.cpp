@@ -59,8 +59,7 @@ using core::BusySpinIdle;
 }
 
 long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value) {
-  return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), op, value, nullptr, nullptr,
-                   0);
+  return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), op, value, nullptr, nullptr, 0);
 }
 
 // Returns once `word` holds `want`; while it holds another value `seen`,
@@ -318,8 +317,8 @@ RunResult measure(const Args& args, Mode mode, Counts counts, MechArgs&&... mech
   });
   if (consumer.pin_error() && !g_consumer_pin_warned) {
     g_consumer_pin_warned = true;
-    std::fprintf(stderr, "warning: could not pin the consumer to CPU %d: %s (numbers will be noisier)\n",
-                 args.cpu_b, consumer.pin_error().message().c_str());
+    std::fprintf(stderr, "warning: could not pin the consumer to CPU %d: %s (numbers will be noisier)\n", args.cpu_b,
+                 consumer.pin_error().message().c_str());
   }
 
   timespec deadline{};
@@ -352,8 +351,7 @@ struct Table {
 };
 
 template <typename Mech, typename... MechArgs>
-void add_row(Table& table, const char* name, const Args& args, Mode mode, Counts counts,
-             MechArgs&&... mech_args) {
+void add_row(Table& table, const char* name, const Args& args, Mode mode, Counts counts, MechArgs&&... mech_args) {
   try {
     RunResult r = measure<Mech>(args, mode, counts, std::forward<MechArgs>(mech_args)...);
     if (r.negative > 0) {
@@ -372,14 +370,12 @@ void run_latency_table(const Args& args, Mode mode, Counts counts, const char* t
   add_row<PolledSequence<core::BusySpinIdle>>(table, "busy-spin", args, mode, counts);
   // A long timeout, so that every wake-up is a signal; then none at all (a timed
   // FUTEX_WAIT arms a kernel timer, which costs a little on every sleep).
-  add_row<PolledSequence<core::BlockingIdle>>(table, "nanotick BlockingIdle (100 ms timeout)", args,
-                                              mode, counts, 100ms);
-  add_row<PolledSequence<core::BlockingIdle>>(table, "nanotick BlockingIdle (no timeout)", args,
-                                              mode, counts, core::BlockingIdle::kNoTimeout);
-  add_row<PolledSequence<core::BackoffIdle>>(table, "nanotick BackoffIdle (default)", args, mode,
-                                             counts);
-  add_row<PolledSequence<core::YieldIdle>>(table, "nanotick YieldIdle (sched_yield)", args, mode,
-                                           counts);
+  add_row<PolledSequence<core::BlockingIdle>>(table, "nanotick BlockingIdle (100 ms timeout)", args, mode, counts,
+                                              100ms);
+  add_row<PolledSequence<core::BlockingIdle>>(table, "nanotick BlockingIdle (no timeout)", args, mode, counts,
+                                              core::BlockingIdle::kNoTimeout);
+  add_row<PolledSequence<core::BackoffIdle>>(table, "nanotick BackoffIdle (default)", args, mode, counts);
+  add_row<PolledSequence<core::YieldIdle>>(table, "nanotick YieldIdle (sched_yield)", args, mode, counts);
   add_row<RawFutex>(table, "futex (raw syscall)", args, mode, counts);
   add_row<AtomicWaitNotify>(table, "std::atomic wait/notify", args, mode, counts);
   add_row<EventFd>(table, "eventfd", args, mode, counts);
@@ -404,12 +400,11 @@ class CollectingReporter final : public benchmark::BenchmarkReporter {
   bool ReportContext(const Context& /*context*/) override { return true; }
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const auto& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration ||
-          run.real_accumulated_time <= 0) {
+      if (run.error_occurred || run.run_type != Run::RT_Iteration || run.real_accumulated_time <= 0) {
         continue;
       }
-      rows.push_back(ThroughputRow{run.benchmark_name(), static_cast<double>(run.iterations) /
-                                                             run.real_accumulated_time});
+      rows.push_back(
+          ThroughputRow{run.benchmark_name(), static_cast<double>(run.iterations) / run.real_accumulated_time});
     }
   }
   std::vector<ThroughputRow> rows;
@@ -455,21 +450,19 @@ void register_post_cost_benchmarks() {
       mech.post(0);
     }
   });
-  benchmark::RegisterBenchmark("std::condition_variable (lock, set, notify_one)",
-                               [](benchmark::State& state) {
-                                 CondVar mech;
-                                 std::uint64_t n = 0;
-                                 for (auto _ : state) {
-                                   mech.post(++n);
-                                 }
-                               });
+  benchmark::RegisterBenchmark("std::condition_variable (lock, set, notify_one)", [](benchmark::State& state) {
+    CondVar mech;
+    std::uint64_t n = 0;
+    for (auto _ : state) {
+      mech.post(++n);
+    }
+  });
 }
 
 void run_post_cost_table(const Args& args) {
   register_post_cost_benchmarks();
   std::vector<std::string> storage = {"notify_bench",
-                                      args.quick ? "--benchmark_min_time=0.01"
-                                                 : "--benchmark_min_time=0.2"};
+                                      args.quick ? "--benchmark_min_time=0.01" : "--benchmark_min_time=0.2"};
   std::vector<char*> argv;
   for (auto& s : storage) {
     argv.push_back(s.data());
@@ -479,8 +472,8 @@ void run_post_cost_table(const Args& args) {
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  print_throughput_table("Producer-side cost of one post while nobody sleeps (one thread)",
-                         reporter.rows, "busy-spin (atomic store)");
+  print_throughput_table("Producer-side cost of one post while nobody sleeps (one thread)", reporter.rows,
+                         "busy-spin (atomic store)");
   std::printf(
       "- A POSIX message queue is left out here: without a receiver it fills after mq_maxmsg "
       "posts and mq_send blocks.\n\n");
@@ -503,8 +496,7 @@ int main(int argc, char** argv) {
       "mechanism; back-to-back: %llu posts (+%llu warm-up). A spinning or yielding consumer keeps "
       "its whole CPU busy while it waits: on a 2-core machine that is half the machine.\n\n",
       args.cpu_a, args.cpu_b, static_cast<unsigned long long>(periodic.samples),
-      static_cast<unsigned long long>(periodic.warmup),
-      static_cast<unsigned long long>(back_to_back.samples),
+      static_cast<unsigned long long>(periodic.warmup), static_cast<unsigned long long>(back_to_back.samples),
       static_cast<unsigned long long>(back_to_back.warmup));
   std::fflush(stdout);
 

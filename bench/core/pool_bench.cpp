@@ -39,8 +39,7 @@ namespace nc = nanotick::core;
 
 // An order as a venue would keep it: 64 bytes, one cache line.
 struct Order {
-  Order(std::uint64_t id_, std::int64_t price_, std::uint32_t qty_)
-      : id(id_), price(price_), qty(qty_), leaves(qty_) {}
+  Order(std::uint64_t id_, std::int64_t price_, std::uint32_t qty_) : id(id_), price(price_), qty(qty_), leaves(qty_) {}
   std::uint64_t id;
   std::int64_t price;
   std::uint32_t qty;
@@ -210,8 +209,7 @@ int main(int argc, char** argv) {
   nb::print_machine_header("pool_bench: ObjectPool vs malloc, new/delete, mimalloc (64-byte order)");
   nb::pin_or_warn(args.cpu_a);  // after the header, so it reports the CPUs the process may use
 
-  const nb::GbenchSettings gbench = args.quick ? nb::GbenchSettings{0.01, 1, 0.005}
-                                                : nb::GbenchSettings{0.2, 5, 0.05};
+  const nb::GbenchSettings gbench = args.quick ? nb::GbenchSettings{0.01, 1, 0.005} : nb::GbenchSettings{0.2, 5, 0.05};
   nb::initialize_gbench(argv[0], gbench);
 
   const std::vector<Scenario> scenarios = {
@@ -243,8 +241,10 @@ int main(int argc, char** argv) {
   keep_mi.clear();
 
   const char* impls[] = {PoolAlloc::kName, MallocAlloc::kName, NewDeleteAlloc::kName, MiAlloc::kName};
-  std::printf("### alloc+free throughput: ns per pair, median of %d run%s (± half the spread); speedup = malloc ns / impl ns\n\n",
-              gbench.repetitions, gbench.repetitions == 1 ? "" : "s");
+  std::printf(
+      "### alloc+free throughput: ns per pair, median of %d run%s (± half the spread); speedup = malloc ns / impl "
+      "ns\n\n",
+      gbench.repetitions, gbench.repetitions == 1 ? "" : "s");
   std::printf("| impl |");
   for (const auto& s : scenarios) std::printf(" %s: ns/pair | vs malloc |", s.label.c_str());
   std::printf("\n|---|");
@@ -255,7 +255,8 @@ int main(int argc, char** argv) {
     for (const auto& s : scenarios) {
       const nb::Result r = collector.result(s.label + "/" + impl);
       const nb::Result base = collector.result(s.label + "/" + MallocAlloc::kName);
-      std::printf(" %s | %s |", nb::format_result(r, 2).c_str(), nb::format_ratio(base.median_ns / r.median_ns).c_str());
+      std::printf(" %s | %s |", nb::format_result(r, 2).c_str(),
+                  nb::format_ratio(base.median_ns / r.median_ns).c_str());
     }
     std::printf("\n");
   }

@@ -126,8 +126,8 @@ std::uint64_t calibrate_work(double target_ns) {
 
 void warn_pin(const nc::NamedThread& t) {
   if (t.pin_error()) {
-    std::fprintf(stderr, "warning: could not pin %s to CPU %d: %s (numbers will be noisier)\n",
-                 t.name().c_str(), t.cpu(), t.pin_error().message().c_str());
+    std::fprintf(stderr, "warning: could not pin %s to CPU %d: %s (numbers will be noisier)\n", t.name().c_str(),
+                 t.cpu(), t.pin_error().message().c_str());
   }
 }
 
@@ -171,8 +171,7 @@ double measure_throughput(const nb::Args& args, std::uint64_t n, std::uint64_t w
   consumer.join();
   if (sum != n * (n + 1) / 2) {
     std::fprintf(stderr, "error: consumer sum mismatch (%llu != %llu): the queue lost items\n",
-                 static_cast<unsigned long long>(sum),
-                 static_cast<unsigned long long>(n * (n + 1) / 2));
+                 static_cast<unsigned long long>(sum), static_cast<unsigned long long>(n * (n + 1) / 2));
     std::exit(1);
   }
   const auto ns = clock.to_ns(static_cast<std::int64_t>(end_ticks - start_ticks));
@@ -213,8 +212,7 @@ void measure_round_trip(const nb::Args& args, int warmup, int samples, nc::Laten
 }
 
 // The floor: one cache line each way per round trip, nothing else.
-void measure_ping_pong_floor(const nb::Args& args, int warmup, int samples,
-                             nc::LatencyHistogram& out) {
+void measure_ping_pong_floor(const nb::Args& args, int warmup, int samples, nc::LatencyHistogram& out) {
   struct Lines {
     alignas(nc::kCacheLine) std::atomic<std::uint64_t> ping{0};
     alignas(nc::kCacheLine) std::atomic<std::uint64_t> pong{0};
@@ -256,8 +254,8 @@ struct ThroughputCase {
   std::vector<double> per_repeat;
 };
 
-void run_throughput_section(const char* title, std::vector<ThroughputCase>& cases,
-                            std::uint64_t n, std::uint64_t work_iters, int repeats) {
+void run_throughput_section(const char* title, std::vector<ThroughputCase>& cases, std::uint64_t n,
+                            std::uint64_t work_iters, int repeats) {
   for (auto& c : cases) {
     (void)c.run(std::max<std::uint64_t>(n / 10, 1000), work_iters);  // warm-up, discarded
   }
@@ -271,13 +269,11 @@ void run_throughput_section(const char* title, std::vector<ThroughputCase>& case
     rows.push_back({c.name, spread_of(c.per_repeat).median});
   }
   nb::print_throughput_table(title, rows, kBoost);
-  std::printf("Spread across %d repeats of %llu items (M items/s):\n\n", repeats,
-              static_cast<unsigned long long>(n));
+  std::printf("Spread across %d repeats of %llu items (M items/s):\n\n", repeats, static_cast<unsigned long long>(n));
   std::printf("| impl | median | min | max |\n|---|---:|---:|---:|\n");
   for (const auto& c : cases) {
     const Spread s = spread_of(c.per_repeat);
-    std::printf("| %s | %.2f | %.2f | %.2f |\n", c.name.c_str(), s.median / 1e6, s.min / 1e6,
-                s.max / 1e6);
+    std::printf("| %s | %.2f | %.2f | %.2f |\n", c.name.c_str(), s.median / 1e6, s.min / 1e6, s.max / 1e6);
   }
   std::printf("\n");
   std::fflush(stdout);
@@ -285,9 +281,8 @@ void run_throughput_section(const char* title, std::vector<ThroughputCase>& case
 
 template <typename Q>
 ThroughputCase throughput_case(const char* name, const nb::Args& args) {
-  return {name, [&args](std::uint64_t n, std::uint64_t work_iters) {
-            return measure_throughput<Q>(args, n, work_iters);
-          }};
+  return {name,
+          [&args](std::uint64_t n, std::uint64_t work_iters) { return measure_throughput<Q>(args, n, work_iters); }};
 }
 
 std::vector<ThroughputCase> throughput_cases(const nb::Args& args) {
@@ -312,8 +307,7 @@ struct LatencyCase {
 
 template <typename Q>
 LatencyCase latency_case(const char* name, const nb::Args& args) {
-  return {name,
-          [&args](int warmup, int samples, nc::LatencyHistogram& out) {
+  return {name, [&args](int warmup, int samples, nc::LatencyHistogram& out) {
             measure_round_trip<Q>(args, warmup, samples, out);
           }};
 }
@@ -325,22 +319,21 @@ int main(int argc, char** argv) {
   nb::print_machine_header("ring_bench");
   nb::pin_or_warn(args.cpu_a);
 
-  const Plan plan = args.quick ? Plan{200'000, 50'000, 1'000, 20'000, 3}
-                               : Plan{10'000'000, 2'000'000, 20'000, 200'000, 5};
+  const Plan plan =
+      args.quick ? Plan{200'000, 50'000, 1'000, 20'000, 3} : Plan{10'000'000, 2'000'000, 20'000, 200'000, 5};
   const std::uint64_t work_iters = calibrate_work(kWorkNs);
-  std::printf("8-byte items, capacity %zu, producer/pinger on CPU %d, consumer/ponger on CPU %d; "
-              "%d repeats per measurement%s.\n\n",
-              kCapacity, args.cpu_a, args.cpu_b, plan.repeats, args.quick ? " (--quick)" : "");
+  std::printf(
+      "8-byte items, capacity %zu, producer/pinger on CPU %d, consumer/ponger on CPU %d; "
+      "%d repeats per measurement%s.\n\n",
+      kCapacity, args.cpu_a, args.cpu_b, plan.repeats, args.quick ? " (--quick)" : "");
 
   // (a) throughput
   std::vector<ThroughputCase> tp = throughput_cases(args);
-  run_throughput_section("(a) SPSC throughput, 8-byte items", tp, plan.throughput_items, 0,
-                         plan.repeats);
+  run_throughput_section("(a) SPSC throughput, 8-byte items", tp, plan.throughput_items, 0, plan.repeats);
 
   // (b) round-trip latency
   std::vector<LatencyCase> lat;
-  lat.push_back({kFloorName,
-                 [&args](int warmup, int samples, nc::LatencyHistogram& out) {
+  lat.push_back({kFloorName, [&args](int warmup, int samples, nc::LatencyHistogram& out) {
                    measure_ping_pong_floor(args, warmup, samples, out);
                  }});
   lat.push_back(latency_case<OurRing>(kOurs, args));
@@ -363,29 +356,28 @@ int main(int argc, char** argv) {
   for (const auto& c : lat) {
     rows.push_back({c.name, c.merged});
   }
-  nb::print_latency_table("(b) SPSC round trip (ping through one queue, pong back through another)",
-                          rows, kFloorName);
-  std::printf("Spread across %d repeats of %d round trips (ns):\n\n", plan.repeats,
-              plan.rtt_samples);
-  std::printf("| impl | p50 median | p50 min-max | p99 median | p99 min-max |\n"
-              "|---|---:|---:|---:|---:|\n");
+  nb::print_latency_table("(b) SPSC round trip (ping through one queue, pong back through another)", rows, kFloorName);
+  std::printf("Spread across %d repeats of %d round trips (ns):\n\n", plan.repeats, plan.rtt_samples);
+  std::printf(
+      "| impl | p50 median | p50 min-max | p99 median | p99 min-max |\n"
+      "|---|---:|---:|---:|---:|\n");
   for (const auto& c : lat) {
     const Spread p50 = spread_of(c.p50s);
     const Spread p99 = spread_of(c.p99s);
-    std::printf("| %s | %s | %s-%s | %s | %s-%s |\n", c.name.c_str(),
-                nb::format_ns(p50.median).c_str(), nb::format_ns(p50.min).c_str(),
-                nb::format_ns(p50.max).c_str(), nb::format_ns(p99.median).c_str(),
+    std::printf("| %s | %s | %s-%s | %s | %s-%s |\n", c.name.c_str(), nb::format_ns(p50.median).c_str(),
+                nb::format_ns(p50.min).c_str(), nb::format_ns(p50.max).c_str(), nb::format_ns(p99.median).c_str(),
                 nb::format_ns(p99.min).c_str(), nb::format_ns(p99.max).c_str());
   }
   std::printf("\n");
 
   // (c) throughput with a slow consumer
-  std::printf("Consumer work: %llu iterations of a dependent multiply chain = ~%.0f ns per item."
-              "\n\n",
-              static_cast<unsigned long long>(work_iters), kWorkNs);
+  std::printf(
+      "Consumer work: %llu iterations of a dependent multiply chain = ~%.0f ns per item."
+      "\n\n",
+      static_cast<unsigned long long>(work_iters), kWorkNs);
   std::vector<ThroughputCase> slow = throughput_cases(args);
-  run_throughput_section("(c) SPSC throughput, consumer doing ~50 ns of work per item", slow,
-                         plan.work_items, work_iters, plan.repeats);
+  run_throughput_section("(c) SPSC throughput, consumer doing ~50 ns of work per item", slow, plan.work_items,
+                         work_iters, plan.repeats);
 
   // The targets from the issue, stated against this run's own numbers.
   const auto median_p50 = [&lat](const char* name) {
@@ -402,9 +394,9 @@ int main(int argc, char** argv) {
   };
   const double ratio = median_p50(kOurs) / median_p50(kFloorName);
   const double vs_boost = median_rate(kOurs) / median_rate(kBoost);
-  std::printf("Targets (this run): SpscRing round-trip p50 = %.2fx floor (target <= 1.30x: %s); "
-              "SpscRing throughput = %.2fx boost (target >= 1.00x: %s).\n",
-              ratio, ratio <= 1.30 ? "met" : "NOT met", vs_boost,
-              vs_boost >= 1.0 ? "met" : "NOT met");
+  std::printf(
+      "Targets (this run): SpscRing round-trip p50 = %.2fx floor (target <= 1.30x: %s); "
+      "SpscRing throughput = %.2fx boost (target >= 1.00x: %s).\n",
+      ratio, ratio <= 1.30 ? "met" : "NOT met", vs_boost, vs_boost >= 1.0 ? "met" : "NOT met");
   return 0;
 }

@@ -64,8 +64,8 @@
 #include "core/histogram.hpp"
 #include "core/thread.hpp"
 #include "core/tsc_clock.hpp"
-#include "engine/liquibook_adapter.hpp"
 #include "engine/engine_sinks.hpp"
+#include "engine/liquibook_adapter.hpp"
 #include "engine/matching_engine.hpp"
 #include "engine/peer_books.hpp"
 #include "workload/generators.hpp"
@@ -106,8 +106,7 @@ struct Plan {
 
 template <typename Sink>
 struct EngineSubject {
-  explicit EngineSubject(const ne::EngineConfig& config, const nb::Args& args)
-      : sink(args), engine(config, sink) {}
+  explicit EngineSubject(const ne::EngineConfig& config, const nb::Args& args) : sink(args), engine(config, sink) {}
   void process(const ne::Request& r) noexcept { engine.process(r); }
   void end_of_batch() noexcept { sink.end_of_batch(); }
   // Output-neutral hint: start the cache misses of the next request early (a
@@ -165,7 +164,7 @@ struct Run {
 // same machine), an artifact of the harness, not of the engine.
 template <typename Subject>
 [[gnu::noinline]] Run measure_throughput(const ne::EngineConfig& config, const std::vector<ne::Request>& requests,
-                       const nb::Args& args) {
+                                         const nb::Args& args) {
   const auto& clock = nc::TscClock::global();
   auto subject = std::make_unique<Subject>(config, args);
   const std::uint64_t t0 = nb::stamp_begin();
@@ -182,7 +181,7 @@ template <typename Subject>
 
 template <typename Subject>
 [[gnu::noinline]] void measure_latency(const ne::EngineConfig& config, const std::vector<ne::Request>& requests,
-                     const nb::Args& args, nc::LatencyHistogram& out) {
+                                       const nb::Args& args, nc::LatencyHistogram& out) {
   const auto& clock = nc::TscClock::global();
   auto subject = std::make_unique<Subject>(config, args);
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -217,11 +216,11 @@ void run_impl(ImplResult& res, const nw::Workload& w, const nb::Args& args, int 
 
 void print_workload(const nw::Workload& w, std::vector<ImplResult>& results, std::size_t timer_samples) {
   const std::string kind(nw::to_string(w.kind));
-  const auto liquibook = std::find_if(results.begin(), results.end(),
-                                      [](const ImplResult& r) { return r.name == kLiquibookName; });
+  const auto liquibook =
+      std::find_if(results.begin(), results.end(), [](const ImplResult& r) { return r.name == kLiquibookName; });
   const double base = spread_of(liquibook->rates).median;
-  std::printf("### %s: %zu requests, %zu instrument(s) — throughput (M msgs/s)\n\n", kind.c_str(),
-              w.requests.size(), w.config.instruments.size());
+  std::printf("### %s: %zu requests, %zu instrument(s) — throughput (M msgs/s)\n\n", kind.c_str(), w.requests.size(),
+              w.config.instruments.size());
   std::printf("| impl | median | min | max | runs | trades | vs %s |\n|---|---:|---:|---:|---:|---:|---:|\n",
               kLiquibookName);
   for (const ImplResult& r : results) {
@@ -260,8 +259,9 @@ void print_handoff(const nw::Workload& w, const Plan& plan, const nb::Args& args
   const double spsc_ns = ns_of(kSpscName);
   std::printf("### %s: where the SPSC sink's time goes (ns per message, medians of %d)\n\n",
               std::string(nw::to_string(w.kind)).c_str(), plan.repeats);
-  std::printf("| engine alone (null sink) | + outputs built (counting sink) | + into the rings, read on the same core | "
-              "+ read on the other core (SPSC sink) |\n|---:|---:|---:|---:|\n");
+  std::printf(
+      "| engine alone (null sink) | + outputs built (counting sink) | + into the rings, read on the same core | "
+      "+ read on the other core (SPSC sink) |\n|---:|---:|---:|---:|\n");
   std::printf("| %.1f | %.1f (%+.1f) | %.1f (%+.1f) | %.1f (%+.1f) |\n\n", null_ns, counting_ns, counting_ns - null_ns,
               same_core_ns, same_core_ns - counting_ns, spsc_ns, spsc_ns - same_core_ns);
 }
@@ -432,21 +432,21 @@ void run_breakdown(std::size_t n, int repeats, const nb::Args& args) {
     null_rows.push_back(breakdown_run<NullSink>(config, s, args, repeats));
     counting_rows.push_back(breakdown_run<CountingSink>(config, s, args, repeats));
   }
-  std::printf("### Where the time goes: ns per message, %zu timed messages per stream in rounds of %zu, "
-              "median of %d\n\n",
-              streams[0].timed_count(), kRound, repeats);
+  std::printf(
+      "### Where the time goes: ns per message, %zu timed messages per stream in rounds of %zu, "
+      "median of %d\n\n",
+      streams[0].timed_count(), kRound, repeats);
   std::printf("| stream | isolates | null sink | counting sink | outputs/msg | emission (counting - null) |\n");
   std::printf("|---|---|---:|---:|---:|---:|\n");
   for (std::size_t i = 0; i < streams.size(); ++i) {
-    std::printf("| %s | %s | %.1f | %.1f | %.2f | %.1f |\n", streams[i].name, streams[i].isolates,
-                null_rows[i].ns, counting_rows[i].ns, counting_rows[i].outputs,
-                counting_rows[i].ns - null_rows[i].ns);
+    std::printf("| %s | %s | %.1f | %.1f | %.2f | %.1f |\n", streams[i].name, streams[i].isolates, null_rows[i].ns,
+                counting_rows[i].ns, counting_rows[i].outputs, counting_rows[i].ns - null_rows[i].ns);
   }
   const double validation = null_rows[0].ns;
-  std::printf("\nDerived (null sink, minus the invalid-order row): validation + reject %.1f ns; book insert "
-              "%.1f ns; matching one fill %.1f ns; cancel %.1f ns.\n\n",
-              validation, null_rows[1].ns - validation, null_rows[2].ns - validation,
-              null_rows[3].ns - validation);
+  std::printf(
+      "\nDerived (null sink, minus the invalid-order row): validation + reject %.1f ns; book insert "
+      "%.1f ns; matching one fill %.1f ns; cancel %.1f ns.\n\n",
+      validation, null_rows[1].ns - validation, null_rows[2].ns - validation, null_rows[3].ns - validation);
 }
 
 // ---- (d) memory --------------------------------------------------------------------
@@ -474,8 +474,8 @@ int main(int argc, char** argv) {
   const Plan plan = args.quick ? Plan{0.01, 1, 4'000} : Plan{1.0, 3, 200'000};
   nb::print_machine_header("engine_bench");
   nb::pin_or_warn(args.cpu_a);
-  std::printf("Engine thread on CPU %d, SPSC consumer on CPU %d; workloads at scale %.2f, seed 1.\n\n",
-              args.cpu_a, args.cpu_b, plan.scale);
+  std::printf("Engine thread on CPU %d, SPSC consumer on CPU %d; workloads at scale %.2f, seed 1.\n\n", args.cpu_a,
+              args.cpu_b, plan.scale);
   // The regime family (issue 13) is regime_bench's: there every book emits the same reports.
   for (const nw::WorkloadKind kind : nw::kClassicKinds) bench_workload(kind, plan, args);
   run_breakdown(plan.breakdown_msgs, plan.repeats, args);

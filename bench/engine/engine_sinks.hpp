@@ -85,8 +85,7 @@ template <Publish kPublish, Build kBuild = Build::kInPlace>
 class SpscSink {
  public:
   explicit SpscSink(const nb::Args& args)
-      : rings_(std::make_unique<Rings>()),
-        consumer_("engine-sink", args.cpu_b, [this] { consume(); }) {}
+      : rings_(std::make_unique<Rings>()), consumer_("engine-sink", args.cpu_b, [this] { consume(); }) {}
   ~SpscSink() {
     if (!finished_) (void)finish();
   }
@@ -174,7 +173,8 @@ class SpscSink {
     std::uint64_t got_md = 0;
     for (;;) {
       const std::size_t r = rings_->reports.drain([this](const ne::ExecReport& e) { report_seq_sum_ += e.seq; }, 256);
-      const std::size_t m = rings_->md.drain([this](const ne::MdEvent& e) { trades_ += e.type == ne::MdType::kTrade; }, 256);
+      const std::size_t m =
+          rings_->md.drain([this](const ne::MdEvent& e) { trades_ += e.type == ne::MdType::kTrade; }, 256);
       got_reports += r;
       got_md += m;
       if (r + m == 0) {
@@ -182,8 +182,7 @@ class SpscSink {
         // writing (each re-read would cost it a cache-line transfer per output).
         for (int i = 0; i < kIdlePauses; ++i) _mm_pause();
       }
-      if (done_.load(std::memory_order_acquire) &&
-          got_reports == target_reports_.load(std::memory_order_relaxed) &&
+      if (done_.load(std::memory_order_acquire) && got_reports == target_reports_.load(std::memory_order_relaxed) &&
           got_md == target_md_.load(std::memory_order_relaxed)) {
         end_ticks_ = nc::rdtscp();
         return;

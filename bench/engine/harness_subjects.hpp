@@ -45,6 +45,7 @@ class HarnessEngineSink {
       case ne::ReportType::kModifyRejected: queue_.push(HarnessType::kRejected, key, 0, 0, 0); break;
     }
   }
+
  private:
   ReportQueue& queue_;
   std::uint64_t taker_key_ = 0;
@@ -108,7 +109,7 @@ class HarnessPeerSink {
 // new order that ended with a residual (IOC, market, an unfillable FOK) and for
 // a cancel or a modify below the filled quantity; a reject otherwise refused.
 NT_ALWAYS_INLINE void push_peer_outcome(ReportQueue& queue, const HarnessPeerSink& sink, const ne::Request& r,
-                                               PeerResult result) noexcept {
+                                        PeerResult result) noexcept {
   const std::uint64_t key = order_key(r.client, r.client_order_id);
   switch (result) {
     case PeerResult::kDone:

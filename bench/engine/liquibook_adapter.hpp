@@ -30,8 +30,8 @@
 
 #include "core/int_hash_map.hpp"
 #include "core/object_pool.hpp"
-#include "engine/types.hpp"
 #include "engine/request.hpp"
+#include "engine/types.hpp"
 #include "peer_books.hpp"
 
 namespace nanotick::bench {
@@ -63,16 +63,15 @@ class LiquibookAdapter {
     Book(LiquibookAdapter& owner, engine::Price shift) : owner_(owner), shift_(shift) {}
 
    protected:
-    void on_fill(LiquibookOrder* const& taker, LiquibookOrder* const& maker,
-                 liquibook::book::Quantity qty, liquibook::book::Price price, bool,
-                 bool maker_filled) override {
+    void on_fill(LiquibookOrder* const& taker, LiquibookOrder* const& maker, liquibook::book::Quantity qty,
+                 liquibook::book::Price price, bool, bool maker_filled) override {
       const auto q = static_cast<engine::Qty>(qty);
       taker->filled += q;
       taker->incarnation_filled += q;
       maker->filled += q;
       maker->incarnation_filled += q;
-      owner_.sink_.on_fill(PeerFill{maker->instrument, maker->key, taker->key,
-                                    static_cast<engine::Price>(price) + shift_, q});
+      owner_.sink_.on_fill(
+          PeerFill{maker->instrument, maker->key, taker->key, static_cast<engine::Price>(price) + shift_, q});
       if (maker_filled) owner_.retire(maker);
     }
 
@@ -89,10 +88,7 @@ class LiquibookAdapter {
 
   // `max_live_orders`: pool and index size over all instruments (start-up allocation).
   LiquibookAdapter(const engine::EngineConfig& config, Sink& sink, std::size_t max_live_orders)
-      : instruments_(config.instruments),
-        sink_(sink),
-        pool_(max_live_orders + 1),
-        index_(max_live_orders + 1) {
+      : instruments_(config.instruments), sink_(sink), pool_(max_live_orders + 1), index_(max_live_orders + 1) {
     books_.reserve(config.instruments.size());
     for (const engine::InstrumentConfig& ic : config.instruments) {
       books_.push_back(std::make_unique<Book>(*this, ic.min_price - 1));
@@ -139,8 +135,8 @@ class LiquibookAdapter {
   // Adds `o` (already in the index) to its book; frees it unless it rests.
   PeerResult submit(LiquibookOrder* o, liquibook::book::OrderConditions conditions) {
     books_[o->instrument]->add(o, conditions);
-    const bool rests = conditions == liquibook::book::oc_no_conditions &&
-                       o->incarnation_filled < static_cast<engine::Qty>(o->qty);
+    const bool rests =
+        conditions == liquibook::book::oc_no_conditions && o->incarnation_filled < static_cast<engine::Qty>(o->qty);
     if (rests) return PeerResult::kRested;
     retire(o);
     return PeerResult::kDone;
@@ -151,10 +147,10 @@ class LiquibookAdapter {
     const std::uint64_t key = order_key(r.client, r.client_order_id);
     if (index_.contains(key)) return PeerResult::kRejected;
     const bool market = r.order_type == engine::OrderType::kMarket;
-    LiquibookOrder* o = pool_.allocate(LiquibookOrder{
-        key, r.instrument, r.side == engine::Side::kBuy,
-        market ? liquibook::book::Price{0} : lb_price(r.instrument, r.price),
-        static_cast<liquibook::book::Quantity>(r.qty), 0, 0});
+    LiquibookOrder* o =
+        pool_.allocate(LiquibookOrder{key, r.instrument, r.side == engine::Side::kBuy,
+                                      market ? liquibook::book::Price{0} : lb_price(r.instrument, r.price),
+                                      static_cast<liquibook::book::Quantity>(r.qty), 0, 0});
     if (o == nullptr) return PeerResult::kRejected;
     (void)index_.insert(key, o);
     if constexpr (PeerAckSink<Sink>) sink_.on_accepted(key, market ? 0 : r.price, r.qty);
@@ -185,8 +181,8 @@ class LiquibookAdapter {
     LiquibookOrder* o = live(r);
     if (o == nullptr) return PeerResult::kUnknownOrder;
     const engine::InstrumentConfig& ic = instruments_[r.instrument];
-    if (r.qty <= 0 || r.qty > ic.max_order_qty || r.price % ic.tick_size != 0 ||
-        r.price < ic.min_price || r.price > ic.max_price) {
+    if (r.qty <= 0 || r.qty > ic.max_order_qty || r.price % ic.tick_size != 0 || r.price < ic.min_price ||
+        r.price > ic.max_price) {
       return PeerResult::kRejected;
     }
     const engine::Qty open = static_cast<engine::Qty>(o->qty) - o->incarnation_filled;

@@ -28,8 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/types.hpp"
 #include "engine/request.hpp"
+#include "engine/types.hpp"
 
 namespace nanotick::bench {
 
@@ -89,8 +89,7 @@ enum class PeerResult : std::uint8_t {
 };
 
 // Shared validation of a new order's fields against its instrument.
-inline bool peer_new_order_valid(const engine::Request& r,
-                                 const std::vector<engine::InstrumentConfig>& instruments) {
+inline bool peer_new_order_valid(const engine::Request& r, const std::vector<engine::InstrumentConfig>& instruments) {
   using engine::OrderType;
   using engine::Side;
   if (r.instrument >= instruments.size()) return false;
@@ -157,8 +156,7 @@ class StdPeerBook {
   }
 
   // Best price and total quantity of one side; false when empty.
-  bool best(engine::InstrumentId instrument, engine::Side side, engine::Price& price,
-            engine::Qty& qty) const {
+  bool best(engine::InstrumentId instrument, engine::Side side, engine::Price& price, engine::Qty& qty) const {
     const Book& b = books_[instrument];
     return side == engine::Side::kBuy ? best_of(b.bids, price, qty) : best_of(b.asks, price, qty);
   }
@@ -188,16 +186,14 @@ class StdPeerBook {
 
   // Matches `open` against `contra`, then rests a limit order's remainder in `own`.
   template <typename Contra, typename Own>
-  PeerResult enter(engine::InstrumentId instrument, std::uint64_t key, engine::Side side,
-                   engine::OrderType type, bool market, engine::Price limit, engine::Qty open,
-                   engine::Qty filled, Contra& contra, Own& own) {
+  PeerResult enter(engine::InstrumentId instrument, std::uint64_t key, engine::Side side, engine::OrderType type,
+                   bool market, engine::Price limit, engine::Qty open, engine::Qty filled, Contra& contra, Own& own) {
     const auto crosses = [&](engine::Price maker_price) {
       return market || (side == engine::Side::kBuy ? maker_price <= limit : maker_price >= limit);
     };
     if (type == engine::OrderType::kFok) {
       engine::Qty available = 0;
-      for (auto lvl = contra.begin(); lvl != contra.end() && available < open && crosses(lvl->first);
-           ++lvl) {
+      for (auto lvl = contra.begin(); lvl != contra.end() && available < open && crosses(lvl->first); ++lvl) {
         for (const Order& o : lvl->second) available += o.open;
       }
       if (available < open) return PeerResult::kDone;
@@ -262,8 +258,8 @@ class StdPeerBook {
       return PeerResult::kUnknownOrder;
     }
     const engine::InstrumentConfig& ic = instruments_[r.instrument];
-    if (r.qty <= 0 || r.qty > ic.max_order_qty || r.price % ic.tick_size != 0 ||
-        r.price < ic.min_price || r.price > ic.max_price) {
+    if (r.qty <= 0 || r.qty > ic.max_order_qty || r.price % ic.tick_size != 0 || r.price < ic.min_price ||
+        r.price > ic.max_price) {
       return PeerResult::kRejected;
     }
     const Locator loc = found->second;
@@ -276,11 +272,10 @@ class StdPeerBook {
     Book& b = books_[r.instrument];
     const engine::Qty open = r.qty - filled;
     if (loc.side == engine::Side::kBuy) {
-      return enter(r.instrument, key, loc.side, engine::OrderType::kLimit, false, r.price, open,
-                   filled, b.asks, b.bids);
+      return enter(r.instrument, key, loc.side, engine::OrderType::kLimit, false, r.price, open, filled, b.asks,
+                   b.bids);
     }
-    return enter(r.instrument, key, loc.side, engine::OrderType::kLimit, false, r.price, open, filled,
-                 b.bids, b.asks);
+    return enter(r.instrument, key, loc.side, engine::OrderType::kLimit, false, r.price, open, filled, b.bids, b.asks);
   }
 
   std::vector<engine::InstrumentConfig> instruments_;

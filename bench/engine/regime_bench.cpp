@@ -86,8 +86,10 @@ struct Options {
 };
 
 [[noreturn]] void usage_exit(const char* problem) {
-  std::fprintf(stderr, "regime_bench: %s\nusage: regime_bench [--quick] [--cpus A,B] [--seed N] [--repeats N] "
-                       "[--only REGIME]...\n", problem);
+  std::fprintf(stderr,
+               "regime_bench: %s\nusage: regime_bench [--quick] [--cpus A,B] [--seed N] [--repeats N] "
+               "[--only REGIME]...\n",
+               problem);
   std::exit(2);
 }
 
@@ -106,8 +108,9 @@ Options parse_options(int argc, char** argv) {
       errno = 0;
       const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || errno != 0 || n < lo || n > hi)
-        usage_exit((a + " expects a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-                    v + "'").c_str());
+        usage_exit(
+            (a + " expects a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + v + "'")
+                .c_str());
       return static_cast<std::uint64_t>(n);
     };
     if (a == "--seed") {
@@ -130,7 +133,8 @@ Options parse_options(int argc, char** argv) {
       if (name != kNanotickName && name != kLiquibookName && name != kMapName && name != kUnorderedName &&
           name != kQueueOnlyName && name != kWithMdName)
         usage_exit(("--impl takes one of '" + std::string(kNanotickName) + "', '" + kLiquibookName + "', '" + kMapName +
-                    "', '" + kUnorderedName + "', got '" + name + "'").c_str());
+                    "', '" + kUnorderedName + "', got '" + name + "'")
+                       .c_str());
       opt.impls.push_back(name);
     } else {
       rest.push_back(argv[i]);
@@ -227,7 +231,8 @@ std::vector<Impl> make_impls(const Options& opt) {
   all.push_back(make_impl<nb::EngineWithMarketDataSubject>(kWithMdName));
   std::vector<Impl> kept;
   for (Impl& i : all)
-    if ((opt.impls.empty() && !is_ablation(i.name)) || std::find(opt.impls.begin(), opt.impls.end(), i.name) != opt.impls.end())
+    if ((opt.impls.empty() && !is_ablation(i.name)) ||
+        std::find(opt.impls.begin(), opt.impls.end(), i.name) != opt.impls.end())
       kept.push_back(std::move(i));
   return kept;
 }
@@ -284,8 +289,9 @@ RegimeResult bench_regime(nw::WorkloadKind kind, const Options& opt) {
   const double map = median_named(names, medians, kMapName);
   std::printf("### %s (seed %llu): %zu messages — throughput, reports across the SPSC queue (M msgs/s)\n\n",
               name.c_str(), static_cast<unsigned long long>(opt.seed), w.requests.size());
-  std::printf("| impl | median | min | max | runs | reports | trades | vs Liquibook | vs std::map |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| impl | median | min | max | runs | reports | trades | vs Liquibook | vs std::map |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Impl& impl : impls) {
     const nb::Spread s = nb::spread_of(impl.rates);
     std::printf("| %s | %.2f | %.2f | %.2f | %zu | %llu | %llu | %s | %s |\n", impl.name, s.median / 1e6, s.min / 1e6,
@@ -294,12 +300,14 @@ RegimeResult bench_regime(nw::WorkloadKind kind, const Options& opt) {
                 ratio_or_dash(s.median, map).c_str());
   }
   std::printf("\nSame report stream from every implementation (digest %016llx): %s\n\n",
-              static_cast<unsigned long long>(first_book != nullptr ? first_book->last.digest : 0), same ? "yes" : "NO");
+              static_cast<unsigned long long>(first_book != nullptr ? first_book->last.digest : 0),
+              same ? "yes" : "NO");
   if (!same) {
     for (const Impl& impl : impls)
-      if (impl.name != kQueueOnlyName) std::fprintf(stderr, "regime_bench: %s: digest %016llx, %llu reports\n", impl.name,
-                   static_cast<unsigned long long>(impl.last.digest),
-                   static_cast<unsigned long long>(impl.last.reports));
+      if (impl.name != kQueueOnlyName)
+        std::fprintf(stderr, "regime_bench: %s: digest %016llx, %llu reports\n", impl.name,
+                     static_cast<unsigned long long>(impl.last.digest),
+                     static_cast<unsigned long long>(impl.last.reports));
     std::fprintf(stderr, "regime_bench: %s: the implementations did not produce the same reports\n", name.c_str());
     std::exit(1);
   }
@@ -317,8 +325,7 @@ RegimeResult bench_regime(nw::WorkloadKind kind, const Options& opt) {
     rows.push_back(nb::LatencyRow{impl.name, std::move(impl.histogram)});
   }
   rows.push_back(nb::timer_floor(std::min<std::size_t>(w.requests.size(), 1'000'000)));
-  nb::print_latency_table(name + ": latency per message, reports across the queue (one replay)", rows,
-                          kLiquibookName);
+  nb::print_latency_table(name + ": latency per message, reports across the queue (one replay)", rows, kLiquibookName);
   return result;
 }
 

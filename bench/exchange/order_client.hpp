@@ -177,8 +177,8 @@ class OrderClient {
   }
   [[noreturn]] NT_COLD static void frame_fail(const proto::Frame& f) {
     client_fail("order entry: malformed message from the peer (type " +
-                std::to_string(static_cast<int>(f.header.type)) + ", length " + std::to_string(f.header.length) +
-                ", " + std::string(proto::to_string(f.reason)) + ")");
+                std::to_string(static_cast<int>(f.header.type)) + ", length " + std::to_string(f.header.length) + ", " +
+                std::string(proto::to_string(f.reason)) + ")");
   }
   [[noreturn]] NT_COLD void seq_fail(const proto::Header& h) const {
     client_fail("order entry: peer seq " + std::to_string(h.seq) + ", expected " + std::to_string(next_peer_seq_));
@@ -198,13 +198,12 @@ class OrderClient {
             static_cast<proto::LogonRejectReason>(proto::read_message<proto::LogonReject>(bytes).reason));
         break;
       case proto::MsgType::kServerLogout:
-        why = proto::to_string(
-            static_cast<proto::LogoutReason>(proto::read_message<proto::ServerLogout>(bytes).reason));
+        why =
+            proto::to_string(static_cast<proto::LogoutReason>(proto::read_message<proto::ServerLogout>(bytes).reason));
         break;
       case proto::MsgType::kCancelReject: {
         const auto m = proto::read_message<proto::OrderReject>(bytes);
-        why = "engine reason " + std::to_string(m.reason) + " for client order id " +
-              std::to_string(m.client_order_id);
+        why = "engine reason " + std::to_string(m.reason) + " for client order id " + std::to_string(m.client_order_id);
         break;
       }
       default: why = "not expected here";

@@ -178,8 +178,7 @@ void await_answer(nb::OrderClient& c, std::uint32_t seq, np::ExecType type, std:
       if (r.ref_seq != seq || r.exec_type != type || r.client_order_id != client_order_id)
         nb::client_fail("round trip: expected exec type " + std::to_string(static_cast<int>(type)) + " for seq " +
                         std::to_string(seq) + ", got exec type " + std::to_string(static_cast<int>(r.exec_type)) +
-                        " ref_seq " + std::to_string(r.ref_seq) + " reject reason " +
-                        std::to_string(r.reject_reason));
+                        " ref_seq " + std::to_string(r.ref_seq) + " reject reason " + std::to_string(r.reject_reason));
       answered = true;
     });
     if (!answered && spins % 4096 == 0 && nc::rdtsc() > deadline)
@@ -296,11 +295,10 @@ void check_counters(const nb::ExchangeProcess::Counters& c, std::uint64_t order_
   const std::uint64_t sequenced = counter(c, "requests_sequenced");
   const std::uint64_t own = counter(c, "disconnect_mass_cancels");
   if (sequenced != order_messages + own || rejects != 0 || counter(c, "reports_dropped_client_gone") != 0)
-    throw std::runtime_error(std::string(what) + ": the exchange sequenced " + std::to_string(sequenced) +
-                             " requests (we sent " + std::to_string(order_messages) + ", it queued " +
-                             std::to_string(own) + " mass cancels, which cancelled " +
-                             std::to_string(counter(c, "disconnect_cancels")) + " orders), with " +
-                             std::to_string(rejects) + " rejects");
+    throw std::runtime_error(
+        std::string(what) + ": the exchange sequenced " + std::to_string(sequenced) + " requests (we sent " +
+        std::to_string(order_messages) + ", it queued " + std::to_string(own) + " mass cancels, which cancelled " +
+        std::to_string(counter(c, "disconnect_cancels")) + " orders), with " + std::to_string(rejects) + " rejects");
 }
 
 std::vector<nb::BenchClient> make_clients(int n) {
@@ -331,8 +329,8 @@ struct LatencyResults {
 
 const std::vector<std::string> kLatencyPolicies = {"batch", "none", "every"};
 
-void measure_echo(const Context& ctx, nb::EchoWait wait, std::size_t pairs, Series& new_series,
-                  Series* cancel_series, Series* send_series, Preemptions* preemptions) {
+void measure_echo(const Context& ctx, nb::EchoWait wait, std::size_t pairs, Series& new_series, Series* cancel_series,
+                  Series* send_series, Preemptions* preemptions) {
   nb::EchoPeer peer(ctx.args.cpu_b, wait);
   RoundTrips rt;
   on_cpu(ctx, ctx.args.cpu_a, [&] {
@@ -354,9 +352,8 @@ void measure_syscalls(const Context& ctx, LatencyResults& res) {
   const auto& clock = nc::TscClock::global();
   nc::LatencyHistogram udp, epoll, recv;
   on_cpu(ctx, ctx.args.cpu_b, [&] {
-    const nn::SocketAddress group =
-        nn::parse_multicast_group("239.255.91." + std::to_string(ctx.base.md_group) + ":" +
-                                  std::to_string(ctx.base.md_port));
+    const nn::SocketAddress group = nn::parse_multicast_group("239.255.91." + std::to_string(ctx.base.md_group) + ":" +
+                                                              std::to_string(ctx.base.md_port));
     nn::UdpMulticastSender sender(nn::MulticastSenderConfig{nn::parse_ipv4("127.0.0.1"), group, 0});
     const std::array<std::uint8_t, 80> packet{};
     nn::TcpListener listener(nn::parse_socket_address("127.0.0.1:0", nn::PortZero::kAllowed));
@@ -367,7 +364,8 @@ void measure_syscalls(const Context& ctx, LatencyResults& res) {
     for (std::size_t i = 0; i < ctx.plan.warmup_pairs + ctx.plan.pairs; ++i) {
       const bool timed = i >= ctx.plan.warmup_pairs;
       std::uint64_t t0 = nb::stamp_begin();
-      if (!sender.send(packet)) throw std::runtime_error("multicast send failed: " + std::to_string(sender.last_error()));
+      if (!sender.send(packet))
+        throw std::runtime_error("multicast send failed: " + std::to_string(sender.last_error()));
       std::uint64_t t1 = nb::stamp_end();
       if (timed) udp.record(nb::elapsed_ns(clock, t0, t1));
       t0 = nb::stamp_begin();
@@ -428,8 +426,8 @@ LatencyResults run_latency_section(const Context& ctx) {
     res.exchange_cancel.emplace_back("nanotick-exchange, fsync " + p + ": CancelOrder -> Cancelled");
     res.internal.push_back(
         InternalAck{"exchange-internal ack (its counters), fsync " + p, "ack_latency_ns", {}, {}, {}, {}});
-    res.internal_ready.push_back(InternalAck{"exchange-internal, read -> answer handed to send(), fsync " + p,
-                                             "ack_ready_latency_ns", {}, {}, {}, {}});
+    res.internal_ready.push_back(InternalAck{
+        "exchange-internal, read -> answer handed to send(), fsync " + p, "ack_ready_latency_ns", {}, {}, {}, {}});
     res.preemptions.emplace_back();
   }
   for (int rep = 0; rep < ctx.plan.repeats; ++rep) {
@@ -456,31 +454,35 @@ LatencyResults run_latency_section(const Context& ctx) {
   std::vector<nb::LatencyRow> syscall_rows;
   for (const Series* sr : {&res.echo_send, &res.udp_send, &res.epoll_idle, &res.recv_idle})
     syscall_rows.push_back({sr->name, sr->merged});
-  nb::print_latency_table("(1c) What the exchange's own share is made of: one system call, timed alone on CPU b "
-                          "(includes the ~25 ns timer)",
-                          syscall_rows, res.echo_send.name);
+  nb::print_latency_table(
+      "(1c) What the exchange's own share is made of: one system call, timed alone on CPU b "
+      "(includes the ~25 ns timer)",
+      syscall_rows, res.echo_send.name);
 
   std::printf("Spread across %d repeats of %zu round trips (fsync every: %zu) (ns):\n\n", ctx.plan.repeats,
               ctx.plan.pairs, ctx.plan.every_pairs);
-  std::printf("| impl | p50 median | p50 min-max | p99 median | p99 min-max | p99.9 median | p99.9 min-max |\n"
-              "|---|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| impl | p50 median | p50 min-max | p99 median | p99 min-max | p99.9 median | p99.9 min-max |\n"
+      "|---|---:|---:|---:|---:|---:|---:|\n");
   print_spread_row(res.raw_busy.name, res.raw_busy.p50s, res.raw_busy.p99s, res.raw_busy.p999s);
   print_spread_row(res.raw_epoll.name, res.raw_epoll.p50s, res.raw_epoll.p99s, res.raw_epoll.p999s);
   for (const Series& s : res.exchange_new) print_spread_row(s.name, s.p50s, s.p99s, s.p999s);
   for (const InternalAck& a : res.internal) print_spread_row(a.name, a.p50s, a.p99s, a.p999s);
   for (const InternalAck& a : res.internal_ready) print_spread_row(a.name, a.p50s, a.p99s, a.p999s);
   std::printf("\n");
-  std::printf("The exchange-internal rows are the gateway's own histograms (order message read -> first answer "
-              "written, the send() included; and read -> that answer handed to send()), over every order message "
-              "of the run (NewOrder and CancelOrder, warm-up included); max per repeat of the first:");
+  std::printf(
+      "The exchange-internal rows are the gateway's own histograms (order message read -> first answer "
+      "written, the send() included; and read -> that answer handed to send()), over every order message "
+      "of the run (NewOrder and CancelOrder, warm-up included); max per repeat of the first:");
   for (const InternalAck& a : res.internal) {
     std::printf(" %s", a.name.substr(a.name.rfind(' ') + 1).c_str());
     for (const double m : a.maxes) std::printf(" %s", nb::format_ns(m).c_str());
     std::printf(";");
   }
-  std::printf("\n\nInvoluntary context switches per second (the scheduler taking a busy-polling thread's CPU), per "
-              "repeat: client thread with the busy-poll echo peer: %s",
-              format_rates(res.raw_preemptions.client).c_str());
+  std::printf(
+      "\n\nInvoluntary context switches per second (the scheduler taking a busy-polling thread's CPU), per "
+      "repeat: client thread with the busy-poll echo peer: %s",
+      format_rates(res.raw_preemptions.client).c_str());
   for (std::size_t p = 0; p < kLatencyPolicies.size(); ++p)
     std::printf("; with the exchange, fsync %s: client %s, exchange critical thread %s", kLatencyPolicies[p].c_str(),
                 format_rates(res.preemptions[p].client).c_str(), format_rates(res.preemptions[p].critical).c_str());
@@ -521,7 +523,8 @@ LoadRun run_load(const std::vector<nb::OrderClient*>& clients, const Plan& plan,
   const auto& clock = nc::TscClock::global();
   std::vector<LoadSession> sessions;
   for (std::size_t i = 0; i < clients.size(); ++i)
-    sessions.push_back(LoadSession{clients[i], clients[i]->next_seq(), nb::kRestingPrice + static_cast<std::int64_t>(i)});
+    sessions.push_back(
+        LoadSession{clients[i], clients[i]->next_seq(), nb::kRestingPrice + static_cast<std::int64_t>(i)});
   LoadRun run;
   std::uint64_t counted = 0;
   const std::uint64_t switches_before = own_involuntary_switches();
@@ -580,7 +583,8 @@ LoadRun run_load(const std::vector<nb::OrderClient*>& clients, const Plan& plan,
 }
 
 struct LoadCase {
-  LoadCase(std::string policy, int n, LoadMix m = LoadMix::kNewCancel) : fsync(std::move(policy)), sessions(n), mix(m) {}
+  LoadCase(std::string policy, int n, LoadMix m = LoadMix::kNewCancel)
+      : fsync(std::move(policy)), sessions(n), mix(m) {}
   std::string fsync;  // empty: the raw echo peer
   int sessions;
   LoadMix mix;
@@ -666,26 +670,30 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
     }
   }
   const double raw = spread_of(cases[0].rates).median;
-  std::printf("### (2) Sustained order entry: order messages answered per second, window %zu per session, "
-              "%.1f s measured after %.1f s warm-up, %d repeats\n\n",
-              ctx.plan.window, ctx.plan.load_s, ctx.plan.load_warmup_s, ctx.plan.repeats);
-  std::printf("| subject | sessions | median M msgs/s | min | max | vs raw echo | client-seen ack p50 / p99 (us) | "
-              "exchange-internal ack p50 / p99 (us, medians) | journal records per fdatasync | involuntary "
-              "switches/s, client / exchange critical (medians) | exchange background threads' CPU |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "### (2) Sustained order entry: order messages answered per second, window %zu per session, "
+      "%.1f s measured after %.1f s warm-up, %d repeats\n\n",
+      ctx.plan.window, ctx.plan.load_s, ctx.plan.load_warmup_s, ctx.plan.repeats);
+  std::printf(
+      "| subject | sessions | median M msgs/s | min | max | vs raw echo | client-seen ack p50 / p99 (us) | "
+      "exchange-internal ack p50 / p99 (us, medians) | journal records per fdatasync | involuntary "
+      "switches/s, client / exchange critical (medians) | exchange background threads' CPU |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const LoadCase& lc : cases) {
     const Spread s = spread_of(lc.rates);
     const std::string name = lc.fsync.empty() ? "raw TCP echo peer (busy-poll thread)"
-                             : lc.mix == LoadMix::kIocOnly ? "nanotick-exchange, fsync " + lc.fsync + ", IOC NewOrders only"
-                                                           : "nanotick-exchange, fsync " + lc.fsync;
-    const std::string internal = lc.fsync.empty() ? "n/a"
-                                                  : us(spread_of(lc.internal.p50s).median) + " / " +
-                                                        us(spread_of(lc.internal.p99s).median);
+                             : lc.mix == LoadMix::kIocOnly
+                                 ? "nanotick-exchange, fsync " + lc.fsync + ", IOC NewOrders only"
+                                 : "nanotick-exchange, fsync " + lc.fsync;
+    const std::string internal =
+        lc.fsync.empty() ? "n/a"
+                         : us(spread_of(lc.internal.p50s).median) + " / " + us(spread_of(lc.internal.p99s).median);
     char per_sync[32] = "n/a";
     if (!lc.fsync.empty()) std::snprintf(per_sync, sizeof per_sync, "%.0f", spread_of(lc.records_per_sync).median);
     char switches[64];
-    std::snprintf(switches, sizeof switches, "%.0f / %s", spread_of(lc.preemptions.client).median,
-                  lc.fsync.empty() ? "n/a" : std::to_string(std::lround(spread_of(lc.preemptions.critical).median)).c_str());
+    std::snprintf(
+        switches, sizeof switches, "%.0f / %s", spread_of(lc.preemptions.client).median,
+        lc.fsync.empty() ? "n/a" : std::to_string(std::lround(spread_of(lc.preemptions.critical).median)).c_str());
     char aux[16] = "n/a";
     if (!lc.fsync.empty()) std::snprintf(aux, sizeof aux, "%.0f%%", 100 * spread_of(lc.aux_cpu_share).median);
     std::printf("| %s | %d | %.3f | %.3f | %.3f | %s | %s / %s | %s | %s%s | %s | %s |\n", name.c_str(), lc.sessions,
@@ -694,12 +702,13 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
                 us(static_cast<double>(lc.ack_ns.percentile(99))).c_str(), internal.c_str(), per_sync,
                 lc.segments_max > 1 ? " (journal segment rolled over)" : "", switches, aux);
   }
-  std::printf("\nHalf of the order messages are NewOrder, half CancelOrder; each gets exactly one answer "
-              "(Accepted / Cancelled), except in the IOC rows: every message is a NewOrder (IOC, nothing to trade "
-              "with), answered Accepted then Cancelled, and counted once, at its Accepted. One client thread drives "
-              "every session. Journal records per fdatasync: "
-              "for fsync every this is the group-commit size (one sync per sequencer pass of up to 64 requests); "
-              "for batch one sync per 1 ms window; for none only the shutdown sync.\n\n");
+  std::printf(
+      "\nHalf of the order messages are NewOrder, half CancelOrder; each gets exactly one answer "
+      "(Accepted / Cancelled), except in the IOC rows: every message is a NewOrder (IOC, nothing to trade "
+      "with), answered Accepted then Cancelled, and counted once, at its Accepted. One client thread drives "
+      "every session. Journal records per fdatasync: "
+      "for fsync every this is the group-commit size (one sync per sequencer pass of up to 64 requests); "
+      "for batch one sync per 1 ms window; for none only the shutdown sync.\n\n");
   std::fflush(stdout);
   return cases;
 }
@@ -736,8 +745,9 @@ void print_targets(const LatencyResults& lat, const std::vector<LoadCase>& load)
       best_ioc_sessions = lc.sessions;
     }
   }
-  std::printf("### Against the issue's targets (fsync batch, compact mode; medians over repeats, range in "
-              "brackets)\n\n");
+  std::printf(
+      "### Against the issue's targets (fsync batch, compact mode; medians over repeats, range in "
+      "brackets)\n\n");
   std::printf("| target | measured | met? |\n|---|---:|---|\n");
   std::printf("| round trip p50 <= 1.3x raw TCP ping-pong p50 | %s [%s-%s] | %s |\n",
               nb::format_ratio(ratio.median).c_str(), nb::format_ratio(ratio.min).c_str(),
@@ -753,10 +763,13 @@ void print_targets(const LatencyResults& lat, const std::vector<LoadCase>& load)
   ns_row("exchange-internal ack p99 <= 10 us, read -> answer handed to send()", ready_p99, 10000);
   ns_row("the same p50, read -> send() returned (the kernel's loopback send included)", p50, 2000);
   ns_row("the same p99, read -> send() returned", p99, 10000);
-  std::printf("| >= 500,000 order messages/s acknowledged, fsync batch (NewOrder + CancelOrder) | %.0f/s (%d session%s) | %s |\n",
-              best_batch, best_sessions, best_sessions == 1 ? "" : "s", yes_no(best_batch >= 500'000));
-  std::printf("| >= 500,000 NewOrders/s acknowledged, fsync batch (IOC NewOrders only) | %.0f/s (%d session%s) | %s |\n\n",
-              best_ioc, best_ioc_sessions, best_ioc_sessions == 1 ? "" : "s", yes_no(best_ioc >= 500'000));
+  std::printf(
+      "| >= 500,000 order messages/s acknowledged, fsync batch (NewOrder + CancelOrder) | %.0f/s (%d session%s) | %s "
+      "|\n",
+      best_batch, best_sessions, best_sessions == 1 ? "" : "s", yes_no(best_batch >= 500'000));
+  std::printf(
+      "| >= 500,000 NewOrders/s acknowledged, fsync batch (IOC NewOrders only) | %.0f/s (%d session%s) | %s |\n\n",
+      best_ioc, best_ioc_sessions, best_ioc_sessions == 1 ? "" : "s", yes_no(best_ioc >= 500'000));
 }
 
 // ---- set-up ------------------------------------------------------------------------
@@ -804,11 +817,12 @@ int main(int argc, char** argv) {
 
     nb::print_machine_header("order_entry_bench");
     const nb::TempDir probe;
-    std::printf("Exchange: %s, compact mode, idle spin, critical thread pinned on CPU %d; client thread pinned on "
-                "CPU %d; echo peer thread pinned on CPU %d. Journal under %s (%s). Load average at start: %s.%s\n\n",
-                ctx.exchange_binary.string().c_str(), args.cpu_b, args.cpu_a, args.cpu_b,
-                probe.path().parent_path().string().c_str(), journal_fs(probe.path()).c_str(), load_average().c_str(),
-                args.quick ? " (--quick: tiny counts, a smoke run)" : "");
+    std::printf(
+        "Exchange: %s, compact mode, idle spin, critical thread pinned on CPU %d; client thread pinned on "
+        "CPU %d; echo peer thread pinned on CPU %d. Journal under %s (%s). Load average at start: %s.%s\n\n",
+        ctx.exchange_binary.string().c_str(), args.cpu_b, args.cpu_a, args.cpu_b,
+        probe.path().parent_path().string().c_str(), journal_fs(probe.path()).c_str(), load_average().c_str(),
+        args.quick ? " (--quick: tiny counts, a smoke run)" : "");
     std::fflush(stdout);
     const LatencyResults lat = run_latency_section(ctx);
     const std::vector<LoadCase> load = run_load_section(ctx);

@@ -134,23 +134,17 @@ int main(int argc, char** argv) {
     writer.start();
 
     rows.push_back({"empty loop (= compiled out)", measure(warmup, bursts, [](std::uint64_t) {})});
-    rows.push_back({"NT_HOP, no recorder", measure(warmup, bursts, [](std::uint64_t key) {
-                      NT_HOP(ex_tcp_read, key);
-                    })});
-    rows.push_back({"NT_TIMED, no recorder", measure(warmup, bursts, [](std::uint64_t) {
-                      NT_TIMED(fn_book_add);
-                    })});
+    rows.push_back(
+        {"NT_HOP, no recorder", measure(warmup, bursts, [](std::uint64_t key) { NT_HOP(ex_tcp_read, key); })});
+    rows.push_back({"NT_TIMED, no recorder", measure(warmup, bursts, [](std::uint64_t) { NT_TIMED(fn_book_add); })});
     {
       const nt::ThreadBinding binding(recorder);
-      rows.push_back({"NT_HOP, recorder bound", measure(warmup, bursts, [](std::uint64_t key) {
-                        NT_HOP(ex_tcp_read, key);
-                      })});
-      rows.push_back({"NT_HOP with aux, recorder bound", measure(warmup, bursts, [](std::uint64_t key) {
-                        NT_HOP(tr_decision, key, key + 1);
-                      })});
-      rows.push_back({"NT_TIMED, recorder bound", measure(warmup, bursts, [](std::uint64_t) {
-                        NT_TIMED(fn_book_add);
-                      })});
+      rows.push_back(
+          {"NT_HOP, recorder bound", measure(warmup, bursts, [](std::uint64_t key) { NT_HOP(ex_tcp_read, key); })});
+      rows.push_back({"NT_HOP with aux, recorder bound",
+                      measure(warmup, bursts, [](std::uint64_t key) { NT_HOP(tr_decision, key, key + 1); })});
+      rows.push_back(
+          {"NT_TIMED, recorder bound", measure(warmup, bursts, [](std::uint64_t) { NT_TIMED(fn_book_add); })});
     }
     const auto& clock = nc::TscClock::global();
     volatile std::uint64_t sink = 0;
@@ -183,8 +177,8 @@ int main(int argc, char** argv) {
     // Not a failure of the measurement (a refused record costs the caller no
     // more than a kept one), but worth knowing: the writer's CPU was taken
     // away for longer than a ring's worth of records (a busy machine).
-    std::printf("note: drops mean the writer thread on CPU %d was descheduled for over %zu records\n",
-                args.cpu_b, nt::Recorder::kCapacity);
+    std::printf("note: drops mean the writer thread on CPU %d was descheduled for over %zu records\n", args.cpu_b,
+                nt::Recorder::kCapacity);
   }
   return 0;
 }

@@ -68,11 +68,11 @@
 #include <vector>
 
 #include "common/bench_util.hpp"
-#include "floor/tick_to_trade_floor.hpp"
-#include "net/socket_address.hpp"
+#include "common/child_process.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/tsc_clock.hpp"
-#include "common/child_process.hpp"
+#include "floor/tick_to_trade_floor.hpp"
+#include "net/socket_address.hpp"
 #include "trading/venue_configs.hpp"
 
 namespace nb = nanotick::bench;
@@ -151,7 +151,8 @@ Options parse_options(int argc, char** argv) {
       int x = -1, y = -1;
       char extra = 0;
       if (std::sscanf(v, "%d,%d%c", &x, &y, &extra) != 2 || x < 0 || y < 0)
-        usage_exit(argv[0], std::string("--cpus expects two non-negative CPU numbers, e.g. --cpus 0,1, got '") + v + "'");
+        usage_exit(argv[0],
+                   std::string("--cpus expects two non-negative CPU numbers, e.g. --cpus 0,1, got '") + v + "'");
       if (x == y) usage_exit(argv[0], "--cpus: the venue CPU and the measured CPU must differ");
       o.venue_cpu = x;
       o.measured_cpu = y;
@@ -163,7 +164,8 @@ Options parse_options(int argc, char** argv) {
       else usage_exit(argv[0], "--telemetry expects off, on or both, got '" + v + "'");
     } else if (a == "--bin-dir") {
       o.bin_dir = value();
-      if (!std::filesystem::is_directory(o.bin_dir)) usage_exit(argv[0], "--bin-dir: '" + o.bin_dir + "' is not a directory");
+      if (!std::filesystem::is_directory(o.bin_dir))
+        usage_exit(argv[0], "--bin-dir: '" + o.bin_dir + "' is not a directory");
     } else if (a == "--help" || a == "-h") {
       usage_exit(argv[0], "");
     } else {
@@ -276,7 +278,8 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   std::filesystem::create_directories(journal);
   std::ofstream(dir.path() / "exchange.toml") << nb::venue_exchange_toml(setup, journal.string());
   nb::ChildProcess exchange("nanotick-exchange", bin.exchange,
-                            with_telemetry({"--config", (dir.path() / "exchange.toml").string()}), dir.path() / "exchange");
+                            with_telemetry({"--config", (dir.path() / "exchange.toml").string()}),
+                            dir.path() / "exchange");
   const std::string port = exchange.wait_for_log("order entry listening on 127.0.0.1:", milliseconds(20'000));
   setup.order_entry_port = static_cast<std::uint16_t>(std::stoul(port.substr(0, port.find_first_not_of("0123456789"))));
 
@@ -284,12 +287,17 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   std::ofstream(dir.path() / "trader-maker.toml") << nb::maker_trader_toml(setup);
   // Joined before the traders start (what queues up before start() is dropped).
   // The sink reads like the exchange (backoff), pinned beside it.
-  nf::TickToTradeFloor floor({nn::parse_ipv4("127.0.0.1"), {nn::parse_ipv4(setup.incremental_group()), setup.md_port},
-                              nc::parse_idle_kind(idle), nc::IdleKind::backoff, o.measured_cpu, o.venue_cpu});
+  nf::TickToTradeFloor floor({nn::parse_ipv4("127.0.0.1"),
+                              {nn::parse_ipv4(setup.incremental_group()), setup.md_port},
+                              nc::parse_idle_kind(idle),
+                              nc::IdleKind::backoff,
+                              o.measured_cpu,
+                              o.venue_cpu});
   nb::ChildProcess load("load generator (nanotick-trader, random)", bin.trader,
                         with_telemetry({"--config", (dir.path() / "trader-load.toml").string()}), dir.path() / "load");
   nb::ChildProcess maker("market maker (nanotick-trader)", bin.trader,
-                         with_telemetry({"--config", (dir.path() / "trader-maker.toml").string()}), dir.path() / "maker");
+                         with_telemetry({"--config", (dir.path() / "trader-maker.toml").string()}),
+                         dir.path() / "maker");
   const auto load_start = std::chrono::steady_clock::now();
   (void)load.wait_for_log("load: logged on, books live 2/2", milliseconds(20'000));
   (void)maker.wait_for_log("maker: logged on, books live 2/2", milliseconds(20'000));
@@ -319,14 +327,16 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   if (m.maker.count("tick_to_trade_ns.count") == 0)
     throw std::runtime_error("the market maker printed no tick_to_trade_ns figures; its stdout:\n" + maker.out());
   if (value_of(m.maker, "tick_to_trade_ns.count") == 0)
-    throw std::runtime_error("the market maker timed no order in " + std::to_string(m.window_s) +
-                             " s (idle " + idle + "): nothing to report; its log:\n" + maker.err());
+    throw std::runtime_error("the market maker timed no order in " + std::to_string(m.window_s) + " s (idle " + idle +
+                             "): nothing to report; its log:\n" + maker.err());
   if (m.floor.hop_ns.count() == 0)
     throw std::runtime_error("the floor peer read no market data packet in the window (group " +
                              setup.incremental_group() + ":" + std::to_string(setup.md_port) + ")");
   if (telemetry && maker.err().find("telemetry: ") == std::string::npos)
-    throw std::runtime_error("--telemetry: the market maker did not report its telemetry file (a build without "
-                             "the option?); its log:\n" + maker.err());
+    throw std::runtime_error(
+        "--telemetry: the market maker did not report its telemetry file (a build without "
+        "the option?); its log:\n" +
+        maker.err());
   return m;
 }
 
@@ -346,65 +356,73 @@ void print_row(const std::string& subject, const std::string& idle, const Percen
 
 Percentiles floor_percentiles(const nf::TickToTradeFloorResult& f) {
   const auto& h = f.hop_ns;
-  return {true, static_cast<double>(h.count()), static_cast<double>(h.percentile(50)),
-          static_cast<double>(h.percentile(99)), static_cast<double>(h.percentile(99.9)),
+  return {true,
+          static_cast<double>(h.count()),
+          static_cast<double>(h.percentile(50)),
+          static_cast<double>(h.percentile(99)),
+          static_cast<double>(h.percentile(99.9)),
           static_cast<double>(h.max())};
 }
 
 void report(const Options& o, const std::vector<Measurement>& ms) {
   std::printf("### Tick-to-trade: market data packet read -> order written (ns)\n\n");
-  std::printf("| subject | maker idle | samples | p50 | p99 | p99.9 | max | p50 vs floor | p99 vs floor |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| subject | maker idle | samples | p50 | p99 | p99.9 | max | p50 vs floor | p99 vs floor |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Measurement& m : ms) {
     const Percentiles floor = floor_percentiles(m.floor);
-    print_row("nanotick-trader market maker: tick-to-trade", m.idle, percentiles_of(m.maker, "tick_to_trade_ns"), floor);
+    print_row("nanotick-trader market maker: tick-to-trade", m.idle, percentiles_of(m.maker, "tick_to_trade_ns"),
+              floor);
     const Percentiles decision = percentiles_of(m.maker, "tick_to_decision_ns");
     if (decision.present)
       print_row("the same to the orders queued, before the write (our code only)", m.idle, decision, floor);
     print_row("floor: recv() -> send() of 64 bytes, no book/strategy/risk (bench thread)", m.idle, floor, floor);
   }
-  std::printf("\nThe trader records one sample per order message: a two-sided requote (two ModifyOrders, 80 "
-              "bytes in one write) gives two samples with the same value. The floor records one per datagram.\n\n");
+  std::printf(
+      "\nThe trader records one sample per order message: a two-sided requote (two ModifyOrders, 80 "
+      "bytes in one write) gives two samples with the same value. The floor records one per datagram.\n\n");
 
   std::printf("### Against the issue's targets (p50 <= 2 us, p99 <= 10 us, compact mode on 2 cores)\n\n");
-  std::printf("| maker idle | tick-to-trade p50 | met? | p99 | met? | p50 / p99 vs floor | p50 to the orders "
-              "queued | p50 difference (the write) | floor p50 |\n"
-              "|---|---:|---|---:|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| maker idle | tick-to-trade p50 | met? | p99 | met? | p50 / p99 vs floor | p50 to the orders "
+      "queued | p50 difference (the write) | floor p50 |\n"
+      "|---|---:|---|---:|---|---:|---:|---:|---:|\n");
   for (const Measurement& m : ms) {
     const Percentiles t = percentiles_of(m.maker, "tick_to_trade_ns");
     const Percentiles d = percentiles_of(m.maker, "tick_to_decision_ns");
     const Percentiles floor = floor_percentiles(m.floor);
     std::printf("| %s | %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", m.idle.c_str(), ns(t.p50).c_str(),
                 yes_no(t.p50 <= kTargetP50Ns), ns(t.p99).c_str(), yes_no(t.p99 <= kTargetP99Ns),
-                ratio(t.p50, floor.p50).c_str(), ratio(t.p99, floor.p99).c_str(),
-                d.present ? ns(d.p50).c_str() : "n/a", d.present ? ns(t.p50 - d.p50).c_str() : "n/a",
-                ns(floor.p50).c_str());
+                ratio(t.p50, floor.p50).c_str(), ratio(t.p99, floor.p99).c_str(), d.present ? ns(d.p50).c_str() : "n/a",
+                d.present ? ns(t.p50 - d.p50).c_str() : "n/a", ns(floor.p50).c_str());
   }
 
   std::printf("\n### What each window held\n\n");
-  std::printf("| maker idle | window s | incremental packets/s | maker orders timed/s (untimed, in all) | maker placed / "
-              "modifies / cancels | maker fills | load actions/s | maker CPU | involuntary switches/s, maker / "
-              "floor peer | md gaps (maker) | floor short writes |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| maker idle | window s | incremental packets/s | maker orders timed/s (untimed, in all) | maker placed / "
+      "modifies / cancels | maker fills | load actions/s | maker CPU | involuntary switches/s, maker / "
+      "floor peer | md gaps (maker) | floor short writes |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Measurement& m : ms) {
     const double load_actions =
         value_of(m.load, "orders.placed") + value_of(m.load, "orders.modifies") + value_of(m.load, "orders.cancels");
-    std::printf("| %s | %.1f | %.0f | %.0f (%.0f) | %.0f / %.0f / %.0f | %.0f | %.0f | %.0f%% | %.0f / %.0f | %.0f | "
-                "%llu |\n",
-                m.idle.c_str(), m.window_s, static_cast<double>(m.floor.datagrams) / m.floor.seconds,
-                value_of(m.maker, "tick_to_trade_ns.count") / m.window_s,
-                value_of(m.maker, "tick_to_trade.untimed_orders"), value_of(m.maker, "orders.placed"),
-                value_of(m.maker, "orders.modifies"), value_of(m.maker, "orders.cancels"), value_of(m.maker, "fills"),
-                load_actions / m.load_s, 100 * m.maker_sched.cpu_seconds / m.window_s,
-                static_cast<double>(m.maker_sched.involuntary_switches) / m.window_s,
-                static_cast<double>(m.floor.peer_involuntary_switches) / m.floor.seconds,
-                value_of(m.maker, "md.gaps"), static_cast<unsigned long long>(m.floor.short_writes));
+    std::printf(
+        "| %s | %.1f | %.0f | %.0f (%.0f) | %.0f / %.0f / %.0f | %.0f | %.0f | %.0f%% | %.0f / %.0f | %.0f | "
+        "%llu |\n",
+        m.idle.c_str(), m.window_s, static_cast<double>(m.floor.datagrams) / m.floor.seconds,
+        value_of(m.maker, "tick_to_trade_ns.count") / m.window_s, value_of(m.maker, "tick_to_trade.untimed_orders"),
+        value_of(m.maker, "orders.placed"), value_of(m.maker, "orders.modifies"), value_of(m.maker, "orders.cancels"),
+        value_of(m.maker, "fills"), load_actions / m.load_s, 100 * m.maker_sched.cpu_seconds / m.window_s,
+        static_cast<double>(m.maker_sched.involuntary_switches) / m.window_s,
+        static_cast<double>(m.floor.peer_involuntary_switches) / m.floor.seconds, value_of(m.maker, "md.gaps"),
+        static_cast<unsigned long long>(m.floor.short_writes));
   }
-  std::printf("\nMaker counts are over its whole session (logon to SIGINT, a little longer than the window); "
-              "its tick-to-trade histogram too. Load actions/s: the load generator's orders, modifies and "
-              "cancels over its session. Involuntary switches: of the maker's trading thread and the floor "
-              "peer thread (preemptions, and with backoff also every sched_yield that handed the CPU over).%s\n\n",
-              o.quick ? " (--quick: a smoke run, too short for tails.)" : "");
+  std::printf(
+      "\nMaker counts are over its whole session (logon to SIGINT, a little longer than the window); "
+      "its tick-to-trade histogram too. Load actions/s: the load generator's orders, modifies and "
+      "cancels over its session. Involuntary switches: of the maker's trading thread and the floor "
+      "peer thread (preemptions, and with backoff also every sched_yield that handed the CPU over).%s\n\n",
+      o.quick ? " (--quick: a smoke run, too short for tails.)" : "");
 }
 
 std::string load_average() {
@@ -421,12 +439,13 @@ int main(int argc, char** argv) {
   try {
     const Binaries bin = find_binaries(o);
     nb::print_machine_header("tick_to_trade_bench");
-    std::printf("Exchange %s and traders %s, compact mode. Exchange (idle backoff, fsync batch) and load generator "
-                "(random strategy, %.0f actions/s, idle backoff) on CPU %d; the measured market maker on CPU %d "
-                "with the floor peer thread beside it (same idle); the floor's reader thread on CPU %d. %.0f s "
-                "per window. Load average at start: %s.\n\n",
-                bin.exchange.string().c_str(), bin.trader.string().c_str(), o.rate, o.venue_cpu, o.measured_cpu,
-                o.venue_cpu, o.seconds, load_average().c_str());
+    std::printf(
+        "Exchange %s and traders %s, compact mode. Exchange (idle backoff, fsync batch) and load generator "
+        "(random strategy, %.0f actions/s, idle backoff) on CPU %d; the measured market maker on CPU %d "
+        "with the floor peer thread beside it (same idle); the floor's reader thread on CPU %d. %.0f s "
+        "per window. Load average at start: %s.\n\n",
+        bin.exchange.string().c_str(), bin.trader.string().c_str(), o.rate, o.venue_cpu, o.measured_cpu, o.venue_cpu,
+        o.seconds, load_average().c_str());
     if (o.telemetry.size() > 1 || o.telemetry[0])
       std::printf("Telemetry: %s (every subject with --telemetry DIR, files in the measurement's temp dir).\n\n",
                   o.telemetry.size() > 1 ? "each idle setting without, then with it" : "on");
@@ -437,7 +456,8 @@ int main(int argc, char** argv) {
       for (const bool telemetry : o.telemetry) {
         std::fprintf(stderr, "tick_to_trade_bench: maker idle %s%s, %.0f s\n", idle.c_str(),
                      telemetry ? ", --telemetry" : "", o.seconds);
-        if (index != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the previous processes' exit settles
+        if (index != 0)
+          std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the previous processes' exit settles
         ms.push_back(measure(o, bin, idle, telemetry, index));
         ++index;
       }

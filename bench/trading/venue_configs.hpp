@@ -68,8 +68,8 @@ inline std::string venue_exchange_toml(const VenueSetup& s, const std::string& j
     << "[[instruments]]\nsymbol = \"NTK2\"\ntick_size = 5\nmin_price = 5\nmax_price = 1000000\ncollar = 50000\n"
     << "max_order_qty = 100000\nmax_orders = 65536\nmax_levels = 4096\n\n";
   for (const BenchCredential& c : {kLoadClient, kMakerClient}) {
-    t << "[[clients]]\nid = " << c.client_id << "\nname = \"" << (c.client_id == kLoadClient.client_id ? "load" : "maker")
-      << "\"\ncredential = \"" << c.hash << "\"\n"
+    t << "[[clients]]\nid = " << c.client_id << "\nname = \""
+      << (c.client_id == kLoadClient.client_id ? "load" : "maker") << "\"\ncredential = \"" << c.hash << "\"\n"
       << "rate_limit_per_s = 100000000\nrate_burst = 100000000\ncancel_on_disconnect = true\n\n";
   }
   return t.str();

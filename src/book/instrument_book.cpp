@@ -9,9 +9,8 @@ namespace {
 
 std::uint32_t checked(std::uint32_t value, const char* what) {
   if (value == 0 || value == kNil)
-    throw std::invalid_argument(std::string(what) + " must be in [1, " +
-                                std::to_string(kNil - 1) + "], got " + std::to_string(value) +
-                                " (check the instrument's capacity in the config)");
+    throw std::invalid_argument(std::string(what) + " must be in [1, " + std::to_string(kNil - 1) + "], got " +
+                                std::to_string(value) + " (check the instrument's capacity in the config)");
   return value;
 }
 

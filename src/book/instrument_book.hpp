@@ -172,9 +172,7 @@ class InstrumentBook {
   };
 
   NT_ALWAYS_INLINE LevelLadder& ladder_of(Side side) noexcept { return side == Side::kBuy ? bids_ : asks_; }
-  NT_ALWAYS_INLINE const LevelLadder& ladder_of(Side side) const noexcept {
-    return side == Side::kBuy ? bids_ : asks_;
-  }
+  NT_ALWAYS_INLINE const LevelLadder& ladder_of(Side side) const noexcept { return side == Side::kBuy ? bids_ : asks_; }
 
   // Takes node `ni` out of its level (erasing the level when it empties), out
   // of the id map, and back onto the free list.

@@ -65,9 +65,7 @@ class LevelLadder {
   NT_ALWAYS_INLINE Level& level(NodeIndex index) noexcept { return levels_[index]; }
   NT_ALWAYS_INLINE const Level& level(NodeIndex index) const noexcept { return levels_[index]; }
 
-  NT_ALWAYS_INLINE const Level* best() const noexcept {
-    return size_ != 0 ? &levels_[ranks_[size_ - 1]] : nullptr;
-  }
+  NT_ALWAYS_INLINE const Level* best() const noexcept { return size_ != 0 ? &levels_[ranks_[size_ - 1]] : nullptr; }
 
   // The level at `price`, created empty if absent; kNil when it is absent and
   // the side already holds capacity() levels.

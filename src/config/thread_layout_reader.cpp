@@ -29,8 +29,8 @@ core::ThreadLayout read_thread_layout(TableReader t, const ThreadRoles& roles) {
   const auto& theirs = layout.mode == core::ThreadMode::kDedicated ? roles.compact : roles.dedicated;
   for (const std::string_view role : theirs) {
     if (!contains(mine, role) && t.table(role))
-      t.fail(role, "is a runner of the " + std::string(layout.mode == core::ThreadMode::kDedicated ? "compact"
-                                                                                                    : "dedicated") +
+      t.fail(role, "is a runner of the " +
+                       std::string(layout.mode == core::ThreadMode::kDedicated ? "compact" : "dedicated") +
                        " layout; mode is " + mode + ", whose runners are " + joined(mine));
   }
   for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -42,8 +42,8 @@ core::ThreadLayout read_thread_layout(TableReader t, const ThreadRoles& roles) {
       const std::int64_t cpu = rt->integer("cpu", -2, -1, 4095);
       if (cpu != -2) {
         if (i < layout.cpus.size())
-          rt->fail("cpu", "this runner is pinned by threads.cpus[" + std::to_string(i) +
-                              "] too: give one or the other");
+          rt->fail("cpu",
+                   "this runner is pinned by threads.cpus[" + std::to_string(i) + "] too: give one or the other");
         r.cpu = static_cast<int>(cpu);
       }
       r.idle = core::parse_idle_kind(rt->choice("idle", core::to_string(r.idle), roles.idle_kinds));

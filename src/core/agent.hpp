@@ -75,9 +75,8 @@ class CompositeAgent {
       : role_name_(make_role_name()) {}
 
   template <typename... Args>
-    requires(sizeof...(Args) == sizeof...(A) && (std::is_constructible_v<A, Args &&> && ...))
-  explicit CompositeAgent(Args&&... args)
-      : agents_(std::forward<Args>(args)...), role_name_(make_role_name()) {}
+    requires(sizeof...(Args) == sizeof...(A) && (std::is_constructible_v<A, Args&&> && ...))
+  explicit CompositeAgent(Args&&... args) : agents_(std::forward<Args>(args)...), role_name_(make_role_name()) {}
 
   // One running unit of work: neither copied nor moved once built.
   CompositeAgent(const CompositeAgent&) = delete;

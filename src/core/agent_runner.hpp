@@ -81,8 +81,8 @@ class AgentRunner {
       thread_->join();
     }
     if (error_ && !error_collected_) {
-      std::fprintf(stderr, "agent runner '%s': agent failed and nobody collected the error: %s\n",
-                   name_.c_str(), detail::describe_exception(error_).c_str());
+      std::fprintf(stderr, "agent runner '%s': agent failed and nobody collected the error: %s\n", name_.c_str(),
+                   detail::describe_exception(error_).c_str());
     }
   }
 
@@ -92,8 +92,7 @@ class AgentRunner {
   // the thread could not be pinned to the requested CPU (after stopping it).
   void start() {
     if (thread_) {
-      throw std::logic_error("agent runner '" + name_ +
-                             "': start() called twice (a runner runs its agent once)");
+      throw std::logic_error("agent runner '" + name_ + "': start() called twice (a runner runs its agent once)");
     }
     running_.store(true, std::memory_order_release);
     thread_.emplace(name_, cpu_, [this] { run(); });
@@ -110,8 +109,7 @@ class AgentRunner {
     if (const std::error_code pin_error = thread_->pin_error()) {
       request_stop();
       thread_->join();
-      throw std::system_error(pin_error, "agent runner '" + name_ + "': cannot pin to CPU " +
-                                             std::to_string(cpu_) +
+      throw std::system_error(pin_error, "agent runner '" + name_ + "': cannot pin to CPU " + std::to_string(cpu_) +
                                              " (choose a CPU this process may run on, or -1)");
     }
   }
@@ -316,23 +314,18 @@ struct IdleConfig {
 template <Agent A>
 class ConfiguredAgentRunner {
  public:
-  using Runner = std::variant<std::unique_ptr<AgentRunner<A, BusySpinIdle>>,
-                              std::unique_ptr<AgentRunner<A, YieldIdle>>,
-                              std::unique_ptr<AgentRunner<A, BackoffIdle>>,
-                              std::unique_ptr<AgentRunner<A, BlockingIdle>>>;
+  using Runner =
+      std::variant<std::unique_ptr<AgentRunner<A, BusySpinIdle>>, std::unique_ptr<AgentRunner<A, YieldIdle>>,
+                   std::unique_ptr<AgentRunner<A, BackoffIdle>>, std::unique_ptr<AgentRunner<A, BlockingIdle>>>;
 
   explicit ConfiguredAgentRunner(Runner runner) noexcept : runner_(std::move(runner)) {}
 
   IdleKind kind() const noexcept {
     switch (runner_.index()) {
-      case 0:
-        return IdleKind::spin;
-      case 1:
-        return IdleKind::yield;
-      case 2:
-        return IdleKind::backoff;
-      default:
-        return IdleKind::block;
+      case 0: return IdleKind::spin;
+      case 1: return IdleKind::yield;
+      case 2: return IdleKind::backoff;
+      default: return IdleKind::block;
     }
   }
 
@@ -373,15 +366,13 @@ class ConfiguredAgentRunner {
 
 // Builds the runner for config.kind (start-up code: may throw on bad parameters).
 template <Agent A>
-ConfiguredAgentRunner<A> make_agent_runner(A& agent, RunnerOptions options,
-                                           const IdleConfig& config) {
+ConfiguredAgentRunner<A> make_agent_runner(A& agent, RunnerOptions options, const IdleConfig& config) {
   return visit_idle_kind(config.kind, [&]<typename Idle>(std::type_identity<Idle>) {
     using R = AgentRunner<A, Idle>;
     if constexpr (std::is_same_v<Idle, BackoffIdle>) {
       return ConfiguredAgentRunner<A>(std::make_unique<R>(agent, std::move(options), config.backoff));
     } else if constexpr (std::is_same_v<Idle, BlockingIdle>) {
-      return ConfiguredAgentRunner<A>(
-          std::make_unique<R>(agent, std::move(options), config.block_timeout));
+      return ConfiguredAgentRunner<A>(std::make_unique<R>(agent, std::move(options), config.block_timeout));
     } else {
       return ConfiguredAgentRunner<A>(std::make_unique<R>(agent, std::move(options)));
     }

@@ -167,9 +167,7 @@ class alignas(kCacheLine) BroadcastRing {
   }
 
   // Messages published so far (any thread).
-  [[nodiscard]] std::uint64_t published() const noexcept {
-    return published_.load(std::memory_order_acquire);
-  }
+  [[nodiscard]] std::uint64_t published() const noexcept { return published_.load(std::memory_order_acquire); }
 
  private:
   static constexpr std::uint64_t kMask = Capacity - 1;

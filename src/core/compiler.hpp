@@ -32,13 +32,12 @@ inline constexpr std::size_t kCacheLine = 64;
 // Debug-only invariant check: active in debug and sanitizer builds, compiled out
 // with NDEBUG (release). Use for programming errors, never for input validation.
 #if !defined(NDEBUG)
-#define NT_DEBUG_ASSERT(cond, msg)                                                        \
-  do {                                                                                    \
-    if (!(cond)) [[unlikely]] {                                                           \
-      std::fprintf(stderr, "%s:%d: assertion failed: %s (%s)\n", __FILE__, __LINE__, #cond, \
-                   msg);                                                                  \
-      std::abort();                                                                       \
-    }                                                                                     \
+#define NT_DEBUG_ASSERT(cond, msg)                                                                \
+  do {                                                                                            \
+    if (!(cond)) [[unlikely]] {                                                                   \
+      std::fprintf(stderr, "%s:%d: assertion failed: %s (%s)\n", __FILE__, __LINE__, #cond, msg); \
+      std::abort();                                                                               \
+    }                                                                                             \
   } while (0)
 #else
 #define NT_DEBUG_ASSERT(cond, msg) \

@@ -8,8 +8,8 @@
 
 #include <bit>
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -55,8 +55,7 @@ CountersFile::CountersFile(const Options& options) : path_(options.path), capaci
       fail(path_, "flock", err);
     }
     // Start from zeros: a previous run's values must not show through.
-    if (::fchmod(fd_, 0600) != 0 || ::ftruncate(fd_, 0) != 0 ||
-        ::ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) {
+    if (::fchmod(fd_, 0600) != 0 || ::ftruncate(fd_, 0) != 0 || ::ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) {
       const int err = errno;
       ::close(fd_);
       fail(path_, "cannot size", err);
@@ -78,9 +77,8 @@ CountersFile::CountersFile(const Options& options) : path_(options.path), capaci
   h->metadata_offset = L::kHeaderBytes;
   h->values_offset = values_offset(capacity_);
   h->pid = ::getpid();
-  h->start_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+  h->start_unix_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::memcpy(h->process, options.process.data(), options.process.size());
   h->count.store(0, std::memory_order_relaxed);
   h->state.store(static_cast<std::uint32_t>(CountersState::kRunning), std::memory_order_relaxed);
@@ -118,8 +116,8 @@ std::uint32_t CountersFile::place(Counter& counter, std::string_view label, Coun
   if (kind != CounterKind::kCount && kind != CounterKind::kGauge && kind != CounterKind::kReal)
     throw std::invalid_argument("counters file: label '" + std::string(label) + "': kind must be count, gauge or real");
   if (next_ >= capacity_)
-    throw std::length_error("counters file " + path_ + ": full (" + std::to_string(capacity_) +
-                            " slots) at '" + std::string(label) + "'");
+    throw std::length_error("counters file " + path_ + ": full (" + std::to_string(capacity_) + " slots) at '" +
+                            std::string(label) + "'");
   if (!labels_.emplace(label).second)
     throw std::invalid_argument("counters file: label '" + std::string(label) + "' placed twice");
   const std::uint32_t id = next_++;

@@ -61,9 +61,8 @@ std::uint64_t LatencyHistogram::highest_of(std::size_t index) const noexcept {
 
 void LatencyHistogram::merge(const LatencyHistogram& other) {
   if (other.precision_bits_ != precision_bits_) {
-    throw std::invalid_argument("LatencyHistogram::merge: precision differs (" +
-                                std::to_string(precision_bits_) + " vs " +
-                                std::to_string(other.precision_bits_) + ")");
+    throw std::invalid_argument("LatencyHistogram::merge: precision differs (" + std::to_string(precision_bits_) +
+                                " vs " + std::to_string(other.precision_bits_) + ")");
   }
   for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
   count_ += other.count_;
@@ -129,8 +128,8 @@ std::optional<LatencyHistogram> LatencyHistogram::deserialize(std::span<const st
   in = in.subspan(5);
   LatencyHistogram h(p);
   std::uint64_t count, min, max, sum_bits, nonzero;
-  if (!get_varint(in, count) || !get_varint(in, min) || !get_varint(in, max) ||
-      !get_varint(in, sum_bits) || !get_varint(in, nonzero)) {
+  if (!get_varint(in, count) || !get_varint(in, min) || !get_varint(in, max) || !get_varint(in, sum_bits) ||
+      !get_varint(in, nonzero)) {
     return std::nullopt;
   }
   if (nonzero > h.counts_.size()) return std::nullopt;

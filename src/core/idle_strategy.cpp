@@ -29,10 +29,8 @@ BackoffIdle::BackoffIdle(const BackoffParams& params) : params_(params) {
                                 std::to_string(params.min_park.count()) + " ns)");
   }
   if (params.max_park < params.min_park) {
-    throw std::invalid_argument("backoff idle strategy: max_park (" +
-                                std::to_string(params.max_park.count()) +
-                                " ns) must be >= min_park (" +
-                                std::to_string(params.min_park.count()) + " ns)");
+    throw std::invalid_argument("backoff idle strategy: max_park (" + std::to_string(params.max_park.count()) +
+                                " ns) must be >= min_park (" + std::to_string(params.min_park.count()) + " ns)");
   }
 }
 
@@ -44,8 +42,7 @@ void BackoffIdle::park(std::chrono::nanoseconds period) noexcept {
 
 BlockingIdle::BlockingIdle(std::chrono::nanoseconds timeout) : timeout_(timeout) {
   if (timeout <= std::chrono::nanoseconds::zero()) {
-    throw std::invalid_argument("blocking idle strategy: timeout must be > 0 (got " +
-                                std::to_string(timeout.count()) +
+    throw std::invalid_argument("blocking idle strategy: timeout must be > 0 (got " + std::to_string(timeout.count()) +
                                 " ns); use BlockingIdle::kNoTimeout to wait for signals only");
   }
 }
@@ -69,14 +66,10 @@ void BlockingIdle::wake() noexcept {
 
 std::string_view to_string(IdleKind kind) noexcept {
   switch (kind) {
-    case IdleKind::spin:
-      return "spin";
-    case IdleKind::yield:
-      return "yield";
-    case IdleKind::backoff:
-      return "backoff";
-    case IdleKind::block:
-      return "block";
+    case IdleKind::spin: return "spin";
+    case IdleKind::yield: return "yield";
+    case IdleKind::backoff: return "backoff";
+    case IdleKind::block: return "block";
   }
   return "unknown";
 }

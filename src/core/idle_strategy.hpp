@@ -114,9 +114,7 @@ class BackoffIdle {
       return;
     }
     switch (state_) {
-      case State::not_idle:
-        state_ = State::spinning;
-        [[fallthrough]];
+      case State::not_idle: state_ = State::spinning; [[fallthrough]];
       case State::spinning:
         if (spins_ < params_.max_spins) {
           ++spins_;
@@ -217,15 +215,14 @@ class BlockingIdle {
   // Agent side: consume a pending signal, or sleep until one arrives or the timeout.
   [[nodiscard]] WaitResult wait() noexcept {
     std::uint32_t expected = kIdle;
-    if (!state_.compare_exchange_strong(expected, kSleeping, std::memory_order_relaxed,
-                                        std::memory_order_relaxed)) {
+    if (!state_.compare_exchange_strong(expected, kSleeping, std::memory_order_relaxed, std::memory_order_relaxed)) {
       // expected == kSignalled: a signal arrived since the last wait.
       state_.exchange(kIdle, std::memory_order_acquire);
       return WaitResult::signalled;
     }
     sleep();
     return state_.exchange(kIdle, std::memory_order_acquire) == kSignalled ? WaitResult::signalled
-                                                                          : WaitResult::timed_out;
+                                                                           : WaitResult::timed_out;
   }
 
   std::chrono::nanoseconds timeout() const noexcept { return timeout_; }
@@ -299,14 +296,10 @@ struct IdleTypeFor<IdleKind::block> {
 template <typename F>
 decltype(auto) visit_idle_kind(IdleKind kind, F&& f) {
   switch (kind) {
-    case IdleKind::spin:
-      return std::forward<F>(f)(std::type_identity<BusySpinIdle>{});
-    case IdleKind::yield:
-      return std::forward<F>(f)(std::type_identity<YieldIdle>{});
-    case IdleKind::backoff:
-      return std::forward<F>(f)(std::type_identity<BackoffIdle>{});
-    case IdleKind::block:
-      break;
+    case IdleKind::spin: return std::forward<F>(f)(std::type_identity<BusySpinIdle>{});
+    case IdleKind::yield: return std::forward<F>(f)(std::type_identity<YieldIdle>{});
+    case IdleKind::backoff: return std::forward<F>(f)(std::type_identity<BackoffIdle>{});
+    case IdleKind::block: break;
   }
   return std::forward<F>(f)(std::type_identity<BlockingIdle>{});
 }

@@ -81,8 +81,7 @@ enum class InsertResult : std::uint8_t {
 
 template <typename Key, typename Value, typename Hash = IntMixHash>
 class IntHashMap {
-  static_assert(std::is_integral_v<Key> && !std::is_same_v<Key, bool>,
-                "IntHashMap: Key must be an integer type");
+  static_assert(std::is_integral_v<Key> && !std::is_same_v<Key, bool>, "IntHashMap: Key must be an integer type");
   static_assert(std::is_nothrow_move_constructible_v<Value> && std::is_nothrow_destructible_v<Value>,
                 "IntHashMap: Value must be nothrow move-constructible (entries move on erase)");
 
@@ -102,8 +101,7 @@ class IntHashMap {
     std::size_t max_displacement = 0;
     // Average number of slots a successful find() inspects.
     double mean_probe_length() const noexcept {
-      return entries ? 1.0 + static_cast<double>(total_displacement) / static_cast<double>(entries)
-                     : 0.0;
+      return entries ? 1.0 + static_cast<double>(total_displacement) / static_cast<double>(entries) : 0.0;
     }
   };
 
@@ -135,8 +133,8 @@ class IntHashMap {
   // Maps `key` to a Value built from `args` unless the key is present or the
   // map is full; see InsertResult. Never allocates.
   template <typename... Args>
-  [[nodiscard]] InsertResult emplace(Key key, Args&&... args) noexcept(
-      std::is_nothrow_constructible_v<Value, Args...>) {
+  [[nodiscard]] InsertResult emplace(Key key,
+                                     Args&&... args) noexcept(std::is_nothrow_constructible_v<Value, Args...>) {
     std::size_t i = home(key);
     while (occupied(i)) {
       if (slots_[i].key == key) return InsertResult::kAlreadyPresent;
@@ -150,13 +148,10 @@ class IntHashMap {
     ++size_;
     return InsertResult::kInserted;
   }
-  [[nodiscard]] InsertResult insert(Key key, const Value& value) noexcept(
-      std::is_nothrow_copy_constructible_v<Value>) {
+  [[nodiscard]] InsertResult insert(Key key, const Value& value) noexcept(std::is_nothrow_copy_constructible_v<Value>) {
     return emplace(key, value);
   }
-  [[nodiscard]] InsertResult insert(Key key, Value&& value) noexcept {
-    return emplace(key, std::move(value));
-  }
+  [[nodiscard]] InsertResult insert(Key key, Value&& value) noexcept { return emplace(key, std::move(value)); }
 
   // The value mapped to `key`, or nullptr. The pointer stays valid until the
   // next erase() or clear() (erase may move other entries).
@@ -251,19 +246,11 @@ class IntHashMap {
   }
 
  private:
-  NT_ALWAYS_INLINE std::size_t home(Key key) const noexcept {
-    return static_cast<std::size_t>(Hash{}(key) >> shift_);
-  }
+  NT_ALWAYS_INLINE std::size_t home(Key key) const noexcept { return static_cast<std::size_t>(Hash{}(key) >> shift_); }
   std::size_t word_count() const noexcept { return (table_size_ + 63) / 64; }
-  NT_ALWAYS_INLINE bool occupied(std::size_t i) const noexcept {
-    return (words_[i >> 6] >> (i & 63)) & 1u;
-  }
-  NT_ALWAYS_INLINE void set_occupied(std::size_t i) noexcept {
-    words_[i >> 6] |= std::uint64_t{1} << (i & 63);
-  }
-  NT_ALWAYS_INLINE void clear_occupied(std::size_t i) noexcept {
-    words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
-  }
+  NT_ALWAYS_INLINE bool occupied(std::size_t i) const noexcept { return (words_[i >> 6] >> (i & 63)) & 1u; }
+  NT_ALWAYS_INLINE void set_occupied(std::size_t i) noexcept { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
+  NT_ALWAYS_INLINE void clear_occupied(std::size_t i) noexcept { words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
   void destroy_all() noexcept {
     if constexpr (!std::is_trivially_destructible_v<Value>) {
       for (std::size_t i = 0; i < table_size_; ++i)

@@ -41,9 +41,7 @@ class LogByteRing {
   // capacity_bytes: power of two in [64, 2^31]. Throws std::invalid_argument
   // otherwise (start-up only).
   explicit LogByteRing(std::size_t capacity_bytes)
-      : capacity_(checked_capacity(capacity_bytes)),
-        mask_(capacity_ - 1),
-        buffer_(new std::byte[capacity_]) {
+      : capacity_(checked_capacity(capacity_bytes)), mask_(capacity_ - 1), buffer_(new std::byte[capacity_]) {
     // Touch every page now so the first laps do not take page faults.
     std::memset(buffer_.get(), 0, capacity_);
   }
@@ -87,9 +85,7 @@ class LogByteRing {
   }
 
   // Bytes published so far (producer position); any thread may read it.
-  std::uint64_t committed_position() const noexcept {
-    return write_pos_.load(std::memory_order_acquire);
-  }
+  std::uint64_t committed_position() const noexcept { return write_pos_.load(std::memory_order_acquire); }
 
   // ---- consumer side -----------------------------------------------------
 

@@ -57,13 +57,12 @@ struct WireStr {
 };
 
 template <class T>
-inline constexpr bool kIsCharType = std::is_same_v<T, char> || std::is_same_v<T, wchar_t> ||
-                                    std::is_same_v<T, char8_t> || std::is_same_v<T, char16_t> ||
-                                    std::is_same_v<T, char32_t>;
+inline constexpr bool kIsCharType =
+    std::is_same_v<T, char> || std::is_same_v<T, wchar_t> || std::is_same_v<T, char8_t> ||
+    std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t>;
 
 template <class T>
-inline constexpr bool kIsString = std::is_same_v<T, std::string> ||
-                                  std::is_same_v<T, std::string_view> ||
+inline constexpr bool kIsString = std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
                                   std::is_same_v<T, const char*> || std::is_same_v<T, char*>;
 
 // The type the back end hands to fmt (and the type the format string is
@@ -72,15 +71,14 @@ template <class T>
 struct LogArgType {
   static_assert(!std::is_enum_v<T>, "NT_LOG: cast enums to their underlying type");
   static_assert(!std::is_same_v<T, long double>, "NT_LOG: long double is not supported; use double");
-  static_assert(!std::is_function_v<std::remove_pointer_t<T>>,
-                "NT_LOG: function pointers are not supported");
-  static_assert((!kIsCharType<T> || std::is_same_v<T, char>) &&
-                    (!std::is_pointer_v<T> ||
-                     !kIsCharType<std::remove_cv_t<std::remove_pointer_t<T>>> ||
-                     std::is_same_v<std::remove_cv_t<std::remove_pointer_t<T>>, char>),
+  static_assert(!std::is_function_v<std::remove_pointer_t<T>>, "NT_LOG: function pointers are not supported");
+  // Named, not inline in the assert: clang-format 16 misreads `(...) && (...)` there.
+  using Pointee = std::remove_cv_t<std::remove_pointer_t<T>>;
+  static constexpr bool kNarrowChar = !kIsCharType<T> || std::is_same_v<T, char>;
+  static constexpr bool kNarrowString = !std::is_pointer_v<T> || !kIsCharType<Pointee> || std::is_same_v<Pointee, char>;
+  static_assert(kNarrowChar && kNarrowString,
                 "NT_LOG: only char and narrow (char) strings are supported, not wide ones");
-  static_assert(std::is_arithmetic_v<T> || std::is_pointer_v<T> ||
-                    std::is_same_v<T, std::nullptr_t> || kIsString<T>,
+  static_assert(std::is_arithmetic_v<T> || std::is_pointer_v<T> || std::is_same_v<T, std::nullptr_t> || kIsString<T>,
                 "NT_LOG: supported arguments are bool, char, integers, float, double, pointers, "
                 "const char*, std::string and std::string_view");
 
@@ -91,8 +89,7 @@ struct LogArgType {
           std::is_pointer_v<T> || std::is_same_v<T, std::nullptr_t>, const void*,
           std::conditional_t<
               std::is_same_v<T, bool> || std::is_same_v<T, char> || std::is_floating_point_v<T>, T,
-              std::conditional_t<std::is_signed_v<T>,
-                                 std::conditional_t<(sizeof(T) <= 4), std::int32_t, std::int64_t>,
+              std::conditional_t<std::is_signed_v<T>, std::conditional_t<(sizeof(T) <= 4), std::int32_t, std::int64_t>,
                                  std::conditional_t<(sizeof(T) <= 4), std::uint32_t, std::uint64_t>>>>>;
 
   static constexpr LogArgTag tag() noexcept {
@@ -120,11 +117,10 @@ template <class... T>
 struct ArgList {
   // The format string is checked against the argument types here, at compile
   // time: a mismatch is a compile error at the NT_LOG_* call site.
-  static consteval LogSite make_site(LogLevel level, std::string_view format, const char* file,
-                                     std::uint32_t line) {
+  static consteval LogSite make_site(LogLevel level, std::string_view format, const char* file, std::uint32_t line) {
     static_cast<void>(fmt::format_string<log_fmt_t<T>...>(format));
-    return LogSite{format, base_name(file), line, level, static_cast<std::uint8_t>(sizeof...(T)),
-                   kArgTags<T...>.data()};
+    return LogSite{
+        format, base_name(file), line, level, static_cast<std::uint8_t>(sizeof...(T)), kArgTags<T...>.data()};
   }
 
   static consteval const char* base_name(const char* path) {
@@ -149,7 +145,8 @@ NT_ALWAYS_INLINE auto to_wire(const T& v) noexcept {
     return WireStr{v.data(), v.size()};
   } else if constexpr (std::is_same_v<D, const char*> || std::is_same_v<D, char*>) {
     const char* s = v;  // also decays char arrays
-    if (s == nullptr) [[unlikely]] return WireStr{"(null)", 6};
+    if (s == nullptr) [[unlikely]]
+      return WireStr{"(null)", 6};
     return WireStr{s, std::strlen(s)};
   } else {
     return static_cast<log_fmt_t<T>>(v);

@@ -71,8 +71,7 @@ class LogBackend {
       const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options.append ? O_APPEND : O_TRUNC);
       fd_ = ::open(options.path.c_str(), flags, 0644);
       if (fd_ < 0)
-        throw std::runtime_error("logger: cannot open '" + options.path + "' for writing: " +
-                                 std::strerror(errno) +
+        throw std::runtime_error("logger: cannot open '" + options.path + "' for writing: " + std::strerror(errno) +
                                  "; check that the directory exists and is writable");
       owns_fd_ = true;
     }
@@ -80,8 +79,7 @@ class LogBackend {
     detailed_ = options.layout == LogLayout::kDetailed;
     line_prefix_ = options.line_prefix;
     try {
-      thread_ = std::make_unique<NamedThread>(options.backend_name, options.backend_cpu,
-                                              [this] { run(); });
+      thread_ = std::make_unique<NamedThread>(options.backend_name, options.backend_cpu, [this] { run(); });
     } catch (...) {
       if (owns_fd_) ::close(fd_);
       throw;
@@ -89,9 +87,8 @@ class LogBackend {
     if (const std::error_code ec = thread_->pin_error()) {
       stop();
       if (owns_fd_) ::close(fd_);
-      throw std::runtime_error("logger: cannot pin the back-end thread to CPU " +
-                               std::to_string(options.backend_cpu) + ": " + ec.message() +
-                               "; set backend_cpu to an allowed CPU or to -1");
+      throw std::runtime_error("logger: cannot pin the back-end thread to CPU " + std::to_string(options.backend_cpu) +
+                               ": " + ec.message() + "; set backend_cpu to an allowed CPU or to -1");
     }
   }
 
@@ -203,8 +200,8 @@ class LogBackend {
     if (!registry_changed_.exchange(false, std::memory_order_acquire)) return;
     std::lock_guard lock(mutex_);
     for (const auto& p : registered_) {
-      const bool known = std::any_of(sources_.begin(), sources_.end(),
-                                     [&](const Source& s) { return s.producer == p; });
+      const bool known =
+          std::any_of(sources_.begin(), sources_.end(), [&](const Source& s) { return s.producer == p; });
       if (!known) sources_.push_back(Source{p, {}, 0});
     }
   }
@@ -242,8 +239,7 @@ class LogBackend {
     // for room polls that cache line.
     for (auto& s : sources_) s.producer->ring.publish_consumed();
     if (done > 0)
-      records_written_.store(records_written_.load(std::memory_order_relaxed) + done,
-                             std::memory_order_relaxed);
+      records_written_.store(records_written_.load(std::memory_order_relaxed) + done, std::memory_order_relaxed);
     return done;
   }
 
@@ -331,9 +327,8 @@ class LogBackend {
       const year_month_day ymd{day};
       const hh_mm_ss hms{tp - day};
       cached_date_.clear();
-      fmt::format_to(fmt::appender(cached_date_), "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.",
-                     static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                     static_cast<unsigned>(ymd.day()), hms.hours().count(),
+      fmt::format_to(fmt::appender(cached_date_), "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.", static_cast<int>(ymd.year()),
+                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), hms.hours().count(),
                      hms.minutes().count(), hms.seconds().count());
       cached_second_ = secs;
     }
@@ -435,9 +430,7 @@ void Logger::stop() {
   backend_->stop();
 }
 
-std::uint64_t Logger::dropped() const {
-  return backend_->dropped() + attach_failures_.load(std::memory_order_relaxed);
-}
+std::uint64_t Logger::dropped() const { return backend_->dropped() + attach_failures_.load(std::memory_order_relaxed); }
 
 std::uint64_t Logger::records_written() const { return backend_->records_written(); }
 
@@ -475,9 +468,7 @@ LogProducer* Logger::attach_current_thread() noexcept {
 }
 
 std::byte* Logger::claim_slow(LogProducer& p, std::size_t size, LogFullPolicy policy) noexcept {
-  auto count_drop = [&p] {
-    p.dropped.store(p.dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  };
+  auto count_drop = [&p] { p.dropped.store(p.dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); };
   if (size > p.ring.max_payload() || policy == LogFullPolicy::kDrop) {
     count_drop();
     return nullptr;

@@ -140,7 +140,8 @@ class Logger {
   template <class... W>
   NT_ALWAYS_INLINE bool write(LogFullPolicy policy, const LogSite& site, const W&... w) noexcept {
     LogProducer* p = current_producer();
-    if (p == nullptr) [[unlikely]] return false;
+    if (p == nullptr) [[unlikely]]
+      return false;
     const std::uint64_t ticks = clock_->now();
     const std::size_t size = kLogRecordHeader + (std::size_t{0} + ... + log_detail::wire_size(w));
     std::byte* dst = nullptr;
@@ -161,7 +162,8 @@ class Logger {
 
   NT_ALWAYS_INLINE LogProducer* current_producer() noexcept {
     const auto& cache = log_detail::tl_producer_cache;
-    if (cache.logger_id == id_) [[likely]] return cache.producer;
+    if (cache.logger_id == id_) [[likely]]
+      return cache.producer;
     return attach_current_thread();
   }
 
@@ -192,15 +194,15 @@ class Logger {
 // NT_LOG_WITH(logger, level, policy, "format {}", args...): NT_LOG with the
 // ring-full policy (core::LogFullPolicy) of this call site, whatever the
 // logger's options say. `policy` is evaluated only if the level passes.
-#define NT_LOG_WITH(logger_, level_, policy_, format_, ...)                                        \
-  do {                                                                                             \
-    auto& nt_log_logger_ = (logger_);                                                              \
-    if (nt_log_logger_.should_log(level_)) {                                                       \
-      static constexpr ::nanotick::core::LogSite nt_log_site_ =                                    \
-          decltype(::nanotick::core::log_detail::arg_list(__VA_ARGS__))::make_site(                \
-              level_, format_, __FILE__, __LINE__);                                                \
-      static_cast<void>(nt_log_logger_.log(policy_, nt_log_site_ __VA_OPT__(, ) __VA_ARGS__));     \
-    }                                                                                              \
+#define NT_LOG_WITH(logger_, level_, policy_, format_, ...)                                                   \
+  do {                                                                                                        \
+    auto& nt_log_logger_ = (logger_);                                                                         \
+    if (nt_log_logger_.should_log(level_)) {                                                                  \
+      static constexpr ::nanotick::core::LogSite nt_log_site_ =                                               \
+          decltype(::nanotick::core::log_detail::arg_list(__VA_ARGS__))::make_site(level_, format_, __FILE__, \
+                                                                                   __LINE__);                 \
+      static_cast<void>(nt_log_logger_.log(policy_, nt_log_site_ __VA_OPT__(, ) __VA_ARGS__));                \
+    }                                                                                                         \
   } while (false)
 
 #define NT_LOG_TRACE(logger_, ...) NT_LOG(logger_, ::nanotick::core::LogLevel::kTrace, __VA_ARGS__)
@@ -208,5 +210,4 @@ class Logger {
 #define NT_LOG_INFO(logger_, ...) NT_LOG(logger_, ::nanotick::core::LogLevel::kInfo, __VA_ARGS__)
 #define NT_LOG_WARN(logger_, ...) NT_LOG(logger_, ::nanotick::core::LogLevel::kWarn, __VA_ARGS__)
 #define NT_LOG_ERROR(logger_, ...) NT_LOG(logger_, ::nanotick::core::LogLevel::kError, __VA_ARGS__)
-#define NT_LOG_CRITICAL(logger_, ...) \
-  NT_LOG(logger_, ::nanotick::core::LogLevel::kCritical, __VA_ARGS__)
+#define NT_LOG_CRITICAL(logger_, ...) NT_LOG(logger_, ::nanotick::core::LogLevel::kCritical, __VA_ARGS__)

@@ -55,8 +55,7 @@ class ObjectPool {
     Slot* next;
     alignas(T) std::byte storage[sizeof(T)];
   };
-  static constexpr std::size_t kSlotAlign =
-      alignof(Slot) > kCacheLine ? alignof(Slot) : kCacheLine;
+  static constexpr std::size_t kSlotAlign = alignof(Slot) > kCacheLine ? alignof(Slot) : kCacheLine;
 
  public:
   // Allocates and pre-faults storage for `capacity` objects. Start-up only:
@@ -102,8 +101,7 @@ class ObjectPool {
   // when every slot is in use. If T's constructor throws, the slot goes back to
   // the free list and the exception propagates.
   template <typename... Args>
-  [[nodiscard]] NT_ALWAYS_INLINE T* allocate(Args&&... args) noexcept(
-      std::is_nothrow_constructible_v<T, Args...>) {
+  [[nodiscard]] NT_ALWAYS_INLINE T* allocate(Args&&... args) noexcept(std::is_nothrow_constructible_v<T, Args...>) {
     Slot* slot = free_head_;
     if (slot == nullptr) [[unlikely]] {
       ++exhausted_count_;
@@ -133,8 +131,7 @@ class ObjectPool {
     NT_DEBUG_ASSERT(owns(obj), "ObjectPool::release: pointer does not belong to this pool");
     Slot* slot = slot_of(obj);
 #if !defined(NDEBUG)
-    NT_DEBUG_ASSERT(state_[index_of(slot)] == kLive,
-                    "ObjectPool::release: double release (slot is already free)");
+    NT_DEBUG_ASSERT(state_[index_of(slot)] == kLive, "ObjectPool::release: double release (slot is already free)");
 #endif
     obj->~T();
     push_free(slot);
@@ -144,8 +141,7 @@ class ObjectPool {
   bool owns(const T* p) const noexcept {
     const auto addr = reinterpret_cast<std::uintptr_t>(p);
     const auto base = reinterpret_cast<std::uintptr_t>(slots_);
-    return addr >= base && addr < base + capacity_ * sizeof(Slot) &&
-           (addr - base) % sizeof(Slot) == 0;
+    return addr >= base && addr < base + capacity_ * sizeof(Slot) && (addr - base) % sizeof(Slot) == 0;
   }
 
   std::size_t capacity() const noexcept { return capacity_; }
@@ -166,8 +162,7 @@ class ObjectPool {
   // Maps an object pointer back to its slot through the slot array, so the
   // result is derived from slots_ (no cast from T* to the union).
   NT_ALWAYS_INLINE Slot* slot_of(const T* obj) const noexcept {
-    const auto offset =
-        reinterpret_cast<std::uintptr_t>(obj) - reinterpret_cast<std::uintptr_t>(slots_);
+    const auto offset = reinterpret_cast<std::uintptr_t>(obj) - reinterpret_cast<std::uintptr_t>(slots_);
     return slots_ + offset / sizeof(Slot);
   }
   NT_ALWAYS_INLINE void push_free(Slot* slot) noexcept {

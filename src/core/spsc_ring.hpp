@@ -164,8 +164,7 @@ class alignas(kCacheLine) SpscRing {
 
   // Counts the slot returned by the last successful try_write_slot() as written.
   NT_ALWAYS_INLINE void end_write() noexcept {
-    NT_DEBUG_ASSERT(tail_.load(std::memory_order_relaxed) + pending_ - head_.load(std::memory_order_acquire) <
-                        Capacity,
+    NT_DEBUG_ASSERT(tail_.load(std::memory_order_relaxed) + pending_ - head_.load(std::memory_order_acquire) < Capacity,
                     "SpscRing::end_write() without a successful try_write_slot()");
     ++pending_;
   }
@@ -241,8 +240,7 @@ class alignas(kCacheLine) SpscRing {
   // them all with a single store. Returns how many were processed. If fn
   // throws, the values it has already seen are not released (they come again).
   template <typename Fn>
-  std::size_t drain(Fn&& fn, std::size_t max = Capacity) noexcept(
-      std::is_nothrow_invocable_v<Fn&, const T&>) {
+  std::size_t drain(Fn&& fn, std::size_t max = Capacity) noexcept(std::is_nothrow_invocable_v<Fn&, const T&>) {
     const std::uint64_t head = head_.load(std::memory_order_relaxed);
     std::size_t n = 0;
     // Stops after at most Capacity values: slot (head + Capacity) is slot head,
@@ -259,9 +257,8 @@ class alignas(kCacheLine) SpscRing {
 
   // Copies up to `max` values into out[0..n) and returns n (0 when empty).
   [[nodiscard]] std::size_t pop_batch(T* out, std::size_t max) noexcept {
-    return drain([out, i = std::size_t{0}](const T& v) mutable noexcept {
-      std::memcpy(out + i++, &v, sizeof(T));
-    }, max);
+    return drain([out, i = std::size_t{0}](const T& v) mutable noexcept { std::memcpy(out + i++, &v, sizeof(T)); },
+                 max);
   }
 
   // ---- any thread ----------------------------------------------------------

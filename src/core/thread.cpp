@@ -30,8 +30,7 @@ int allowed_cpu_count() noexcept {
   return CPU_COUNT(&set);
 }
 
-NamedThread::NamedThread(std::string name, int cpu, std::function<void()> body)
-    : name_(std::move(name)), cpu_(cpu) {
+NamedThread::NamedThread(std::string name, int cpu, std::function<void()> body) : name_(std::move(name)), cpu_(cpu) {
   std::promise<std::error_code> started;
   auto started_future = started.get_future();
   thread_ = std::thread([this_name = name_, cpu, &started, body = std::move(body)]() mutable {

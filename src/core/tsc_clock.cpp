@@ -1,8 +1,8 @@
 #include "core/tsc_clock.hpp"
 
+#include <cpuid.h>
 #include <algorithm>
 #include <array>
-#include <cpuid.h>
 #include <fstream>
 #include <string>
 
@@ -11,8 +11,7 @@ namespace nanotick::core {
 namespace {
 
 std::int64_t system_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -41,8 +40,7 @@ bool cpuinfo_invariant_tsc() {
 
 }  // namespace
 
-TscClock::TscClock(bool uses_tsc, double ticks_per_ns, std::uint64_t base_ticks,
-                   std::int64_t epoch_ns)
+TscClock::TscClock(bool uses_tsc, double ticks_per_ns, std::uint64_t base_ticks, std::int64_t epoch_ns)
     : uses_tsc_(uses_tsc),
       ticks_per_ns_(ticks_per_ns),
       ns_per_tick_(1.0 / ticks_per_ns),
@@ -57,9 +55,7 @@ bool TscClock::tsc_is_invariant() noexcept {
   }
 }
 
-TscClock TscClock::steady_fallback() {
-  return TscClock(false, 1.0, steady_ns(), system_now_ns());
-}
+TscClock TscClock::steady_fallback() { return TscClock(false, 1.0, steady_ns(), system_now_ns()); }
 
 TscClock TscClock::calibrate(std::chrono::milliseconds window) {
   if (!tsc_is_invariant()) return steady_fallback();

@@ -7,9 +7,9 @@
 // steady clock — never a hard-coded GHz — so converting needs the clock object.
 #pragma once
 
+#include <x86intrin.h>
 #include <chrono>
 #include <cstdint>
-#include <x86intrin.h>
 
 #include "core/compiler.hpp"
 
@@ -39,7 +39,8 @@ class TscClock {
   static const TscClock& global();
 
   NT_ALWAYS_INLINE std::uint64_t now() const noexcept {
-    if (uses_tsc_) [[likely]] return rdtsc();
+    if (uses_tsc_) [[likely]]
+      return rdtsc();
     return steady_ns();
   }
 
@@ -57,8 +58,7 @@ class TscClock {
   double ticks_from_ns(double ns) const noexcept { return ns * ticks_per_ns_; }
   // A now() value -> wall-clock nanoseconds since the Unix epoch.
   std::int64_t to_epoch_ns(std::uint64_t ticks) const noexcept {
-    return epoch_ns_at_base_ +
-           to_ns(static_cast<std::int64_t>(ticks) - static_cast<std::int64_t>(base_ticks_));
+    return epoch_ns_at_base_ + to_ns(static_cast<std::int64_t>(ticks) - static_cast<std::int64_t>(base_ticks_));
   }
 
   // True when /proc/cpuinfo (or CPUID) reports an invariant TSC.
@@ -67,9 +67,9 @@ class TscClock {
  private:
   TscClock(bool uses_tsc, double ticks_per_ns, std::uint64_t base_ticks, std::int64_t epoch_ns);
   static std::uint64_t steady_ns() noexcept {
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now().time_since_epoch())
-                                          .count());
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
   }
 
   bool uses_tsc_;

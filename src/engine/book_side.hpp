@@ -65,8 +65,7 @@ class BookSide {
         scratch_keys_(std::make_unique<Price[]>(max_levels)),
         scratch_ranks_(std::make_unique<LevelIndex[]>(max_levels)) {
     // make_unique value-initialises (writes) every element: pages are faulted here.
-    for (std::uint32_t i = 0; i < max_levels; ++i)
-      levels_[i].next_free = i + 1 < max_levels ? i + 1 : kNoLevel;
+    for (std::uint32_t i = 0; i < max_levels; ++i) levels_[i].next_free = i + 1 < max_levels ? i + 1 : kNoLevel;
     free_level_ = max_levels != 0 ? 0 : kNoLevel;
     for (std::uint32_t i = 0; i < block_capacity_; ++i) blocks_[i].next_free = i + 1;
     free_block_ = 0;
@@ -90,9 +89,7 @@ class BookSide {
     }
   }
   NT_ALWAYS_INLINE PriceLevel* best() noexcept { return best_ != kNoLevel ? &levels_[best_] : nullptr; }
-  NT_ALWAYS_INLINE const PriceLevel* best() const noexcept {
-    return best_ != kNoLevel ? &levels_[best_] : nullptr;
-  }
+  NT_ALWAYS_INLINE const PriceLevel* best() const noexcept { return best_ != kNoLevel ? &levels_[best_] : nullptr; }
   NT_ALWAYS_INLINE PriceLevel& level(LevelIndex index) noexcept { return levels_[index]; }
   NT_ALWAYS_INLINE const PriceLevel& level(LevelIndex index) const noexcept { return levels_[index]; }
 
@@ -124,7 +121,8 @@ class BookSide {
       if (blk.keys[p] == k) return blk.ranks[p];
     }
     NT_DEBUG_ASSERT(size_ < capacity_, "BookSide: no free level (capacity not checked)");
-    if (blocks_[dir_[b]].n == kBlock) [[unlikely]] return insert_into_full(b, p, price, k);
+    if (blocks_[dir_[b]].n == kBlock) [[unlikely]]
+      return insert_into_full(b, p, price, k);
     return insert_at(b, p, price, k);
   }
 

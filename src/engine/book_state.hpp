@@ -32,8 +32,8 @@ template <typename Engine>
 std::vector<RestingOrder> resting_orders(const Engine& engine, InstrumentId inst, Side side) {
   std::vector<RestingOrder> out;
   engine.for_each_order(inst, side, [&out](const auto& o) {
-    out.push_back(RestingOrder{o.order_id, o.client, o.client_order_id, o.price, o.order_qty,
-                               o.cum_qty, o.open_qty, o.stp});
+    out.push_back(
+        RestingOrder{o.order_id, o.client, o.client_order_id, o.price, o.order_qty, o.cum_qty, o.open_qty, o.stp});
   });
   return out;
 }
@@ -57,10 +57,10 @@ std::uint64_t state_hash(const Engine& engine) {
     for (Side side : {Side::kBuy, Side::kSell}) {
       mix(static_cast<std::uint64_t>(side));
       for (const RestingOrder& o : resting_orders(engine, inst, side)) {
-        for (std::uint64_t v : {o.order_id, std::uint64_t{o.client}, o.client_order_id,
-                                static_cast<std::uint64_t>(o.price), static_cast<std::uint64_t>(o.order_qty),
-                                static_cast<std::uint64_t>(o.cum_qty), static_cast<std::uint64_t>(o.open_qty),
-                                static_cast<std::uint64_t>(o.stp)})
+        for (std::uint64_t v :
+             {o.order_id, std::uint64_t{o.client}, o.client_order_id, static_cast<std::uint64_t>(o.price),
+              static_cast<std::uint64_t>(o.order_qty), static_cast<std::uint64_t>(o.cum_qty),
+              static_cast<std::uint64_t>(o.open_qty), static_cast<std::uint64_t>(o.stp)})
           mix(v);
       }
     }

@@ -64,7 +64,8 @@ class FinishedOrders {
   // Remembers `key`; when the current generation is full, it becomes the
   // previous one first (the one before is forgotten).
   NT_ALWAYS_INLINE void add(std::uint64_t key) noexcept {
-    if (current_adds_ == capacity_) [[unlikely]] start_generation();
+    if (current_adds_ == capacity_) [[unlikely]]
+      start_generation();
     ++current_adds_;
     Table& t = tables_[current_];
     std::uint32_t i = home_of(key);
@@ -129,9 +130,7 @@ class FinishedOrders {
 
   std::uint32_t capacity() const noexcept { return capacity_; }
 
-  static std::size_t bytes_for(std::uint32_t capacity) noexcept {
-    return 2 * table_size_for(capacity) * sizeof(Slot);
-  }
+  static std::size_t bytes_for(std::uint32_t capacity) noexcept { return 2 * table_size_for(capacity) * sizeof(Slot); }
 
  private:
   static std::uint64_t table_size_for(std::uint32_t capacity) noexcept {
@@ -163,8 +162,8 @@ class FinishedOrders {
   }
 
   void insert_new(Table& t, std::uint64_t key, const char* which) {
-    if (in(t, key)) throw std::invalid_argument(std::string("finished orders: a key listed twice in the ") + which +
-                                                " generation");
+    if (in(t, key))
+      throw std::invalid_argument(std::string("finished orders: a key listed twice in the ") + which + " generation");
     std::uint32_t i = home_of(key);
     while (t.slots[i].tag == t.tag) i = (i + 1) & mask_;
     t.slots[i] = Slot{key, t.tag, 0};

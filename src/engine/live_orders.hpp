@@ -40,9 +40,7 @@ class LiveOrders {
     if (capacity == 0) throw std::invalid_argument("LiveOrders: capacity must be at least 1");
   }
 
-  NT_ALWAYS_INLINE void prefetch(std::uint64_t key) const noexcept {
-    __builtin_prefetch(&slots_[home(key)]);
-  }
+  NT_ALWAYS_INLINE void prefetch(std::uint64_t key) const noexcept { __builtin_prefetch(&slots_[home(key)]); }
 
   [[nodiscard]] NT_ALWAYS_INLINE Order* find(std::uint64_t key) const noexcept {
     std::size_t i = home(key);

@@ -24,13 +24,13 @@
 
 #include "core/compiler.hpp"
 #include "engine/book_views.hpp"
-#include "engine/types.hpp"
 #include "engine/engine_state.hpp"
 #include "engine/events.hpp"
 #include "engine/live_orders.hpp"
 #include "engine/order.hpp"
 #include "engine/order_book.hpp"
 #include "engine/request.hpp"
+#include "engine/types.hpp"
 
 namespace nanotick::engine {
 
@@ -43,8 +43,7 @@ class MatchingEngine {
 
   // Validates `config` (throws std::invalid_argument naming the instrument and
   // field), then allocates and pre-faults every table. `sink` must outlive the engine.
-  MatchingEngine(const EngineConfig& config, Sink& sink)
-      : sink_(sink), live_(total_orders(config)) {
+  MatchingEngine(const EngineConfig& config, Sink& sink) : sink_(sink), live_(total_orders(config)) {
     books_.reserve(config.instruments.size());
     std::size_t largest = 0;
     for (std::size_t i = 0; i < config.instruments.size(); ++i) {
@@ -174,8 +173,8 @@ class MatchingEngine {
 
  private:
   static OrderView view_of(const Order& o) noexcept {
-    return OrderView{o.order_id, o.client(), o.client_order_id(), o.side, o.price, o.order_qty, o.cum_qty,
-                     o.open_qty(), o.stp};
+    return OrderView{o.order_id,  o.client(), o.client_order_id(), o.side, o.price,
+                     o.order_qty, o.cum_qty,  o.open_qty(),        o.stp};
   }
 
   static constexpr bool kMarketData = TakesMarketData<Sink>;  // events.hpp: decided by the sink's type
@@ -353,8 +352,7 @@ class MatchingEngine {
     if (o == nullptr) return;
     OrderBook& b = *books_[rq.instrument];
     RejectReason why;
-    if ((why = check_qty(b, rq.qty)) != RejectReason::kNone ||
-        (why = check_price(b, rq.price)) != RejectReason::kNone)
+    if ((why = check_qty(b, rq.qty)) != RejectReason::kNone || (why = check_price(b, rq.price)) != RejectReason::kNone)
       return reject(rq, ReportType::kModifyRejected, why);
     if (rq.price == o->price && rq.qty == o->order_qty)
       return reject(rq, ReportType::kModifyRejected, RejectReason::kModifyNoChange);
@@ -548,8 +546,7 @@ class MatchingEngine {
       r.cancel_reason = why;
     });
   }
-  NT_ALWAYS_INLINE void fill(const Order& o, OrderType ot, Price px, Qty q, OrderId contra,
-                             bool maker) noexcept {
+  NT_ALWAYS_INLINE void fill(const Order& o, OrderType ot, Price px, Qty q, OrderId contra, bool maker) noexcept {
     emit_report(ReportType::kFill, [&](ExecReport& r) NT_LAMBDA_INLINE_NOEXCEPT {
       set_order(r, o, ot);
       r.last_price = px;

@@ -27,8 +27,8 @@ EngineState MatchingEngine<Sink>::export_state() const {
     for (const BookSide* side : {&bp->bids, &bp->asks})
       side->walk([&book](const PriceLevel& lvl) {
         for (const Order* o = lvl.head; o != nullptr; o = o->next)
-          book.orders.push_back({o->order_id, o->client(), o->client_order_id(), o->side, o->stp, o->price,
-                                 o->order_qty, o->cum_qty});
+          book.orders.push_back(
+              {o->order_id, o->client(), o->client_order_id(), o->side, o->stp, o->price, o->order_qty, o->cum_qty});
         return true;
       });
     book.finished_previous = bp->finished.previous_keys();
@@ -50,8 +50,10 @@ void MatchingEngine<Sink>::import_state(const EngineState& st) {
   Seq md_total = 0;
   for (const EngineState::Book& sb : st.books) {
     if (sb.md_seq > st.md_seq - md_total)
-      throw std::invalid_argument("import_state: the instruments' market data sequence numbers add up to more "
-                                  "than the engine's " + std::to_string(st.md_seq));
+      throw std::invalid_argument(
+          "import_state: the instruments' market data sequence numbers add up to more "
+          "than the engine's " +
+          std::to_string(st.md_seq));
     md_total += sb.md_seq;
   }
   if (md_total != st.md_seq)
@@ -121,8 +123,7 @@ void MatchingEngine<Sink>::validate_invariants() const {
     bool owned = false;
     for (const auto& b : books_) owned = owned || b->orders.owns(o);
     if (!owned) throw std::logic_error("live-order index points outside every order pool");
-    if (o->order_id == 0 || o->order_id > next_order_id_)
-      throw std::logic_error("order id never assigned");
+    if (o->order_id == 0 || o->order_id > next_order_id_) throw std::logic_error("order id never assigned");
   });
 }
 

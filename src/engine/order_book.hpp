@@ -12,9 +12,9 @@
 
 #include "core/object_pool.hpp"
 #include "engine/book_side.hpp"
-#include "engine/types.hpp"
 #include "engine/finished_orders.hpp"
 #include "engine/order.hpp"
+#include "engine/types.hpp"
 
 namespace nanotick::engine {
 
@@ -32,9 +32,7 @@ struct OrderBook {
         finished(cfg.max_orders) {}
 
   NT_ALWAYS_INLINE BookSide& side(Side s) noexcept { return s == Side::kBuy ? bids : asks; }
-  NT_ALWAYS_INLINE const BookSide& side(Side s) const noexcept {
-    return s == Side::kBuy ? bids : asks;
-  }
+  NT_ALWAYS_INLINE const BookSide& side(Side s) const noexcept { return s == Side::kBuy ? bids : asks; }
 
   // Checks this book's own structures; throws std::logic_error naming the
   // broken invariant. Returns the number of orders found in the levels.

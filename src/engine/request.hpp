@@ -38,22 +38,21 @@ struct Request {
 static_assert(std::is_trivially_copyable_v<Request>);
 static_assert(sizeof(Request) == 48, "Request layout: 16-byte header + 4 x 8-byte fields");
 
-inline Request make_new(InstrumentId instrument, ClientId client, ClientOrderId id, Side side,
-                        OrderType type, Price price, Qty qty, StpMode stp = StpMode::kNone) {
+inline Request make_new(InstrumentId instrument, ClientId client, ClientOrderId id, Side side, OrderType type,
+                        Price price, Qty qty, StpMode stp = StpMode::kNone) {
   return Request{RequestType::kNew, side, type, stp, instrument, client, 0, id, price, qty, 0};
 }
 inline Request make_cancel(InstrumentId instrument, ClientId client, ClientOrderId id) {
-  return Request{RequestType::kCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument,
-                 client, 0, id, 0, 0, 0};
+  return Request{
+      RequestType::kCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, client, 0, id, 0, 0, 0};
 }
 inline Request make_mass_cancel(InstrumentId instrument, ClientId client) {
-  return Request{RequestType::kMassCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument,
-                 client, 0, 0, 0, 0, 0};
+  return Request{
+      RequestType::kMassCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, client, 0, 0, 0, 0, 0};
 }
-inline Request make_modify(InstrumentId instrument, ClientId client, ClientOrderId id, Price price,
-                           Qty qty) {
-  return Request{RequestType::kModify, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument,
-                 client, 0, id, price, qty, 0};
+inline Request make_modify(InstrumentId instrument, ClientId client, ClientOrderId id, Price price, Qty qty) {
+  return Request{
+      RequestType::kModify, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, client, 0, id, price, qty, 0};
 }
 
 }  // namespace nanotick::engine

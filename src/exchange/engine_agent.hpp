@@ -124,7 +124,8 @@ class EngineAgent {
  public:
   static constexpr std::size_t kBatch = 64;
 
-  EngineAgent(const engine::EngineConfig& config, RequestRing& in, Sink& sink) : in_(in), sink_(sink), engine_(config, sink) {}
+  EngineAgent(const engine::EngineConfig& config, RequestRing& in, Sink& sink)
+      : in_(in), sink_(sink), engine_(config, sink) {}
 
   std::string_view role_name() const noexcept { return "engine"; }
 
@@ -148,10 +149,8 @@ class EngineAgent {
     for (; n < kBatch; ++n) {
       const InboundRequest* rq = in_.front();
       if (rq == nullptr) break;
-      if constexpr (kRecord)
-        process_recorded(*recorder, rq->request);
-      else
-        engine_.process(rq->request);
+      if constexpr (kRecord) process_recorded(*recorder, rq->request);
+      else engine_.process(rq->request);
       in_.pop();
     }
     if (n != 0) sink_.end_of_batch();

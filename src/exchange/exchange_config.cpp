@@ -15,7 +15,8 @@ using config::TableReader;
 
 constexpr std::int64_t kU32 = 0xffff'ffffLL;
 
-std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min, std::int64_t max = kU32) {
+std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min,
+                  std::int64_t max = kU32) {
   return static_cast<std::uint32_t>(t.integer(key, fallback, min, max));
 }
 

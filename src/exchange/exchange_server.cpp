@@ -171,9 +171,11 @@ struct ExchangeServer::Impl {
 //
 //  clients -TCP-> [gateway] -RequestRing-> [sequencer] -RequestRing-> [engine] --reports--> [gateway] -TCP-> clients
 //                                             |  append                    |
-//                                             v                            +--md events--> [md publisher] -UDP-> incremental
+//                                             v                            +--md events--> [md publisher] -UDP->
+//                                             incremental
 //                                        JournalWriter <- [journal syncer]                     |
-//                                             |                                                 +--MdRing--> [snapshot publisher] -UDP-> snapshots
+//                                             |                                                 +--MdRing--> [snapshot
+//                                             publisher] -UDP-> snapshots
 //                                             +--> [snapshotter] (engine snapshots from the journal)
 //
 // Runners ([threads]; config: core::ThreadLayout, roles in exchange_config.hpp):
@@ -218,7 +220,8 @@ class CompactPipeline {
   }
   void stop(const ExchangeServer::Log& log) { stop_runner(critical_runner_, "critical", log); }
   std::string failure() const {
-    if (critical_runner_ && critical_runner_->has_failed()) return "critical thread failed: " + describe(*critical_runner_);
+    if (critical_runner_ && critical_runner_->has_failed())
+      return "critical thread failed: " + describe(*critical_runner_);
     return "";
   }
 
@@ -236,8 +239,7 @@ class CompactPipeline {
 class DedicatedPipeline {
  public:
   using Engine = EngineAgent<RingSink>;
-  using GatewayThread =
-      core::CompositeAgent<OrderGateway&, ReportDrainer<OrderGateway>, AnswerFlusher<OrderGateway>>;
+  using GatewayThread = core::CompositeAgent<OrderGateway&, ReportDrainer<OrderGateway>, AnswerFlusher<OrderGateway>>;
   using BoundGateway = telemetry::BoundAgent<GatewayThread&>;
   using BoundSequencer = telemetry::BoundAgent<Sequencer&>;
   using BoundEngine = telemetry::BoundAgent<Engine&>;
@@ -287,7 +289,8 @@ class DedicatedPipeline {
   }
   std::string failure() const {
     if (gateway_runner_ && gateway_runner_->has_failed()) return "gateway thread failed: " + describe(*gateway_runner_);
-    if (sequencer_runner_ && sequencer_runner_->has_failed()) return "sequencer thread failed: " + describe(*sequencer_runner_);
+    if (sequencer_runner_ && sequencer_runner_->has_failed())
+      return "sequencer thread failed: " + describe(*sequencer_runner_);
     if (engine_runner_ && engine_runner_->has_failed()) return "engine thread failed: " + describe(*engine_runner_);
     if (md_runner_ && md_runner_->has_failed()) return "market data thread failed: " + describe(*md_runner_);
     return "";
@@ -352,15 +355,17 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
     s.log("engine snapshot " + snap->path + " loaded (journal seq " + std::to_string(from_seq) + ")");
   }
   for (const auto& p : problems) s.log("engine snapshot skipped: " + p);
-  const JournalRecovery rec = recover_journal(config.journal.dir, fingerprint, from_seq,
-                                              [&](const JournalRecord& r) { with_engine([&](auto& e) { e.process(r.request); }); });
+  const JournalRecovery rec = recover_journal(config.journal.dir, fingerprint, from_seq, [&](const JournalRecord& r) {
+    with_engine([&](auto& e) { e.process(r.request); });
+  });
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   char hash[32];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(with_engine([](auto& e) { return engine::state_hash(e); })));
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(with_engine([](auto& e) { return engine::state_hash(e); })));
   s.log("journal " + config.journal.dir + ": " + std::to_string(rec.segments) + " segment(s), replayed " +
         std::to_string(rec.records_replayed) + " request(s) in " + std::to_string(ms) + " ms; next seq " +
-        std::to_string(rec.tail.next_seq) + ", market data seq " + std::to_string(with_engine([](auto& e) { return e.last_md_seq(); })) +
-        ", state hash " + hash);
+        std::to_string(rec.tail.next_seq) + ", market data seq " +
+        std::to_string(with_engine([](auto& e) { return e.last_md_seq(); })) + ", state hash " + hash);
   if (!rec.truncation.empty())
     s.log("journal: cut a torn tail: " + rec.truncation + " (" + std::to_string(rec.truncated_bytes) +
           " bytes zeroed)");
@@ -368,11 +373,11 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
 
   s.journal = std::make_unique<JournalWriter>(config.journal.dir, config.journal.segment_bytes,
                                               config.engine_fingerprint(), rec.tail);
-  s.sequencer = std::make_unique<Sequencer>(s.gateway_to_sequencer, s.sequencer_to_engine, *s.journal,
-                                            config.journal.fsync);
+  s.sequencer =
+      std::make_unique<Sequencer>(s.gateway_to_sequencer, s.sequencer_to_engine, *s.journal, config.journal.fsync);
   s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync, config.journal.batch_window_us);
-  s.snapshotter = std::make_unique<Snapshotter>(config, *s.journal, with_engine([](auto& e) { return e.export_state(); }),
-                                                  rec.tail.next_seq - 1);
+  s.snapshotter = std::make_unique<Snapshotter>(
+      config, *s.journal, with_engine([](auto& e) { return e.export_state(); }), rec.tail.next_seq - 1);
   s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots,
                                               with_engine([](auto& e) { return e.last_md_seq(); }) + 1);
   const auto caps = s.capacities();
@@ -381,8 +386,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   s.gateway = std::make_unique<OrderGateway>(
       config, s.gateway_to_sequencer,
       static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-              .count())
+          std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count())
           << 20,
       telemetry != nullptr ? kAnswerStampSlots : 0);
   // Recovered resting orders of cancel-on-disconnect clients have no session

@@ -37,9 +37,8 @@ std::uint64_t cut_segment_after(const std::string& path, std::uint64_t from) {
     throw JournalError(sys_error("journal: cannot stat " + path));
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  const std::uint64_t whole = size < sizeof(SegmentHeader)
-                                  ? size
-                                  : size - (size - sizeof(SegmentHeader)) % sizeof(JournalRecord);
+  const std::uint64_t whole =
+      size < sizeof(SegmentHeader) ? size : size - (size - sizeof(SegmentHeader)) % sizeof(JournalRecord);
   std::uint64_t cut = 0;
   if (from < whole) {
     void* p = ::mmap(nullptr, whole, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -74,16 +73,15 @@ std::string corrupt_journal_message(const JournalScan& scan) {
   return "journal in " + scan.dir + " is damaged before records that pass their CRC: " + scan.describe_break() +
          ". The exchange will not start on it (those records may hold acknowledged orders) and has changed "
          "nothing. See `./nanotick journal verify " +
-         scan.dir + "` and `./nanotick journal dump " + scan.dir +
-         "`; `./nanotick journal repair " + scan.dir +
+         scan.dir + "` and `./nanotick journal dump " + scan.dir + "`; `./nanotick journal repair " + scan.dir +
          "` cuts the journal at the damage after keeping a copy of everything it removes";
 }
 
 JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprint, std::uint64_t after_seq,
                                 const std::function<void(const JournalRecord&)>& on_record) {
   JournalRecovery out;
-  const JournalScan scan =
-      scan_journal(dir, fingerprint, [&](const JournalSegmentInfo& seg, std::uint64_t, const JournalRecord& r, SlotStatus st) {
+  const JournalScan scan = scan_journal(
+      dir, fingerprint, [&](const JournalSegmentInfo& seg, std::uint64_t, const JournalRecord& r, SlotStatus st) {
         if (st != SlotStatus::kGood) return;
         // Checked before the first record reaches the engine.
         if (seg.fingerprint != fingerprint) throw other_table(seg, fingerprint);
@@ -102,8 +100,8 @@ JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprin
 
   // Where appending continues: the segment holding the good run's end.
   std::size_t tail = scan.segments.size();  // none
-  const std::size_t usable = scan.has_break ? scan.first_break.segment + (scan.first_break.offset != 0 ? 1 : 0)
-                                            : scan.segments.size();
+  const std::size_t usable =
+      scan.has_break ? scan.first_break.segment + (scan.first_break.offset != 0 ? 1 : 0) : scan.segments.size();
   for (std::size_t i = 0; i < usable; ++i)
     if (scan.segments[i].header_problem.empty()) tail = i;
   if (scan.damage == JournalDamage::kTornTail) {

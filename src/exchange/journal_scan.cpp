@@ -172,8 +172,9 @@ JournalScan scan_journal(const std::string& dir, std::uint64_t fingerprint, cons
         expect = h.first_seq;
         out.first_seq = h.first_seq;
       } else if (!out.has_break && h.first_seq != expect) {
-        set_break(si, 0, "the segment starts at seq " + std::to_string(h.first_seq) + ", expected " +
-                             std::to_string(expect) + " (records missing between segments)");
+        set_break(si, 0,
+                  "the segment starts at seq " + std::to_string(h.first_seq) + ", expected " + std::to_string(expect) +
+                      " (records missing between segments)");
       }
     }
     if (size < sizeof h) continue;

@@ -90,7 +90,8 @@ enum class SlotStatus : std::uint8_t {
 
 // Called for every non-zero record slot in file order: good records (in seq
 // order) and, after the break, every slot that is not zeros.
-using SlotVisitor = std::function<void(const JournalSegmentInfo&, std::uint64_t offset, const JournalRecord&, SlotStatus)>;
+using SlotVisitor =
+    std::function<void(const JournalSegmentInfo&, std::uint64_t offset, const JournalRecord&, SlotStatus)>;
 
 // Scans `dir` (missing or empty: an empty journal). `fingerprint` (non-zero)
 // is compared with every good header (mismatches are listed, not thrown).

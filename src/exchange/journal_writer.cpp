@@ -124,7 +124,8 @@ void JournalWriter::unmap_current() noexcept {
 }
 
 bool JournalWriter::append(const engine::Request& rq) noexcept {
-  if (failed_) [[unlikely]] return false;
+  if (failed_) [[unlikely]]
+    return false;
   if (offset_ + sizeof(JournalRecord) > segment_bytes_) [[unlikely]] {
     if (!open_segment(next_seq_)) {
       failed_ = true;

@@ -95,10 +95,11 @@ class JournalWriter {
   std::atomic<std::uint64_t> appended_seq_{0};
   std::atomic<std::uint64_t> durable_seq_{0};
   core::Counter syncs_;  // written under sync_mutex_: one writer at a time
-  mutable std::mutex fds_mutex_;  // guards unsynced_fds_, current_fd_ changes, sync_error_ (append takes it only at a segment switch)
+  mutable std::mutex
+      fds_mutex_;  // guards unsynced_fds_, current_fd_ changes, sync_error_ (append takes it only at a segment switch)
   std::vector<int> unsynced_fds_;  // segments replaced since the last sync (sync() closes them)
   std::string sync_error_;
-  std::mutex sync_mutex_;       // one sync() at a time
+  std::mutex sync_mutex_;  // one sync() at a time
 };
 
 }  // namespace nanotick::exchange

@@ -28,8 +28,8 @@ net::MulticastSenderConfig sender_config(proto::Channel channel, const MarketDat
     throw std::invalid_argument(std::string("market_data.interface: ") + e.what());
   }
   try {
-    out.group = net::parse_multicast_group(channel == proto::Channel::kIncremental ? config.incremental
-                                                                                   : config.snapshot);
+    out.group =
+        net::parse_multicast_group(channel == proto::Channel::kIncremental ? config.incremental : config.snapshot);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string(key) + ": " + e.what());
   }

@@ -78,9 +78,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       channel_.append(m, e.seq);
       break;
     }
-    default:
-      bad_events_.add();
-      return;
+    default: bad_events_.add(); return;
   }
   forward(e);
 }

@@ -284,8 +284,9 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
     return true;
   }
   if (h.seq != s.expected_seq) {  // rules 6-7: not processed, expected unchanged
-    session_reject(s, h, h.seq > s.expected_seq ? proto::SessionRejectReason::kSeqGap
-                                                : proto::SessionRejectReason::kSeqRepeat, now);
+    session_reject(
+        s, h, h.seq > s.expected_seq ? proto::SessionRejectReason::kSeqGap : proto::SessionRejectReason::kSeqRepeat,
+        now);
     return true;
   }
   switch (h.type) {
@@ -297,9 +298,7 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
       ++s.expected_seq;
       logout_and_close(s, proto::LogoutReason::kClientRequest, now);
       return false;
-    case MsgType::kHeartbeat:
-      ++s.expected_seq;
-      return true;
+    case MsgType::kHeartbeat: ++s.expected_seq; return true;
     case MsgType::kNewOrder:
     case MsgType::kCancelOrder:
     case MsgType::kModifyOrder: {
@@ -316,11 +315,10 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
         session_reject(s, h, proto::SessionRejectReason::kRateLimited, now);
         return true;
       }
-      engine::Request rq = h.type == MsgType::kNewOrder
-                               ? to_request(proto::read_message<proto::NewOrder>(bytes), s.client_id)
-                           : h.type == MsgType::kCancelOrder
-                               ? to_request(proto::read_message<proto::CancelOrder>(bytes), s.client_id)
-                               : to_request(proto::read_message<proto::ModifyOrder>(bytes), s.client_id);
+      engine::Request rq =
+          h.type == MsgType::kNewOrder      ? to_request(proto::read_message<proto::NewOrder>(bytes), s.client_id)
+          : h.type == MsgType::kCancelOrder ? to_request(proto::read_message<proto::CancelOrder>(bytes), s.client_id)
+                                            : to_request(proto::read_message<proto::ModifyOrder>(bytes), s.client_id);
       rq.event_id = make_event_id(s.client_id, s.generation, h.seq);
       ++s.expected_seq;
       forward(s, rq, h.seq, tsc);
@@ -345,7 +343,6 @@ void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t 
   s.received_tsc[seq % Session::kAckSlots] = tsc;
   s.received_seq[seq % Session::kAckSlots] = seq;
 }
-
 
 void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept {
   using proto::LogonRejectReason;
@@ -417,9 +414,8 @@ void OrderGateway::send_answer(Session& s, const M& m, std::uint64_t cause_event
 }
 
 void OrderGateway::stamp_written_answers(Session& s, std::uint64_t tsc) noexcept {
-  s.answer_stamps.take_written(s.out_written, [tsc](std::uint64_t key, std::uint64_t aux) {
-    NT_HOP_AT(ex_tcp_write, tsc, key, aux);
-  });
+  s.answer_stamps.take_written(s.out_written,
+                               [tsc](std::uint64_t key, std::uint64_t aux) { NT_HOP_AT(ex_tcp_write, tsc, key, aux); });
 }
 
 void OrderGateway::session_reject(Session& s, const proto::Header& h, proto::SessionRejectReason reason,
@@ -528,8 +524,8 @@ void OrderGateway::flush(Session& s) noexcept {
   if (s.ready_acks < s.unwritten_acks) {  // answers about to be handed to send() (still in `out`)
     const std::uint64_t ready_tsc = clock_.now();
     for (std::size_t i = s.ready_acks; i < s.unwritten_acks; ++i)
-      ack_ready_latency_.record(static_cast<std::uint64_t>(
-          clock_.to_ns(static_cast<std::int64_t>(ready_tsc - s.unwritten_ack_tsc[i]))));
+      ack_ready_latency_.record(
+          static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(ready_tsc - s.unwritten_ack_tsc[i]))));
     s.ready_acks = s.unwritten_acks;
   }
   s.output_held_back = false;
@@ -565,8 +561,8 @@ void OrderGateway::flush(Session& s) noexcept {
   if (s.out.empty() && s.unwritten_acks != 0) {
     now_tsc = clock_.now();
     for (std::size_t i = 0; i < s.unwritten_acks; ++i)
-      ack_latency_.record(static_cast<std::uint64_t>(
-          clock_.to_ns(static_cast<std::int64_t>(now_tsc - s.unwritten_ack_tsc[i]))));
+      ack_latency_.record(
+          static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(now_tsc - s.unwritten_ack_tsc[i]))));
     s.unwritten_acks = 0;
     s.ready_acks = 0;
   }
@@ -590,7 +586,8 @@ void OrderGateway::flush(Session& s) noexcept {
 // when the output would pass what we know it can take (kernel_room), which
 // for a client that reads is once per quarter buffer written.
 std::size_t OrderGateway::bytes_to_write(Session& s, std::span<const std::uint8_t> bytes) noexcept {
-  if (bytes.size() <= s.kernel_room) [[likely]] return bytes.size();
+  if (bytes.size() <= s.kernel_room) [[likely]]
+    return bytes.size();
   const long queued = s.stream.queued_output_bytes();
   const int limit = s.stream.send_buffer_limit();
   if (queued < 0 || limit <= 0) return bytes.size();  // cannot tell: the kernel decides, as it would anyway

@@ -59,13 +59,13 @@ struct GatewayCounters {
   core::Counter reports_dropped;  // the client has no live session
   core::Counter answers_dropped;  // queued for a slow consumer, never written (its session closed)
   core::Counter disconnect_cancels;          // orders the engine cancelled for a session that ended
-  core::Counter disconnect_mass_cancels;     // mass-cancel requests queued (one per session end that may have left orders)
+  core::Counter disconnect_mass_cancels;  // mass-cancel requests queued (one per session end that may have left orders)
   core::Counter disconnect_cancels_dropped;  // no room left to queue one (never with the reserved capacity)
-  core::Counter pending_cancels;             // queued, not yet in the sequencer's ring
+  core::Counter pending_cancels;  // queued, not yet in the sequencer's ring
   core::Counter answers_unstamped;  // telemetry: answers sent without ex_tcp_write (a session's stamp ring was full)
   std::array<core::Counter, proto::kSessionRejectReasons> session_rejects;  // by SessionRejectReason (index = code)
-  std::array<core::Counter, proto::kLogonRejectReasons> logon_rejects;      // by LogonRejectReason (0 unused)
-  std::array<core::Counter, proto::kLogoutReasons> logouts;                 // by LogoutReason we sent
+  std::array<core::Counter, proto::kLogonRejectReasons> logon_rejects;  // by LogonRejectReason (0 unused)
+  std::array<core::Counter, proto::kLogoutReasons> logouts;  // by LogoutReason we sent
   // Engine rejects (new order, cancel, modify) by RejectReason code (< 400).
   static constexpr std::size_t kRejectCodes = 400;
   std::array<core::Counter, kRejectCodes> engine_rejects;
@@ -186,7 +186,7 @@ class OrderGateway {
   net::EpollPoller poller_;
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::int32_t> session_of_client_;  // client id -> logged-on session index, -1 none
-  std::vector<std::int32_t> client_index_;       // client id -> position in the config's clients, -1 none
+  std::vector<std::int32_t> client_index_;  // client id -> position in the config's clients, -1 none
   std::unique_ptr<ClientFillTotals[]> client_fills_;
   std::size_t logged_on_ = 0;
   std::size_t open_connections_ = 0;

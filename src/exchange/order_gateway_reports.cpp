@@ -46,8 +46,7 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   }
   if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected)
     send_answer(s, to_order_reject(r, ref_seq), r.event_id, now);
-  else
-    send_answer(s, to_execution_report(r, ref_seq), r.event_id, now);
+  else send_answer(s, to_execution_report(r, ref_seq), r.event_id, now);
 }
 
 // A mass cancel's reports count the orders it cancelled.
@@ -58,7 +57,8 @@ void OrderGateway::count_mass_cancelled(const engine::ExecReport& r) noexcept {
 
 void OrderGateway::queue_mass_cancel(std::uint32_t client) noexcept {
   if (pending_cancel_head_ != 0) {  // reclaim the room of requests already pushed
-    pending_cancels_.erase(pending_cancels_.begin(), pending_cancels_.begin() + static_cast<std::ptrdiff_t>(pending_cancel_head_));
+    pending_cancels_.erase(pending_cancels_.begin(),
+                           pending_cancels_.begin() + static_cast<std::ptrdiff_t>(pending_cancel_head_));
     pending_cancel_head_ = 0;
   }
   if (pending_cancels_.size() == pending_cancels_.capacity()) {

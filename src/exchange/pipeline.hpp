@@ -1,8 +1,8 @@
 // What flows between the exchange's agents (docs/EXCHANGE.md "Pipeline"):
 // gateway -> sequencer -> engine requests with their receive timestamps, and
 // the event id that ties every engine output back to the session message that
-// caused it (and, with the connection serial dropped, its telemetry key). Plain values and ring types; each ring has one producer and one
-// consumer thread.
+// caused it (and, with the connection serial dropped, its telemetry key). Plain values and ring types; each ring has
+// one producer and one consumer thread.
 #pragma once
 
 #include <cstdint>

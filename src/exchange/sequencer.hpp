@@ -52,8 +52,7 @@ class Sequencer {
     if constexpr (NANOTICK_TELEMETRY != 0) {
       if (telemetry::Recorder* const recorder = NT_RECORDER(); recorder != nullptr) [[unlikely]]
         n = sequence_batch<true>(recorder);
-      else
-        n = sequence_batch<false>(nullptr);
+      else n = sequence_batch<false>(nullptr);
     } else {
       n = sequence_batch<false>(nullptr);
     }
@@ -110,8 +109,8 @@ class Sequencer {
   void stamp_forwarded(telemetry::Recorder& recorder, std::uint64_t pass_start, std::size_t n) noexcept {
     const std::uint64_t now = recorder.now();
     for (std::size_t i = 0; i < n; ++i)
-      (void)recorder.record_at(now, telemetry::Point::ex_sequencer_out,
-                               telemetry_order_key(batch_[i].request.event_id), 0, 0);
+      (void)recorder.record_at(now, telemetry::Point::ex_sequencer_out, telemetry_order_key(batch_[i].request.event_id),
+                               0, 0);
     (void)recorder.record_at(pass_start, telemetry::Point::fn_sequencer, 0, 0,
                              telemetry::saturate_ticks(pass_start, now));
   }

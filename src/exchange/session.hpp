@@ -97,10 +97,11 @@ struct Session {
   std::uint64_t close_deadline_ns = 0;  // kClosing: give up waiting for the peer's EOF
   std::uint64_t output_stalled_ns = 0;  // when the socket last took nothing while output waited (0 = draining)
   bool write_interest = false;          // EPOLLOUT registered (output pending)
-  bool output_held_back = false;        // output waits for the kernel's queue to drain below our cap (no EPOLLOUT: see OrderGateway::bytes_to_write)
-  std::uint64_t kernel_room = 0;        // bytes we may still hand to the kernel before asking it how much it holds
-  bool write_shut = false;              // kClosing: our side of the stream is shut
-  bool input_blocked = false;           // input waits: sequencer ring full, or our output backed up
+  bool output_held_back = false;  // output waits for the kernel's queue to drain below our cap (no EPOLLOUT: see
+                                  // OrderGateway::bytes_to_write)
+  std::uint64_t kernel_room = 0;  // bytes we may still hand to the kernel before asking it how much it holds
+  bool write_shut = false;  // kClosing: our side of the stream is shut
+  bool input_blocked = false;  // input waits: sequencer ring full, or our output backed up
   TokenBucket rate;
   core::ByteBuffer in;
   core::ByteBuffer out;

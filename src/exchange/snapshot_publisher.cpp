@@ -28,8 +28,8 @@ SnapshotPublisher::SnapshotPublisher(const MarketDataConfig& config,
       books_(instruments),
       channel_(proto::Channel::kSnapshot, config, 1, clock),
       // A full cycle over the instruments takes snapshot_interval_ms.
-      interval_ticks_(std::max<std::uint64_t>(
-          1, ms_to_ticks(clock, checked_interval(config)) / books_.instrument_count())),
+      interval_ticks_(
+          std::max<std::uint64_t>(1, ms_to_ticks(clock, checked_interval(config)) / books_.instrument_count())),
       next_due_(clock.now()),  // the first snapshot goes out at once: late joiners need not wait a cycle
       instrument_seq_(std::make_unique<engine::Seq[]>(books_.instrument_count())),  // zeroed
       staged_(std::make_unique<proto::MdOrder[]>(largest_book(instruments))) {}

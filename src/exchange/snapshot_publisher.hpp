@@ -48,8 +48,8 @@ class SnapshotPublisher {
 
   // One book per entry of `instruments` (InstrumentId = index). Start-up:
   // throws std::invalid_argument / net::SocketError naming the config key.
-  SnapshotPublisher(const MarketDataConfig& config, std::span<const book::InstrumentCapacity> instruments,
-                    MdRing& ring, const core::TscClock& clock = core::TscClock::global());
+  SnapshotPublisher(const MarketDataConfig& config, std::span<const book::InstrumentCapacity> instruments, MdRing& ring,
+                    const core::TscClock& clock = core::TscClock::global());
 
   // Before the first do_work(), after the engine recovered its books: copies
   // every resting order of `engine` (a MatchingEngine) into the replica and

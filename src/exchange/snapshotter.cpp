@@ -18,8 +18,8 @@ namespace {
 constexpr std::size_t kRecordsPerPass = 4096;
 }
 
-Snapshotter::Snapshotter(const ExchangeConfig& config, JournalWriter& journal,
-                         const engine::EngineState& state, std::uint64_t state_seq)
+Snapshotter::Snapshotter(const ExchangeConfig& config, JournalWriter& journal, const engine::EngineState& state,
+                         std::uint64_t state_seq)
     : config_(config),
       journal_(journal),
       fingerprint_(config.engine_fingerprint()),
@@ -34,9 +34,7 @@ Snapshotter::~Snapshotter() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::string Snapshotter::error() const {
-  return failed_flag_.load(std::memory_order_acquire) ? error_ : std::string();
-}
+std::string Snapshotter::error() const { return failed_flag_.load(std::memory_order_acquire) ? error_ : std::string(); }
 
 bool Snapshotter::open_segment_for(std::uint64_t seq) {
   if (fd_ >= 0) ::close(fd_);
@@ -109,7 +107,8 @@ int Snapshotter::do_work() noexcept {
 
 void Snapshotter::snapshot_now() {
   // Everything the snapshot holds must be on disk in the journal first.
-  if (!journal_.sync()) throw std::runtime_error("journal fdatasync failed before a snapshot: " + journal_.sync_error());
+  if (!journal_.sync())
+    throw std::runtime_error("journal fdatasync failed before a snapshot: " + journal_.sync_error());
   write_engine_snapshot(config_.journal.dir, applied_seq_, fingerprint_, shadow_.export_state());
   last_snapshot_seq_.set(applied_seq_);
   written_.add();

@@ -16,7 +16,8 @@ namespace nanotick::floors {
 // blocking idle strategy sleeps until signalled, and nobody signals it.
 inline void require_socket_idle(core::IdleKind kind, const char* who) {
   if (kind == core::IdleKind::block)
-    throw std::invalid_argument(std::string(who) + ": idle \"block\" cannot wait on sockets: use spin, yield or backoff");
+    throw std::invalid_argument(std::string(who) +
+                                ": idle \"block\" cannot wait on sockets: use spin, yield or backoff");
 }
 
 // Runs loop(idle) with a fresh idle strategy of `kind` (block: nothing runs;

@@ -5,9 +5,9 @@
 // calls maybe_publish() after each sample: the count is stored every time (a
 // relaxed store); once per period (1 s of TSC ticks by default) the two
 // percentiles are computed (a walk over the buckets: a few microseconds) and
-// stored too. That work happens between samples, never inside a timed span. Thread-safety: maybe_publish() from the owning thread only;
-// the getters from any thread (relaxed loads: each value is recent, the three
-// are not a consistent snapshot).
+// stored too. That work happens between samples, never inside a timed span. Thread-safety: maybe_publish() from the
+// owning thread only; the getters from any thread (relaxed loads: each value is recent, the three are not a consistent
+// snapshot).
 #pragma once
 
 #include <cstdint>

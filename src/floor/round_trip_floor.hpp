@@ -87,8 +87,10 @@ class RoundTripFloor {
   void start() {
     if (started_) throw std::logic_error("round trip floor: start() called twice");
     started_ = true;
-    echo_.emplace("nt-floor-echo", setup_.echo_cpu, [this] { run_with_idle(setup_.echo_idle, [this](auto& i) { echo_loop(i); }); });
-    client_.emplace("nt-floor-ping", setup_.client_cpu, [this] { run_with_idle(setup_.client_idle, [this](auto& i) { client_loop(i); }); });
+    echo_.emplace("nt-floor-echo", setup_.echo_cpu,
+                  [this] { run_with_idle(setup_.echo_idle, [this](auto& i) { echo_loop(i); }); });
+    client_.emplace("nt-floor-ping", setup_.client_cpu,
+                    [this] { run_with_idle(setup_.client_idle, [this](auto& i) { client_loop(i); }); });
   }
 
   // Stops and joins the client, then the echo (idempotent).

@@ -105,8 +105,10 @@ class TickToTradeFloor {
   void start() {
     if (started_) throw std::logic_error("tick-to-trade floor: start() called twice");
     started_ = true;
-    sink_.emplace("nt-floor-sink", setup_.sink_cpu, [this] { run_with_idle(setup_.sink_idle, [this](auto& i) { sink_loop(i); }); });
-    peer_.emplace("nt-floor-peer", setup_.peer_cpu, [this] { run_with_idle(setup_.peer_idle, [this](auto& i) { peer_loop(i); }); });
+    sink_.emplace("nt-floor-sink", setup_.sink_cpu,
+                  [this] { run_with_idle(setup_.sink_idle, [this](auto& i) { sink_loop(i); }); });
+    peer_.emplace("nt-floor-peer", setup_.peer_cpu,
+                  [this] { run_with_idle(setup_.peer_idle, [this](auto& i) { peer_loop(i); }); });
   }
 
   // Stops and joins the peer, then the sink (idempotent).
@@ -147,9 +149,8 @@ class TickToTradeFloor {
     std::array<std::uint8_t, kOrderBytes> order{};
     order.fill(0x5a);
     // What queued up since the group was joined is not the window's: drop it.
-    for (net::RecvResult r = receiver_.recv(buffer); r.status != net::RecvStatus::kNothing &&
-                                                     r.status != net::RecvStatus::kError;
-         r = receiver_.recv(buffer)) {
+    for (net::RecvResult r = receiver_.recv(buffer);
+         r.status != net::RecvStatus::kNothing && r.status != net::RecvStatus::kError; r = receiver_.recv(buffer)) {
     }
     recording_.store(true, std::memory_order_release);
     rusage before{};

@@ -7,8 +7,7 @@ namespace nanotick::market {
 
 namespace {
 [[noreturn]] void fail(std::size_t index, const InstrumentConfig& inst, const std::string& problem) {
-  throw std::invalid_argument("instrument " + std::to_string(index) + " ('" + inst.symbol +
-                              "'): " + problem);
+  throw std::invalid_argument("instrument " + std::to_string(index) + " ('" + inst.symbol + "'): " + problem);
 }
 }  // namespace
 
@@ -25,12 +24,9 @@ void InstrumentTable::validate() const {
       fail(i, in, "min_price and max_price must be multiples of tick_size");
     // Keeps every price difference and collar bound inside int64.
     constexpr Price kPriceLimit = Price{1} << 61;
-    if (in.min_price < -kPriceLimit || in.max_price > kPriceLimit)
-      fail(i, in, "prices must be within +/-2^61 ticks");
-    if (in.collar < 0 || in.collar > (Price{1} << 62))
-      fail(i, in, "collar must be in [0, 2^62] ticks (0 = no collar)");
-    if (in.max_order_qty <= 0 || in.max_order_qty > (Qty{1} << 40))
-      fail(i, in, "max_order_qty must be in [1, 2^40]");
+    if (in.min_price < -kPriceLimit || in.max_price > kPriceLimit) fail(i, in, "prices must be within +/-2^61 ticks");
+    if (in.collar < 0 || in.collar > (Price{1} << 62)) fail(i, in, "collar must be in [0, 2^62] ticks (0 = no collar)");
+    if (in.max_order_qty <= 0 || in.max_order_qty > (Qty{1} << 40)) fail(i, in, "max_order_qty must be in [1, 2^40]");
     if (in.max_orders == 0 || in.max_orders > (1u << 26)) fail(i, in, "max_orders must be in [1, 2^26]");
     if (in.max_levels == 0 || in.max_levels > (1u << 24)) fail(i, in, "max_levels must be in [1, 2^24]");
     // A level's total, the top-of-book quantity and the FOK walk add up to

@@ -25,8 +25,9 @@ Ipv4Address parse_ip_part(std::string_view ip, std::string_view whole) {
     ok = inet_pton(AF_INET, buf, &a) == 1;
   }
   if (!ok)
-    throw std::invalid_argument(quoted(whole) + ": " + quoted(ip) +
-                                " is not a dotted IPv4 address (expected a.b.c.d, e.g. 127.0.0.1; host names are not resolved)");
+    throw std::invalid_argument(
+        quoted(whole) + ": " + quoted(ip) +
+        " is not a dotted IPv4 address (expected a.b.c.d, e.g. 127.0.0.1; host names are not resolved)");
   return Ipv4Address::from_in_addr(a);
 }
 
@@ -73,7 +74,8 @@ SocketAddress parse_socket_address(std::string_view text, PortZero zero) {
   // here, and a number followed by anything else is caught by the end check.
   unsigned long port = 0;
   const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec == std::errc::result_out_of_range || (ec == std::errc{} && end == port_text.data() + port_text.size() && port > 65535))
+  if (ec == std::errc::result_out_of_range ||
+      (ec == std::errc{} && end == port_text.data() + port_text.size() && port > 65535))
     throw std::invalid_argument(quoted(text) + ": port " + std::string(port_text) + " is out of range (expected " +
                                 std::string(range) + ")");
   if (ec != std::errc{} || end != port_text.data() + port_text.size())

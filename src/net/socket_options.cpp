@@ -13,8 +13,8 @@ namespace nanotick::net {
 
 void set_int_option(int fd, int level, int name, int value, std::string_view option_name, std::string_view context) {
   if (::setsockopt(fd, level, name, &value, sizeof value) != 0)
-    throw_socket_error(std::string(context) + ": cannot set " + std::string(option_name) + " to " + std::to_string(value),
-                       errno);
+    throw_socket_error(
+        std::string(context) + ": cannot set " + std::string(option_name) + " to " + std::to_string(value), errno);
 }
 
 int get_int_option(int fd, int level, int name, std::string_view option_name, std::string_view context) {

@@ -1,8 +1,8 @@
 #include "net/tcp.hpp"
 
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <linux/sockios.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -41,7 +41,8 @@ std::string bind_hint(int err, const SocketAddress& address) {
              ": stop that process (ss -ltnp 'sport = :" + std::to_string(address.port) +
              "' shows which) or choose another port";
     case EADDRNOTAVAIL:
-      return address.ip.to_string() + " is not an address of this host: use 127.0.0.1, 0.0.0.0 or a local interface's address";
+      return address.ip.to_string() +
+             " is not an address of this host: use 127.0.0.1, 0.0.0.0 or a local interface's address";
     case EACCES: return "ports below 1024 need privileges: choose a port >= 1024";
     default: return {};
   }

@@ -75,8 +75,7 @@ class TcpStream {
  private:
   friend class TcpListener;
   friend TcpStream tcp_connect(const SocketAddress& peer, std::chrono::milliseconds timeout);
-  TcpStream(Fd fd, SocketAddress local, SocketAddress peer) noexcept
-      : fd_(std::move(fd)), local_(local), peer_(peer) {}
+  TcpStream(Fd fd, SocketAddress local, SocketAddress peer) noexcept : fd_(std::move(fd)), local_(local), peer_(peer) {}
 
   Fd fd_;
   SocketAddress local_;

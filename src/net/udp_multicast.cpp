@@ -74,7 +74,8 @@ UdpMulticastSender::UdpMulticastSender(const MulticastSenderConfig& config) : gr
   // socket does not pick up ECONNREFUSED from them.
   const sockaddr_in destination = config.group.to_sockaddr();
   if (::connect(fd_.get(), as_sockaddr(destination), sizeof destination) != 0)
-    throw_socket_error(where + ": cannot set the destination", errno, "is there a route for multicast on that interface?");
+    throw_socket_error(where + ": cannot set the destination", errno,
+                       "is there a route for multicast on that interface?");
   local_ = bound_address(fd_.get(), where);
 }
 
@@ -110,8 +111,7 @@ UdpMulticastReceiver::UdpMulticastReceiver(const MulticastReceiverConfig& config
   // Bound to the group address, not INADDR_ANY: only this group's datagrams
   // arrive, not those of other groups that share the port.
   const sockaddr_in bind_to = config.group.to_sockaddr();
-  if (::bind(fd_.get(), as_sockaddr(bind_to), sizeof bind_to) != 0)
-    throw_socket_error(where + ": cannot bind", errno);
+  if (::bind(fd_.get(), as_sockaddr(bind_to), sizeof bind_to) != 0) throw_socket_error(where + ": cannot bind", errno);
   ip_mreq membership{};
   membership.imr_multiaddr = config.group.ip.to_in_addr();
   membership.imr_interface = config.interface.to_in_addr();

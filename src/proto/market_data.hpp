@@ -57,7 +57,8 @@ struct MdOrder {
   std::uint64_t instrument_seq;  // AddOrder: see MdDeleteOrder; SnapshotOrder: its snapshot's instrument_seq
 };
 static_assert(sizeof(MdOrder) == 40 && offsetof(MdOrder, instrument) == 4 && offsetof(MdOrder, order_id) == 8 &&
-              offsetof(MdOrder, price) == 16 && offsetof(MdOrder, qty) == 24 && offsetof(MdOrder, instrument_seq) == 32);
+              offsetof(MdOrder, price) == 16 && offsetof(MdOrder, qty) == 24 &&
+              offsetof(MdOrder, instrument_seq) == 32);
 
 struct MdModifyOrder {
   MdMsgHeader header;

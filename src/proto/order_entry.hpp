@@ -270,19 +270,32 @@ constexpr bool is_exchange_message(MsgType t) noexcept {
 }
 
 // The message type a struct is sent as (OrderReject: pass the type explicitly).
-template <typename M> inline constexpr MsgType kTypeOf = MsgType{0};
-template <> inline constexpr MsgType kTypeOf<Logon> = MsgType::kLogon;
-template <> inline constexpr MsgType kTypeOf<Logout> = MsgType::kLogout;
-template <> inline constexpr MsgType kTypeOf<Heartbeat> = MsgType::kHeartbeat;
-template <> inline constexpr MsgType kTypeOf<NewOrder> = MsgType::kNewOrder;
-template <> inline constexpr MsgType kTypeOf<CancelOrder> = MsgType::kCancelOrder;
-template <> inline constexpr MsgType kTypeOf<ModifyOrder> = MsgType::kModifyOrder;
-template <> inline constexpr MsgType kTypeOf<LogonAck> = MsgType::kLogonAck;
-template <> inline constexpr MsgType kTypeOf<LogonReject> = MsgType::kLogonReject;
-template <> inline constexpr MsgType kTypeOf<ServerLogout> = MsgType::kServerLogout;
-template <> inline constexpr MsgType kTypeOf<ServerHeartbeat> = MsgType::kServerHeartbeat;
-template <> inline constexpr MsgType kTypeOf<ExecutionReport> = MsgType::kExecutionReport;
-template <> inline constexpr MsgType kTypeOf<SessionReject> = MsgType::kSessionReject;
+template <typename M>
+inline constexpr MsgType kTypeOf = MsgType{0};
+template <>
+inline constexpr MsgType kTypeOf<Logon> = MsgType::kLogon;
+template <>
+inline constexpr MsgType kTypeOf<Logout> = MsgType::kLogout;
+template <>
+inline constexpr MsgType kTypeOf<Heartbeat> = MsgType::kHeartbeat;
+template <>
+inline constexpr MsgType kTypeOf<NewOrder> = MsgType::kNewOrder;
+template <>
+inline constexpr MsgType kTypeOf<CancelOrder> = MsgType::kCancelOrder;
+template <>
+inline constexpr MsgType kTypeOf<ModifyOrder> = MsgType::kModifyOrder;
+template <>
+inline constexpr MsgType kTypeOf<LogonAck> = MsgType::kLogonAck;
+template <>
+inline constexpr MsgType kTypeOf<LogonReject> = MsgType::kLogonReject;
+template <>
+inline constexpr MsgType kTypeOf<ServerLogout> = MsgType::kServerLogout;
+template <>
+inline constexpr MsgType kTypeOf<ServerHeartbeat> = MsgType::kServerHeartbeat;
+template <>
+inline constexpr MsgType kTypeOf<ExecutionReport> = MsgType::kExecutionReport;
+template <>
+inline constexpr MsgType kTypeOf<SessionReject> = MsgType::kSessionReject;
 
 // A message of type M with its header filled in (length, type, version; seq
 // given) and every other byte zero.

@@ -17,8 +17,8 @@ Frame next_frame(std::span<const std::uint8_t> bytes, Direction from) noexcept {
   if (bytes.size() < length) return f;  // wait for the whole message before judging it
   std::memcpy(&f.header, bytes.data(), sizeof(Header));
   f.length = length;
-  const bool known = from == Direction::kFromClient ? is_client_message(f.header.type)
-                                                     : is_exchange_message(f.header.type);
+  const bool known =
+      from == Direction::kFromClient ? is_client_message(f.header.type) : is_exchange_message(f.header.type);
   if (f.header.version != kProtocolVersion) {
     f.status = FrameStatus::kSkip;  // rule 2
     f.reason = SessionRejectReason::kUnsupportedVersion;

@@ -4,9 +4,9 @@
 // no allocation, no I/O. Thread-safe (stateless).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <span>
 

@@ -59,8 +59,7 @@ std::vector<std::byte> encode_header_and_points(const FileHeader& header) {
   return out;
 }
 
-std::vector<std::byte> encode_trailer_and_footer(const FileTrailer& trailer,
-                                                 std::uint64_t trailer_offset) {
+std::vector<std::byte> encode_trailer_and_footer(const FileTrailer& trailer, std::uint64_t trailer_offset) {
   const std::size_t body = kTrailerFixedBytes + trailer.recorders.size() * kRecorderEntryBytes;
   std::vector<std::byte> out(body + kFooterBytes, std::byte{0});
   Encoder e(out);

@@ -93,7 +93,6 @@ constexpr std::size_t records_offset(std::size_t point_count) noexcept {
 std::vector<std::byte> encode_header_and_points(const FileHeader& header);
 
 // Trailer followed by the footer, for a trailer starting at `trailer_offset`.
-std::vector<std::byte> encode_trailer_and_footer(const FileTrailer& trailer,
-                                                 std::uint64_t trailer_offset);
+std::vector<std::byte> encode_trailer_and_footer(const FileTrailer& trailer, std::uint64_t trailer_offset);
 
 }  // namespace nanotick::telemetry::file_format

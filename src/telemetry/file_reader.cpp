@@ -38,16 +38,18 @@ class Parser {
   // A NUL-padded name field: `len` bytes of printable ASCII, NUL after them.
   std::string name_at(std::size_t offset, std::size_t len, std::size_t field, const char* what) const {
     if (len == 0 || len > field) {
-      fail(std::string(what) + " at offset " + std::to_string(offset) + " has length " +
-           std::to_string(len) + " (must be 1.." + std::to_string(field) + ")");
+      fail(std::string(what) + " at offset " + std::to_string(offset) + " has length " + std::to_string(len) +
+           " (must be 1.." + std::to_string(field) + ")");
     }
     std::string name(bytes_.data() + offset, len);
     for (const char c : name) {
       const auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u > 0x7e) fail(std::string(what) + " at offset " + std::to_string(offset) + " is not printable ASCII");
+      if (u < 0x20 || u > 0x7e)
+        fail(std::string(what) + " at offset " + std::to_string(offset) + " is not printable ASCII");
     }
     for (std::size_t i = len; i < field; ++i) {
-      if (bytes_[offset + i] != 0) fail(std::string(what) + " at offset " + std::to_string(offset) + " is not NUL-padded");
+      if (bytes_[offset + i] != 0)
+        fail(std::string(what) + " at offset " + std::to_string(offset) + " is not NUL-padded");
     }
     return name;
   }
@@ -86,7 +88,8 @@ ff::FileHeader parse_header(const Parser& p) {
   const auto entry_bytes = p.get<std::uint16_t>(12);
   const auto record_bytes = p.get<std::uint32_t>(16);
   if (header_bytes != ff::kHeaderBytes) p.fail("header size " + std::to_string(header_bytes) + " (version 1 has 128)");
-  if (entry_bytes != ff::kPointEntryBytes) p.fail("point entry size " + std::to_string(entry_bytes) + " (version 1 has 32)");
+  if (entry_bytes != ff::kPointEntryBytes)
+    p.fail("point entry size " + std::to_string(entry_bytes) + " (version 1 has 32)");
   if (record_bytes != ff::kRecordBytes) p.fail("record size " + std::to_string(record_bytes) + " (version 1 has 32)");
   h.point_count = p.get<std::uint16_t>(14);
   h.pid = p.get<std::uint32_t>(20);
@@ -99,8 +102,7 @@ ff::FileHeader parse_header(const Parser& p) {
   const auto source = p.get<std::uint8_t>(48);
   if (source > 1) p.fail("clock source " + std::to_string(source) + " (0 = steady ns, 1 = TSC)");
   h.clock_source = static_cast<ff::ClockSource>(source);
-  h.process_name = p.name_at(ff::kProcessNameOffset, p.get<std::uint8_t>(49),
-                             ff::kMaxProcessNameBytes, "process name");
+  h.process_name = p.name_at(ff::kProcessNameOffset, p.get<std::uint8_t>(49), ff::kMaxProcessNameBytes, "process name");
   return h;
 }
 
@@ -128,11 +130,9 @@ std::vector<FilePoint> parse_points(const Parser& p, std::size_t count) {
 
 // The trailer, when the file ends with a valid footer; nullopt when it has
 // none (cut short). A footer that is present but wrong is an error.
-std::optional<ff::FileTrailer> parse_trailer(const Parser& p, std::size_t records_start,
-                                             std::size_t& records_end) {
+std::optional<ff::FileTrailer> parse_trailer(const Parser& p, std::size_t records_start, std::size_t& records_end) {
   records_end = p.size();
-  if (p.size() < records_start + ff::kFooterBytes ||
-      !p.magic_at(p.size() - 8, ff::kFooterMagic)) {
+  if (p.size() < records_start + ff::kFooterBytes || !p.magic_at(p.size() - 8, ff::kFooterMagic)) {
     return std::nullopt;
   }
   const auto offset = p.get<std::uint64_t>(p.size() - ff::kFooterBytes);
@@ -145,7 +145,8 @@ std::optional<ff::FileTrailer> parse_trailer(const Parser& p, std::size_t record
   if (!p.magic_at(offset, ff::kTrailerMagic)) p.fail("no \"NTTTRAIL\" at the trailer offset " + std::to_string(offset));
   const auto count = p.get<std::uint32_t>(offset + 8);
   const auto entry_bytes = p.get<std::uint32_t>(offset + 12);
-  if (entry_bytes != ff::kRecorderEntryBytes) p.fail("recorder entry size " + std::to_string(entry_bytes) + " (version 1 has 48)");
+  if (entry_bytes != ff::kRecorderEntryBytes)
+    p.fail("recorder entry size " + std::to_string(entry_bytes) + " (version 1 has 48)");
   if (offset + ff::kTrailerFixedBytes + std::uint64_t{count} * ff::kRecorderEntryBytes + ff::kFooterBytes != p.size()) {
     p.fail("trailer of " + std::to_string(count) + " recorders does not end where the footer starts");
   }

@@ -38,7 +38,8 @@
 #pragma once
 
 #if !defined(NANOTICK_TELEMETRY)
-#error "NANOTICK_TELEMETRY is not defined: link the nanotick_telemetry CMake target, which defines it to 1 or 0 from the option NANOTICK_TELEMETRY"
+// Link the nanotick_telemetry CMake target: it defines the macro to 1 or 0 from the option NANOTICK_TELEMETRY.
+#error "NANOTICK_TELEMETRY is not defined: link the nanotick_telemetry CMake target"
 #endif
 
 #include <cstdint>
@@ -70,60 +71,54 @@ NT_ALWAYS_INLINE bool record_hop_at(Recorder& recorder, std::uint64_t tsc, Point
 #define NT_RECORDER() (::nanotick::telemetry::thread_recorder())
 #define NT_RECORDING() (::nanotick::telemetry::thread_recorder() != nullptr)
 
-#define NT_HOP_AT(point_, tsc_, ...)                                                         \
-  do {                                                                                       \
-    if (::nanotick::telemetry::Recorder* const nt_hop_recorder_ =                            \
-            ::nanotick::telemetry::thread_recorder();                                        \
-        nt_hop_recorder_ != nullptr) {                                                       \
-      static_cast<void>(::nanotick::telemetry::detail::record_hop_at(                        \
-          *nt_hop_recorder_, tsc_,                                                           \
-          ::nanotick::telemetry::hop_point<::nanotick::telemetry::Point::point_>(),          \
-          __VA_ARGS__));                                                                     \
-    }                                                                                        \
+#define NT_HOP_AT(point_, tsc_, ...)                                                                         \
+  do {                                                                                                       \
+    if (::nanotick::telemetry::Recorder* const nt_hop_recorder_ = ::nanotick::telemetry::thread_recorder();  \
+        nt_hop_recorder_ != nullptr) {                                                                       \
+      static_cast<void>(::nanotick::telemetry::detail::record_hop_at(                                        \
+          *nt_hop_recorder_, tsc_, ::nanotick::telemetry::hop_point<::nanotick::telemetry::Point::point_>(), \
+          __VA_ARGS__));                                                                                     \
+    }                                                                                                        \
   } while (false)
 
-#define NT_HOP(point_, ...)                                                                  \
-  do {                                                                                       \
-    if (::nanotick::telemetry::Recorder* const nt_hop_recorder_ =                            \
-            ::nanotick::telemetry::thread_recorder();                                        \
-        nt_hop_recorder_ != nullptr) {                                                       \
-      static_cast<void>(nt_hop_recorder_->record(                                            \
-          ::nanotick::telemetry::hop_point<::nanotick::telemetry::Point::point_>(),          \
-          __VA_ARGS__));                                                                     \
-    }                                                                                        \
+#define NT_HOP(point_, ...)                                                                                 \
+  do {                                                                                                      \
+    if (::nanotick::telemetry::Recorder* const nt_hop_recorder_ = ::nanotick::telemetry::thread_recorder(); \
+        nt_hop_recorder_ != nullptr) {                                                                      \
+      static_cast<void>(nt_hop_recorder_->record(                                                           \
+          ::nanotick::telemetry::hop_point<::nanotick::telemetry::Point::point_>(), __VA_ARGS__));          \
+    }                                                                                                       \
   } while (false)
 
-#define NT_TIMED(point_, ...)                                        \
-  const ::nanotick::telemetry::ScopedTimer NT_TELEMETRY_CONCAT(      \
-      nt_timed_, __LINE__)(                                          \
-      ::nanotick::telemetry::timer_point<::nanotick::telemetry::Point::point_>() \
-          __VA_OPT__(, ) __VA_ARGS__)
+#define NT_TIMED(point_, ...)                                                        \
+  const ::nanotick::telemetry::ScopedTimer NT_TELEMETRY_CONCAT(nt_timed_, __LINE__)( \
+      ::nanotick::telemetry::timer_point<::nanotick::telemetry::Point::point_>() __VA_OPT__(, ) __VA_ARGS__)
 
 #else
 
 #define NT_RECORDER() (static_cast<::nanotick::telemetry::Recorder*>(nullptr))
 #define NT_RECORDING() false
 
-#define NT_HOP_AT(point_, tsc_, ...)                                                         \
-  do {                                                                                       \
-    static_assert(::nanotick::telemetry::kind_of(::nanotick::telemetry::Point::point_) ==    \
-                      ::nanotick::telemetry::PointKind::kHop,                                \
-                  "NT_HOP_AT needs a hop point (ex_* or tr_*)");                             \
+#define NT_HOP_AT(point_, tsc_, ...)                                                          \
+  do {                                                                                        \
+    static_assert(::nanotick::telemetry::kind_of(::nanotick::telemetry::Point::point_) ==     \
+                      ::nanotick::telemetry::PointKind::kHop,                                 \
+                  "NT_HOP_AT needs a hop point (ex_* or tr_*)");                              \
     static_cast<void>(sizeof(::nanotick::telemetry::detail::unevaluated(tsc_, __VA_ARGS__))); \
   } while (false)
 
-#define NT_HOP(point_, ...)                                                                  \
-  do {                                                                                       \
-    static_assert(::nanotick::telemetry::kind_of(::nanotick::telemetry::Point::point_) ==    \
-                      ::nanotick::telemetry::PointKind::kHop,                                \
-                  "NT_HOP needs a hop point (ex_* or tr_*)");                                \
-    static_cast<void>(sizeof(::nanotick::telemetry::detail::unevaluated(__VA_ARGS__)));      \
+#define NT_HOP(point_, ...)                                                               \
+  do {                                                                                    \
+    static_assert(::nanotick::telemetry::kind_of(::nanotick::telemetry::Point::point_) == \
+                      ::nanotick::telemetry::PointKind::kHop,                             \
+                  "NT_HOP needs a hop point (ex_* or tr_*)");                             \
+    static_cast<void>(sizeof(::nanotick::telemetry::detail::unevaluated(__VA_ARGS__)));   \
   } while (false)
 
-#define NT_TIMED(point_, ...)                                                                \
-  static_assert(::nanotick::telemetry::kind_of(::nanotick::telemetry::Point::point_) ==      \
-                    ::nanotick::telemetry::PointKind::kTimer,                                \
-                "NT_TIMED needs a function timer point (fn_*)");                             \
+#define NT_TIMED(point_, ...)                                                           \
+  static_assert(::nanotick::telemetry::kind_of(::nanotick::telemetry::Point::point_) == \
+                    ::nanotick::telemetry::PointKind::kTimer,                           \
+                "NT_TIMED needs a function timer point (fn_*)");                        \
   static_cast<void>(sizeof(::nanotick::telemetry::detail::unevaluated(__VA_ARGS__)))
 
 #endif

@@ -26,9 +26,8 @@ struct Record {
 
 static_assert(sizeof(Record) == 32, "Record is 32 bytes in rings and files");
 static_assert(std::is_trivially_copyable_v<Record> && std::is_standard_layout_v<Record>);
-static_assert(offsetof(Record, tsc) == 0 && offsetof(Record, key) == 8 &&
-              offsetof(Record, aux) == 16 && offsetof(Record, point) == 24 &&
-              offsetof(Record, reserved) == 26 && offsetof(Record, cycles) == 28);
+static_assert(offsetof(Record, tsc) == 0 && offsetof(Record, key) == 8 && offsetof(Record, aux) == 16 &&
+              offsetof(Record, point) == 24 && offsetof(Record, reserved) == 26 && offsetof(Record, cycles) == 28);
 
 // Elapsed ticks from `start` to `end` as a Record::cycles value: saturated at
 // the u32 maximum (about 1.4 s at 3 GHz) rather than wrapped, and 0 if the

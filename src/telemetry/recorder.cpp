@@ -9,8 +9,7 @@
 
 namespace nanotick::telemetry {
 
-Recorder::Recorder(std::string name, const core::TscClock& clock) noexcept
-    : clock_(&clock), name_(std::move(name)) {}
+Recorder::Recorder(std::string name, const core::TscClock& clock) noexcept : clock_(&clock), name_(std::move(name)) {}
 
 std::unique_ptr<Recorder> Recorder::create(std::string name, const core::TscClock& clock) {
   validate_name("recorder name", name, kMaxNameBytes);

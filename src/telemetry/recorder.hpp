@@ -62,8 +62,8 @@ class Recorder {
 
   // Stamps `point` at a time read earlier with now() (ScopedTimer records
   // its start time once the call has ended).
-  NT_ALWAYS_INLINE bool record_at(std::uint64_t tsc, Point point, std::uint64_t key,
-                                  std::uint64_t aux, std::uint32_t cycles) noexcept {
+  NT_ALWAYS_INLINE bool record_at(std::uint64_t tsc, Point point, std::uint64_t key, std::uint64_t aux,
+                                  std::uint32_t cycles) noexcept {
     Record* slot = ring_.try_claim();
     if (slot == nullptr) [[unlikely]] {
       // Only this thread writes the counter: a plain load + store, no RMW.
@@ -87,8 +87,7 @@ class Recorder {
 
   // Calls fn(const Record&) on up to `max` records in order and releases them.
   template <typename Fn>
-  std::size_t drain(Fn&& fn, std::size_t max = kCapacity) noexcept(
-      std::is_nothrow_invocable_v<Fn&, const Record&>) {
+  std::size_t drain(Fn&& fn, std::size_t max = kCapacity) noexcept(std::is_nothrow_invocable_v<Fn&, const Record&>) {
     return ring_.drain(static_cast<Fn&&>(fn), max);
   }
 

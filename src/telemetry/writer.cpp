@@ -21,8 +21,7 @@ namespace nanotick::telemetry {
 
 namespace ff = file_format;
 
-static_assert(Recorder::kMaxNameBytes == ff::kMaxRecorderNameBytes,
-              "recorder names must fit the trailer's name field");
+static_assert(Recorder::kMaxNameBytes == ff::kMaxRecorderNameBytes, "recorder names must fit the trailer's name field");
 
 namespace {
 constexpr std::size_t kBufferBytes = 256 * 1024;                  // the back end's one buffer
@@ -78,8 +77,8 @@ class WriterBackend {
     thread_ = std::make_unique<core::NamedThread>(options.thread_name, options.cpu, [this] { run(); });
     if (const std::error_code ec = thread_->pin_error()) {
       stop_thread();
-      throw std::runtime_error("telemetry: cannot pin the writer thread to CPU " + std::to_string(options.cpu) +
-                               ": " + ec.message() + "; set cpu to an allowed CPU or to -1");
+      throw std::runtime_error("telemetry: cannot pin the writer thread to CPU " + std::to_string(options.cpu) + ": " +
+                               ec.message() + "; set cpu to an allowed CPU or to -1");
     }
   }
 
@@ -201,8 +200,8 @@ class WriterBackend {
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         write_errors_.store(write_errors_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-        error_ = "writing '" + path_ + "' failed after " + std::to_string(file_bytes_) + " bytes: " +
-                 (n < 0 ? std::strerror(errno) : "no progress") + "; the file has no trailer";
+        error_ = "writing '" + path_ + "' failed after " + std::to_string(file_bytes_) +
+                 " bytes: " + (n < 0 ? std::strerror(errno) : "no progress") + "; the file has no trailer";
         broken_ = true;
         return false;
       }
@@ -240,8 +239,7 @@ class WriterBackend {
 };
 
 Writer::Writer(WriterOptions options)
-    : options_(std::move(options)),
-      clock_(options_.clock != nullptr ? options_.clock : &core::TscClock::global()) {
+    : options_(std::move(options)), clock_(options_.clock != nullptr ? options_.clock : &core::TscClock::global()) {
   if (options_.path.empty()) {
     throw std::invalid_argument("telemetry: writer path is empty; give the .ntt file to create");
   }

@@ -11,8 +11,8 @@ namespace {
 void check_alpha(double alpha, const char* field) {
   // Written so that NaN fails too.
   if (!(alpha > 0.0 && alpha <= 1.0))
-    throw std::invalid_argument(std::string("features: ") + field + " must be in (0, 1], got " +
-                                std::to_string(alpha) + " (the weight of the newest sample in the EWMA)");
+    throw std::invalid_argument(std::string("features: ") + field + " must be in (0, 1], got " + std::to_string(alpha) +
+                                " (the weight of the newest sample in the EWMA)");
 }
 
 }  // namespace

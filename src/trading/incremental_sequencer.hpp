@@ -60,7 +60,8 @@ class IncrementalSequencer {
   template <typename Sink>
   void on_packet(std::span<const std::uint8_t> packet, const proto::PacketHeader& h, TimeNs now, std::uint64_t rx_tsc,
                  Sink& sink) noexcept {
-    if (!started_) [[unlikely]] start(h.first_seq, sink);
+    if (!started_) [[unlikely]]
+      start(h.first_seq, sink);
     const std::uint64_t end = h.first_seq + h.count;
     for (;;) {
       if (h.first_seq <= next_seq_) {
@@ -148,10 +149,10 @@ class IncrementalSequencer {
     // still until the packet is applied. The lambda holds what it reads by
     // value: it is called once per message.
     const std::uint64_t from = next_seq_;
-    proto::for_each_message(packet, h, [&sink, from, rx_tsc, now](proto::MdMsgType type, const std::uint8_t* m,
-                                                                   std::uint64_t seq) {
-      if (seq >= from) sink.on_incremental_message(type, m, seq, rx_tsc, now);
-    });
+    proto::for_each_message(
+        packet, h, [&sink, from, rx_tsc, now](proto::MdMsgType type, const std::uint8_t* m, std::uint64_t seq) {
+          if (seq >= from) sink.on_incremental_message(type, m, seq, rx_tsc, now);
+        });
     next_seq_ = h.first_seq + h.count;
     sink.finish_packet(rx_tsc);
   }

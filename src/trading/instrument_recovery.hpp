@@ -90,7 +90,8 @@ class InstrumentRecovery {
 
   // The late join's recoveries are timed from the first datagram or timer call.
   NT_ALWAYS_INLINE void note_time(TimeNs now) noexcept {
-    if (time_started_) [[likely]] return;
+    if (time_started_) [[likely]]
+      return;
     time_started_ = true;
     for (State& st : states_) st.stale_since = now;
   }

@@ -85,7 +85,8 @@ concept MdHandler = requires(H& h, const TradeEvent& trade, InstrumentId inst, s
 
 template <typename Handler>
 class MdConsumer {
-  static_assert(MdHandler<Handler>, "Handler must have on_trade, on_book_update, on_instrument_stale, on_instrument_live");
+  static_assert(MdHandler<Handler>,
+                "Handler must have on_trade, on_book_update, on_instrument_stale, on_instrument_live");
 
  public:
   // Start-up: throws std::invalid_argument for a bad config or instrument table.
@@ -265,8 +266,7 @@ class MdConsumer {
         }
         break;
       }
-      default:
-        break;  // parse_packet lets only incremental types through on this channel
+      default: break;  // parse_packet lets only incremental types through on this channel
     }
     if (r != book::BookResult::kOk) [[unlikely]] {
       counters_.book_rejects.add();

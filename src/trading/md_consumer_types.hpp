@@ -51,39 +51,39 @@ inline constexpr std::size_t kPacketErrors = static_cast<std::size_t>(proto::Pac
 
 // Single writer (the consumer's thread); any thread may read.
 struct MdConsumerCounters {
-  std::array<core::Counter, 2> packets;     // valid packets by channel (0 incremental, 1 snapshot), heartbeats included
+  std::array<core::Counter, 2> packets;  // valid packets by channel (0 incremental, 1 snapshot), heartbeats included
   std::array<core::Counter, 2> heartbeats;  // of which heartbeats
   std::array<core::Counter, kPacketErrors> invalid;  // dropped datagrams by proto::PacketError (kNone unused)
-  core::Counter bad_seq;               // valid layout but first_seq 0, or first_seq + count overflows
-  core::Counter duplicates;            // incremental packets already applied or already held
-  core::Counter snapshot_duplicates;   // snapshot packets already seen
+  core::Counter bad_seq;  // valid layout but first_seq 0, or first_seq + count overflows
+  core::Counter duplicates;  // incremental packets already applied or already held
+  core::Counter snapshot_duplicates;  // snapshot packets already seen
   core::Counter snapshot_channel_restarts;  // the snapshot channel's seq started over (exchange restart)
-  core::Counter held;                  // incremental packets held ahead of a hole
-  core::Counter reordered;             // held packets applied in order once their hole filled
-  core::Counter gaps;                  // holes given up (window full or expired)
-  core::Counter messages_lost;         // global seqs skipped by those gaps
-  core::Counter snapshot_gaps;         // holes in the snapshot channel's seq
+  core::Counter held;  // incremental packets held ahead of a hole
+  core::Counter reordered;  // held packets applied in order once their hole filled
+  core::Counter gaps;  // holes given up (window full or expired)
+  core::Counter messages_lost;  // global seqs skipped by those gaps
+  core::Counter snapshot_gaps;  // holes in the snapshot channel's seq
   core::Counter instrument_seq_jumps;  // live instruments whose next message did not follow on
-  core::Counter unknown_instrument;    // messages naming an instrument outside the table (ignored)
-  core::Counter skipped_in_snapshot;   // messages the loaded snapshot already reflected
-  core::Counter buffered;              // messages buffered for instruments in recovery
-  core::Counter buffer_restarts;       // a recovering instrument's buffer lost contiguity and restarted
-  core::Counter buffer_overflows;      // a message found the buffer full: its instrument's buffer dropped
-  std::array<core::Counter, kRecoveryReasons> recoveries_started;    // by RecoveryReason
+  core::Counter unknown_instrument;  // messages naming an instrument outside the table (ignored)
+  core::Counter skipped_in_snapshot;  // messages the loaded snapshot already reflected
+  core::Counter buffered;  // messages buffered for instruments in recovery
+  core::Counter buffer_restarts;  // a recovering instrument's buffer lost contiguity and restarted
+  core::Counter buffer_overflows;  // a message found the buffer full: its instrument's buffer dropped
+  std::array<core::Counter, kRecoveryReasons> recoveries_started;  // by RecoveryReason
   std::array<core::Counter, kRecoveryReasons> recoveries_completed;  // by the reason that started them
   core::Counter snapshots_used;
   core::Counter snapshots_ignored_live;  // complete or not, of an instrument that did not need one
-  core::Counter snapshots_too_old;       // did not reach what the buffer misses: wait for a later one
-  core::Counter snapshots_incomplete;    // abandoned: a hole in the snapshot channel
-  core::Counter snapshots_malformed;     // Start / Order / End that do not agree (abandoned)
+  core::Counter snapshots_too_old;  // did not reach what the buffer misses: wait for a later one
+  core::Counter snapshots_incomplete;  // abandoned: a hole in the snapshot channel
+  core::Counter snapshots_malformed;  // Start / Order / End that do not agree (abandoned)
   core::Counter snapshots_before_start;  // complete before the incremental channel started (not usable)
-  core::Counter snapshots_unloadable;    // more orders than the instrument's capacity, or load() refused
-  core::Counter audits;                  // live instruments checked against a snapshot of the same moment
+  core::Counter snapshots_unloadable;  // more orders than the instrument's capacity, or load() refused
+  core::Counter audits;  // live instruments checked against a snapshot of the same moment
   core::Counter audit_mismatches;
-  core::Counter book_rejects;            // incremental messages the book refused (by result: books().rejected(),
-                                         // except trades, checked before they reach it)
+  core::Counter book_rejects;  // incremental messages the book refused (by result: books().rejected(),
+                               // except trades, checked before they reach it)
   core::Counter top_of_book_mismatches;
-  core::Counter replay_failures;         // a buffered message refused after a snapshot load: wait for another
+  core::Counter replay_failures;  // a buffered message refused after a snapshot load: wait for another
 };
 
 // The counters into `file` as "md.*" (by their names in Trader::summary()

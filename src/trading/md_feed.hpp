@@ -29,8 +29,8 @@
 #include <memory>
 #include <span>
 
-#include "core/counters_file.hpp"
 #include "core/counter.hpp"
+#include "core/counters_file.hpp"
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
 #include "net/udp_multicast.hpp"
@@ -44,8 +44,8 @@ struct MdFeedConfig {
   net::SocketAddress incremental;     // channel 1 group:port (port 0: the kernel picks, for tests)
   net::SocketAddress snapshot;        // channel 2 group:port
   int receive_buffer_bytes = 4 * 1024 * 1024;  // SO_RCVBUF asked for each socket
-  std::uint32_t max_datagram_bytes = 65000;    // receive buffer; larger datagrams are truncated (md.mtu is at most 65000)
-  std::uint32_t poll_budget = 64;              // datagrams per socket per poll()
+  std::uint32_t max_datagram_bytes = 65000;  // receive buffer; larger datagrams are truncated (md.mtu is at most 65000)
+  std::uint32_t poll_budget = 64;  // datagrams per socket per poll()
 
   // Throws std::invalid_argument "md feed: <field>: <problem>".
   void validate() const;
@@ -65,8 +65,8 @@ inline std::uint64_t incremental_md_key(proto::Channel channel, std::span<const 
 }
 
 struct MdFeedCounters {
-  std::array<core::Counter, 2> datagrams;    // handed to the consumer, by channel (0 incremental, 1 snapshot)
-  std::array<core::Counter, 2> truncated;    // larger than max_datagram_bytes: dropped
+  std::array<core::Counter, 2> datagrams;  // handed to the consumer, by channel (0 incremental, 1 snapshot)
+  std::array<core::Counter, 2> truncated;  // larger than max_datagram_bytes: dropped
   std::array<core::Counter, 2> recv_errors;  // recv failed (errno in the receiver's counters)
 };
 
@@ -123,8 +123,7 @@ class MdSockets {
       const net::RecvResult r = receiver.recv(buffer);
       const std::uint64_t rx_tsc = clock_.now();
       switch (r.status) {
-        case net::RecvStatus::kNothing:
-          return work;
+        case net::RecvStatus::kNothing: return work;
         case net::RecvStatus::kDatagram:
           counters_.datagrams[ch].add();
           sink.on_datagram(channel, buffer.first(r.bytes), now, rx_tsc);
@@ -134,9 +133,7 @@ class MdSockets {
           counters_.truncated[ch].add();
           ++work;
           break;
-        case net::RecvStatus::kError:
-          counters_.recv_errors[ch].add();
-          return work;
+        case net::RecvStatus::kError: counters_.recv_errors[ch].add(); return work;
       }
     }
     return work;

@@ -112,8 +112,7 @@ void place_session_counters(core::CountersFile& file, OrderEntryClientCounters& 
   for (std::size_t r = 0; r < c.disconnects.size(); ++r)
     file.place(c.disconnects[r], "session.disconnect." + std::string(to_string(static_cast<DisconnectReason>(r))));
   for (std::size_t r = 1; r < c.protocol_errors.size(); ++r)
-    file.place(c.protocol_errors[r],
-               "session.protocol_error." + std::string(to_string(static_cast<ProtocolError>(r))));
+    file.place(c.protocol_errors[r], "session.protocol_error." + std::string(to_string(static_cast<ProtocolError>(r))));
 }
 
 std::string_view to_string(ProtocolError e) noexcept {

@@ -68,7 +68,8 @@ class OrderEntryClient {
  public:
   // Validates `config` (throws std::invalid_argument) and allocates the
   // buffers. The first connect attempt is made by the first poll().
-  OrderEntryClient(OrderEntryClientConfig config, Handler& handler, const core::TscClock& clock = core::TscClock::global())
+  OrderEntryClient(OrderEntryClientConfig config, Handler& handler,
+                   const core::TscClock& clock = core::TscClock::global())
       : config_((validate(config), std::move(config))),
         handler_(handler),
         clock_(clock),
@@ -89,7 +90,8 @@ class OrderEntryClient {
   // order messages written since the last pass; close a broken session.
   // Returns the work done (0 = nothing happened).
   int poll() noexcept {
-    static_assert(OrderEntryHandler<Handler>, "OrderEntryClient<Handler>: Handler lacks a callback (see OrderEntryHandler)");
+    static_assert(OrderEntryHandler<Handler>,
+                  "OrderEntryClient<Handler>: Handler lacks a callback (see OrderEntryHandler)");
     now_ns_ = clock_.now_ns();
     if (state_ == SessionState::kStopped) return 0;
     if (state_ == SessionState::kDisconnected) {

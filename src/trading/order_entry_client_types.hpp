@@ -129,16 +129,16 @@ void place_session_counters(core::CountersFile& file, OrderEntryClientCounters& 
 // seq). on_order_written gets the seq of an order message and the TSC taken
 // right after its last byte was written.
 template <typename H>
-concept OrderEntryHandler = requires(H& h, const proto::LogonAck& ack, const proto::ExecutionReport& er,
-                                  const proto::OrderReject& rj, const proto::SessionReject& sr,
-                                  const Disconnect& d, std::uint32_t seq, std::uint64_t tsc) {
-  h.on_logon(ack);
-  h.on_execution_report(er);
-  h.on_cancel_reject(rj);
-  h.on_modify_reject(rj);
-  h.on_session_reject(sr);  // every SessionReject; ref_seq names our message
-  h.on_disconnected(d);     // a session ended or a connect attempt failed
-  h.on_order_written(seq, tsc);
-};
+concept OrderEntryHandler =
+    requires(H& h, const proto::LogonAck& ack, const proto::ExecutionReport& er, const proto::OrderReject& rj,
+             const proto::SessionReject& sr, const Disconnect& d, std::uint32_t seq, std::uint64_t tsc) {
+      h.on_logon(ack);
+      h.on_execution_report(er);
+      h.on_cancel_reject(rj);
+      h.on_modify_reject(rj);
+      h.on_session_reject(sr);  // every SessionReject; ref_seq names our message
+      h.on_disconnected(d);     // a session ended or a connect attempt failed
+      h.on_order_written(seq, tsc);
+    };
 
 }  // namespace nanotick::trading

@@ -15,8 +15,8 @@ void validate(const OrderManagerConfig& c) {
   if (c.instruments == 0 || c.instruments > (1u << 20))
     fail("instruments", "must be 1..1048576 (the exchange's instrument count), got " + std::to_string(c.instruments));
   if (c.first_client_order_id == 0 || c.first_client_order_id > market::kMaxClientOrderId)
-    fail("first_client_order_id", "must be 1.." + std::to_string(market::kMaxClientOrderId) + " (ids are < 2^48), got " +
-                                      std::to_string(c.first_client_order_id));
+    fail("first_client_order_id", "must be 1.." + std::to_string(market::kMaxClientOrderId) +
+                                      " (ids are < 2^48), got " + std::to_string(c.first_client_order_id));
 }
 
 void place_order_manager_counters(core::CountersFile& file, OrderManagerCounters& c) {

@@ -92,7 +92,8 @@ class OrderManager {
 
   // A new order (rq.client_order_id must be 0: the id is assigned and
   // returned). `tag` is kept for the owner.
-  Submitted submit(const OrderRequest& rq, market::StpMode stp = market::StpMode::kNone, std::uint64_t tag = 0) noexcept {
+  Submitted submit(const OrderRequest& rq, market::StpMode stp = market::StpMode::kNone,
+                   std::uint64_t tag = 0) noexcept {
     static_assert(OrderSender<Sender>, "OrderManager<Sender>: Sender lacks send_new_order/send_cancel/send_modify");
     SubmitStatus bad = SubmitStatus::kSent;
     if (rq.client_order_id != 0) bad = SubmitStatus::kClientOrderIdSet;
@@ -406,7 +407,7 @@ class OrderManager {
         // Expected only when a session loss hid what happened.
         if (!was_reconciling && !o->unknown) counters_.unexpected_rejects.add();
         finish(*o, why == market::RejectReason::kTooLateToCancel ? DoneReason::kFinishedUnseen
-                                                                  : DoneReason::kUnknownAtExchange);
+                                                                 : DoneReason::kUnknownAtExchange);
       }
       // Any other reason (no change, price, capacity...): the request was refused, the order is as it was.
     }

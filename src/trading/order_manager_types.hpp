@@ -163,8 +163,8 @@ struct OrderManagerCounters {
 void place_order_manager_counters(core::CountersFile& file, OrderManagerCounters& c);
 
 template <typename S>
-concept OrderSender = requires(S& s, ClientOrderId id, InstrumentId in, Side side, OrderType type,
-                               market::StpMode stp, Price price, Qty qty) {
+concept OrderSender = requires(S& s, ClientOrderId id, InstrumentId in, Side side, OrderType type, market::StpMode stp,
+                               Price price, Qty qty) {
   { s.send_new_order(id, in, side, type, stp, price, qty) } -> std::same_as<SendResult>;
   { s.send_cancel(id, in) } -> std::same_as<SendResult>;
   { s.send_modify(id, in, price, qty) } -> std::same_as<SendResult>;

@@ -50,7 +50,8 @@ class RecoveryBuffer {
   // then frees them all.
   template <typename Fn>
   void drain(InstrumentId inst, Fn&& fn) {
-    for (std::uint32_t i = lists_[inst].head; i != kNil; i = entries_[i].next) fn(static_cast<const Entry&>(entries_[i]));
+    for (std::uint32_t i = lists_[inst].head; i != kNil; i = entries_[i].next)
+      fn(static_cast<const Entry&>(entries_[i]));
     clear(inst);
   }
 

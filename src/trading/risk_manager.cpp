@@ -85,8 +85,7 @@ std::string_view to_string(RiskResult r) noexcept {
   return "unknown result";
 }
 
-RiskManager::RiskManager(std::span<const InstrumentRiskLimits> instruments, const GlobalRiskLimits& global,
-                         TimeNs now)
+RiskManager::RiskManager(std::span<const InstrumentRiskLimits> instruments, const GlobalRiskLimits& global, TimeNs now)
     : limits_(instruments.begin(), instruments.end()),
       global_(checked(global)),
       tokens_(std::int64_t{global_.burst} * kTokenUnit),

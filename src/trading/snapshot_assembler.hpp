@@ -46,8 +46,7 @@ class SnapshotAssembler {
  public:
   // Snapshots of up to max_orders orders; `counters` (the consumer's) must
   // outlive the assembler.
-  SnapshotAssembler(std::size_t max_orders, MdConsumerCounters& counters)
-      : staging_(max_orders), counters_(counters) {}
+  SnapshotAssembler(std::size_t max_orders, MdConsumerCounters& counters) : staging_(max_orders), counters_(counters) {}
   SnapshotAssembler(const SnapshotAssembler&) = delete;
   SnapshotAssembler& operator=(const SnapshotAssembler&) = delete;
 
@@ -98,8 +97,7 @@ class SnapshotAssembler {
   };
 
   template <typename Sink>
-  void on_message(proto::MdMsgType type, const std::uint8_t* m, TimeNs now, std::uint64_t rx_tsc,
-                  Sink& sink) noexcept {
+  void on_message(proto::MdMsgType type, const std::uint8_t* m, TimeNs now, std::uint64_t rx_tsc, Sink& sink) noexcept {
     switch (type) {
       case proto::MdMsgType::kSnapshotStart: {
         if (collect_.active) abandon();  // the previous one never ended
@@ -116,7 +114,8 @@ class SnapshotAssembler {
           abandon();
           return;
         }
-        staging_[collect_.received++] = book::RestingOrder{o.order_id, o.price, o.qty, static_cast<Side>(o.header.side)};
+        staging_[collect_.received++] =
+            book::RestingOrder{o.order_id, o.price, o.qty, static_cast<Side>(o.header.side)};
         return;
       }
       case proto::MdMsgType::kSnapshotEnd: {
@@ -132,8 +131,7 @@ class SnapshotAssembler {
         sink.on_snapshot(s, std::span<const book::RestingOrder>(staging_.data(), collect_.received), now, rx_tsc);
         return;
       }
-      default:
-        return;  // parse_packet lets only snapshot types through on this channel
+      default: return;  // parse_packet lets only snapshot types through on this channel
     }
   }
 

@@ -75,7 +75,7 @@ struct [[nodiscard]] ActionResult {
   ActionStatus status = ActionStatus::kSent;
   RiskResult risk = RiskResult::kAllowed;  // the check's result (kAllowed when not checked: cancels, stale, stopping)
   SubmitStatus submit = SubmitStatus::kSent;  // the order manager's (kSent when it was not asked)
-  ClientOrderId id = 0;                    // the order's: place's new one once sent, modify's and cancel's always
+  ClientOrderId id = 0;  // the order's: place's new one once sent, modify's and cancel's always
   bool sent() const noexcept { return status == ActionStatus::kSent; }
 };
 
@@ -91,7 +91,7 @@ struct TradeEngineCounters {
   core::Counter stale_blocks;
   core::Counter fills;
   core::Counter position_refusals;  // a fill the position keeper could not book (counted by it too)
-  core::Counter ticks_untimed;      // orders written whose cause was not a market data packet
+  core::Counter ticks_untimed;  // orders written whose cause was not a market data packet
   core::Counter logons;
   core::Counter disconnects;
 };
@@ -122,25 +122,25 @@ class TickStamps {
 // Strategy: the calls the engine makes. `Engine` is the engine itself (the
 // strategy's context: features, positions, orders, and the order API).
 template <typename S, typename Engine>
-concept StrategyFor = requires(S& s, Engine& e, InstrumentId i, const TradeEvent& t, const OrderEvent& ev, TimeNs now,
-                               bool live) {
-  s.on_book(e, i);                  // the instrument's book changed (one call per packet); features are updated
-  s.on_trade(e, t);                 // a trade on the feed, before the book change it caused
-  s.on_order_event(e, ev);          // one of our orders changed
-  s.on_instrument_state(e, i, live);  // stale (recovering: no orders accepted) or live again
-  s.on_timer(e, now);               // every pass of the trader's loop: keep it cheap
-  s.on_session(e, live);            // logged on (true) or the session ended (false)
-};
+concept StrategyFor =
+    requires(S& s, Engine& e, InstrumentId i, const TradeEvent& t, const OrderEvent& ev, TimeNs now, bool live) {
+      s.on_book(e, i);  // the instrument's book changed (one call per packet); features are updated
+      s.on_trade(e, t);  // a trade on the feed, before the book change it caused
+      s.on_order_event(e, ev);  // one of our orders changed
+      s.on_instrument_state(e, i, live);  // stale (recovering: no orders accepted) or live again
+      s.on_timer(e, now);  // every pass of the trader's loop: keep it cheap
+      s.on_session(e, live);  // logged on (true) or the session ended (false)
+    };
 
 template <typename Strategy, typename Sender>
 class TradeEngine {
  public:
   struct Config {
-    market::InstrumentTable instruments;                  // the venue's table (from the exchange config)
-    std::vector<FeatureConfig> features;               // per instrument
-    std::vector<InstrumentRiskLimits> risk;            // per instrument
+    market::InstrumentTable instruments;  // the venue's table (from the exchange config)
+    std::vector<FeatureConfig> features;  // per instrument
+    std::vector<InstrumentRiskLimits> risk;  // per instrument
     GlobalRiskLimits global_risk;
-    OrderManagerConfig orders;                         // instruments is set from the table
+    OrderManagerConfig orders;  // instruments is set from the table
     market::StpMode stp = market::StpMode::kCancelResting;  // our own quotes must not trade with each other
     // Per instrument (or empty): the price the risk manager's band centres on
     // while the book has no fair price and nothing traded yet; 0 = none.
@@ -169,7 +169,8 @@ class TradeEngine {
       throw std::invalid_argument("trade engine: features and risk need one entry per instrument");
     if (!reference_prices_.empty() && reference_prices_.size() != n)
       throw std::invalid_argument("trade engine: reference_prices needs one entry per instrument (or none)");
-    if (books.instrument_count() != n) throw std::invalid_argument("trade engine: the book has another instrument count");
+    if (books.instrument_count() != n)
+      throw std::invalid_argument("trade engine: the book has another instrument count");
     features_.reserve(n);
     for (const FeatureConfig& f : config.features) features_.push_back(std::make_unique<FeatureEngine>(f));
   }
@@ -444,7 +445,8 @@ class TradeEngine {
     if (sent_requests_ != before && current_rx_tsc_ != 0) {
       const std::uint64_t t = clock_.now();
       if (t >= current_rx_tsc_)
-        tick_to_decision_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(t - current_rx_tsc_))));
+        tick_to_decision_.record(
+            static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(t - current_rx_tsc_))));
     }
     uncork();
   }
@@ -511,7 +513,7 @@ class TradeEngine {
   std::vector<Price> reference_prices_;
   market::StpMode stp_;
   const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)
-  std::uint64_t md_key_ = 0;            // set_md_key()
+  std::uint64_t md_key_ = 0;  // set_md_key()
   std::uint64_t md_key_rx_tsc_ = 0;
   bool logged_on_ = false;
   bool stopping_ = false;

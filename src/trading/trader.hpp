@@ -46,10 +46,10 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -59,9 +59,10 @@
 #include "core/agent_runner.hpp"
 #include "core/counters_file.hpp"
 #include "core/idle_strategy.hpp"
+#include "core/thread.hpp"
+#include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
-#include "core/thread.hpp"
 #include "telemetry/instrument.hpp"
 #include "trading/datagram_ring.hpp"
 #include "trading/md_consumer.hpp"
@@ -108,7 +109,8 @@ class Trader {
          const std::string& counters_path = "")
       : config_(config),
         telemetry_(telemetry),
-        counters_(core::CountersFile::Options{.path = counters_path, .process = ("trader-" + config.name).substr(0, 63)}),
+        counters_(
+            core::CountersFile::Options{.path = counters_path, .process = ("trader-" + config.name).substr(0, 63)}),
         capacities_(book::capacities_of(config.instruments)),
         sender_{this},
         sockets_(feed_config(config)),
@@ -117,7 +119,8 @@ class Trader {
         gateway_(config.session, engine_) {
     if (config.threads.mode == core::ThreadMode::kDedicated) {
       if (config.market_data.max_datagram_bytes > kMaxDatagramBytes)
-        throw std::invalid_argument(config.source + ": threads.mode: dedicated needs market data datagrams of at most " +
+        throw std::invalid_argument(config.source +
+                                    ": threads.mode: dedicated needs market data datagrams of at most " +
                                     std::to_string(kMaxDatagramBytes) + " bytes (the exchange's md mtu is " +
                                     std::to_string(config.market_data.max_datagram_bytes) + "); use compact");
       ring_ = std::make_unique<DatagramRing>();
@@ -170,7 +173,7 @@ class Trader {
   // session cannot get them: it waits only for the logout), logs out.
   void wind_down() {
     engine_.stop_trading();
-    const TimeNs deadline = engine_.now_ns() + 2'000'000'000ull;
+    const TimeNs deadline = engine_.now_ns() + core::ns_from_sec(2u);
     // Cancels go out again every pass: one refused (output full) or
     // session-rejected (rate limit) is retried; those in flight are skipped.
     while (engine_.now_ns() < deadline && engine_.logged_on() && engine_.orders().open_orders() != 0) {
@@ -178,7 +181,7 @@ class Trader {
       poll_quietly();
     }
     gateway_.logout();
-    while (engine_.now_ns() < deadline + 1'000'000'000ull && gateway_.state() != SessionState::kStopped) poll_quietly();
+    while (engine_.now_ns() < deadline + core::kNsPerSec && gateway_.state() != SessionState::kStopped) poll_quietly();
   }
 
   // The figures of one status line as of now; the rate is over the time since
@@ -234,7 +237,9 @@ class Trader {
       out += core::CountersFile::format_value(e);
       out += '\n';
     });
-    auto line = [&out](const std::string& key, std::uint64_t value) { out += key + ' ' + std::to_string(value) + '\n'; };
+    auto line = [&out](const std::string& key, std::uint64_t value) {
+      out += key + ' ' + std::to_string(value) + '\n';
+    };
     line("orders.open_at_end", engine_.orders().open_orders());
     const MdConsumerCounters& mc = consumer_.counters();
     std::uint64_t invalid = 0;
@@ -348,7 +353,7 @@ class Trader {
 
   template <typename Idle, typename Stop, typename Status>
   void run_engine(Idle& idle, Stop&& stop, Status&& status) {
-    const TimeNs interval = TimeNs{config_.status_interval_ms} * 1'000'000;
+    const TimeNs interval = core::ns_from_ms(config_.status_interval_ms);
     TimeNs next_status = engine_.now_ns() + interval;
     TimeNs next_gauges = engine_.now_ns();
     while (!stop()) {
@@ -392,7 +397,7 @@ class Trader {
   static MdConsumerConfig consumer_config(const TraderConfig& c) {
     MdConsumerConfig m;
     m.reorder_packets = c.market_data.reorder_packets;
-    m.reorder_ns = TimeNs{c.market_data.reorder_us} * 1000;
+    m.reorder_ns = core::ns_from_us(c.market_data.reorder_us);
     m.buffer_messages = c.market_data.buffer_messages;
     return m;
   }

@@ -59,8 +59,8 @@ std::optional<double> take_number(toml::table& table, const TableReader& t, std:
   }
   const bool below = min_exclusive ? !(v > min) : !(v >= min);  // NaN fails both tests
   if (below || !(v <= max)) {
-    t.fail(key, std::string("must be in ") + (min_exclusive ? "(" : "[") + number_text(min) + ", " +
-                    number_text(max) + "], got " + number_text(v));
+    t.fail(key, std::string("must be in ") + (min_exclusive ? "(" : "[") + number_text(min) + ", " + number_text(max) +
+                    "], got " + number_text(v));
   }
   table.erase(key);
   return v;
@@ -81,8 +81,8 @@ constexpr std::array<KindKeys, 3> kStrategyKeys{{
     {StrategyKind::kLiquidityTaker,
      {"clip_qty", "flow_threshold", "min_aggressive_ratio", "slippage_ticks", "min_interval_ms"}},
     {StrategyKind::kRandom,
-     {"orders_per_second", "weight_new", "weight_cancel", "weight_modify", "weight_ioc", "price_range_ticks",
-      "max_qty", "random_max_open_orders"}},
+     {"orders_per_second", "weight_new", "weight_cancel", "weight_modify", "weight_ioc", "price_range_ticks", "max_qty",
+      "random_max_open_orders"}},
 }};
 
 std::string ticks_text(std::int64_t ticks, std::int64_t tick_size) {
@@ -94,8 +94,8 @@ std::string ticks_text(std::int64_t ticks, std::int64_t tick_size) {
 void require_in_band(const TableReader& t, std::string_view key, std::int64_t ticks, std::int64_t tick_size,
                      std::int64_t band, std::string_view why) {
   if (static_cast<Int128>(ticks) * tick_size > band)
-    t.fail(key, ticks_text(ticks, tick_size) + " is beyond price_band (" + std::to_string(band) + "): " +
-                    std::string(why));
+    t.fail(key,
+           ticks_text(ticks, tick_size) + " is beyond price_band (" + std::to_string(band) + "): " + std::string(why));
 }
 
 void require_qty(const TableReader& t, std::string_view key, Qty qty, const InstrumentRiskLimits& r) {
@@ -150,8 +150,9 @@ void read_market_maker(TableReader& t, toml::table& table, MarketMakerParams& m,
   // A quote lies up to 2 x half_spread_ticks from the fair price: the half
   // spread, the skew (capped one tick inside the half spread) and a tick of
   // rounding.
-  require_in_band(t, "half_spread_ticks", 2 * m.half_spread_ticks, in.tick_size, r.price_band,
-                  "skewed quotes (up to 2 x half_spread_ticks from fair) would be blocked (widen price_band or narrow the spread)");
+  require_in_band(
+      t, "half_spread_ticks", 2 * m.half_spread_ticks, in.tick_size, r.price_band,
+      "skewed quotes (up to 2 x half_spread_ticks from fair) would be blocked (widen price_band or narrow the spread)");
   if (r.max_open_orders < 2) t.fail("max_open_orders", "must be >= 2 for a market maker (one bid and one ask)");
 }
 
@@ -182,18 +183,18 @@ void read_random(TableReader& t, toml::table& table, RandomParams& p, const mark
   p.max_qty = t.integer("max_qty", p.max_qty, 1, kQtyLimit);
   p.max_open_orders = u32(t, "random_max_open_orders", p.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
   require_qty(t, "max_qty", p.max_qty, r);
-  require_in_band(t, "price_range_ticks", p.price_range_ticks + 1, in.tick_size, r.price_band,  // limits rest 1..range+1 ticks away
+  require_in_band(t, "price_range_ticks", p.price_range_ticks + 1, in.tick_size,
+                  r.price_band,  // limits rest 1..range+1 ticks away
                   "orders at the edge of the range would be blocked (widen price_band or narrow the range)");
   if (p.max_open_orders > r.max_open_orders)
-    t.fail("random_max_open_orders", "must be <= max_open_orders (" + std::to_string(r.max_open_orders) +
-                                         "), got " + std::to_string(p.max_open_orders) +
+    t.fail("random_max_open_orders", "must be <= max_open_orders (" + std::to_string(r.max_open_orders) + "), got " +
+                                         std::to_string(p.max_open_orders) +
                                          ": the generator would run into the risk limit instead of its own");
 }
 
 // One [[instruments]] table: reads `table` (a copy: numbers are erased from
 // it as they are read) into entry `index` of the config.
-void read_instrument(toml::table& table, TableReader& t, const std::string& path, TraderConfig& c,
-                     std::size_t index) {
+void read_instrument(toml::table& table, TableReader& t, const std::string& path, TraderConfig& c, std::size_t index) {
   const market::InstrumentConfig& in = c.instruments.instruments[index];
   for (const KindKeys& other : kStrategyKeys) {
     if (other.kind == c.strategy) continue;
@@ -209,8 +210,8 @@ void read_instrument(toml::table& table, TableReader& t, const std::string& path
       t.fail("reference_price", "must be inside " + in.symbol + "'s band [" + std::to_string(in.min_price) + ", " +
                                     std::to_string(in.max_price) + "], got " + std::to_string(s.reference_price));
     if (s.reference_price % in.tick_size != 0)
-      t.fail("reference_price", "must be a multiple of " + in.symbol + "'s tick_size " +
-                                    std::to_string(in.tick_size) + ", got " + std::to_string(s.reference_price));
+      t.fail("reference_price", "must be a multiple of " + in.symbol + "'s tick_size " + std::to_string(in.tick_size) +
+                                    ", got " + std::to_string(s.reference_price));
   }
   InstrumentRiskLimits& r = c.risk[index] = read_risk(t, in);
   c.features[index] = read_features(table, t, c.strategy);
@@ -251,7 +252,8 @@ net::SocketAddress default_exchange_address(const TableReader& t, const venue::V
                            "): give session.exchange");
   }
   if (a.port == 0)
-    t.fail("exchange", "the exchange config's server.order_entry has port 0 (an ephemeral port): give session.exchange");
+    t.fail("exchange",
+           "the exchange config's server.order_entry has port 0 (an ephemeral port): give session.exchange");
   // An exchange listening on every interface is reached on this host's loopback.
   if (a.ip.value == 0) a.ip = net::parse_ipv4("127.0.0.1");
   return a;
@@ -272,15 +274,15 @@ OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex,
   }
   // A wrong key is known now; at the first logon it would stop the trader (a fatal BadCredentials).
   if (!client->credential.matches(std::span<const char>(s.api_key.data(), s.api_key.size())))
-    t.fail("api_key", "does not match the credential of client " + std::to_string(s.client_id) + " (\"" +
-                          client->name + "\") in " + ex_path + " (the exchange would answer BadCredentials)");
+    t.fail("api_key", "does not match the credential of client " + std::to_string(s.client_id) + " (\"" + client->name +
+                          "\") in " + ex_path + " (the exchange would answer BadCredentials)");
   s.heartbeat_ms = u32(t, "heartbeat_ms", s.heartbeat_ms, 0, kMaxMs);
   if (s.heartbeat_ms != 0 &&
       (s.heartbeat_ms < ex.server.min_heartbeat_ms || s.heartbeat_ms > ex.server.max_heartbeat_ms))
     t.fail("heartbeat_ms", "must be 0 (the exchange's default) or within the exchange's [" +
                                std::to_string(ex.server.min_heartbeat_ms) + ", " +
-                               std::to_string(ex.server.max_heartbeat_ms) + "], got " +
-                               std::to_string(s.heartbeat_ms) + " (the exchange would answer BadHeartbeat)");
+                               std::to_string(ex.server.max_heartbeat_ms) + "], got " + std::to_string(s.heartbeat_ms) +
+                               " (the exchange would answer BadHeartbeat)");
   const std::string address = t.string("exchange", "");
   if (address.empty()) {
     s.exchange = default_exchange_address(t, ex);
@@ -358,7 +360,7 @@ StrategyKind parse_kind(const TableReader& t, const std::string& name) {
 // The exchange config, resolved against the trader file's directory; its
 // errors are reported under the key that named it.
 venue::VenueConfig read_exchange(const TableReader& t, const std::string& source, TraderConfig& c,
-                                const std::string& given) {
+                                 const std::string& given) {
   const std::filesystem::path p(given);
   c.exchange_config = p.is_absolute() ? given : (std::filesystem::path(source).parent_path() / p).string();
   try {
@@ -404,8 +406,8 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
   trader.finish();
 
   if (auto t = root.table("threads")) c.threads = config::read_thread_layout(*t, kThreadRoles);
-  c.session = read_session(root.required_table("session", "[session] needs client_id and api_key"), ex,
-                           c.exchange_config);
+  c.session =
+      read_session(root.required_table("session", "[session] needs client_id and api_key"), ex, c.exchange_config);
   const toml::table no_overrides;
   c.market_data = read_market_data(root.table("market_data").value_or(TableReader(no_overrides, source, "market_data")),
                                    ex.market_data);

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "core/idle_strategy.hpp"
-#include "market/instrument_table.hpp"
-#include "market/types.hpp"
 #include "core/thread_layout.hpp"
 #include "core/thread_mode.hpp"
+#include "market/instrument_table.hpp"
+#include "market/types.hpp"
 #include "trading/features.hpp"
 #include "trading/order_entry_client.hpp"
 #include "trading/risk_manager.hpp"

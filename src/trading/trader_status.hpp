@@ -43,8 +43,8 @@ struct TraderStatus {
   // f(values...) in kFormat's order.
   template <typename F>
   decltype(auto) apply(F&& f) const {
-    return f(name, logged_on ? "logged on" : "not logged on", books_live, instruments, orders_per_s, fills,
-             risk_blocks, pnl, position_volume, tick_to_trade_p50_us, tick_to_trade_p99_us, tick_to_trade_count);
+    return f(name, logged_on ? "logged on" : "not logged on", books_live, instruments, orders_per_s, fills, risk_blocks,
+             pnl, position_volume, tick_to_trade_p50_us, tick_to_trade_p99_us, tick_to_trade_count);
   }
 };
 
@@ -61,8 +61,8 @@ struct SessionEnd {
   std::uint32_t retry_in_ms = 0;  // 0: no retry line (fatal, or none planned)
 
   static SessionEnd of(const Disconnect& d) noexcept {
-    SessionEnd e{d.fatal ? "session ended for good" : "session ended", to_string(d.reason), {},
-                 d.fatal ? 0 : d.retry_in_ms};
+    SessionEnd e{
+        d.fatal ? "session ended for good" : "session ended", to_string(d.reason), {}, d.fatal ? 0 : d.retry_in_ms};
     switch (d.reason) {
       case DisconnectReason::kLogonRejected:
         e.detail = proto::to_string(static_cast<proto::LogonRejectReason>(d.detail));
@@ -70,16 +70,13 @@ struct SessionEnd {
       case DisconnectReason::kServerLogout:
         e.detail = proto::to_string(static_cast<proto::LogoutReason>(d.detail));
         break;
-      case DisconnectReason::kProtocolError:
-        e.detail = to_string(static_cast<ProtocolError>(d.detail));
-        break;
+      case DisconnectReason::kProtocolError: e.detail = to_string(static_cast<ProtocolError>(d.detail)); break;
       case DisconnectReason::kConnectFailed:
       case DisconnectReason::kPeerClosed:
       case DisconnectReason::kIoError:
         if (d.detail != 0) e.detail = std::strerror(d.detail);
         break;
-      default:
-        break;
+      default: break;
     }
     return e;
   }

@@ -19,8 +19,8 @@ void ensure_sodium() {
 template <std::size_t N>
 void from_hex(std::string_view hex, std::array<std::uint8_t, N>& out, const char* what) {
   std::size_t len = 0;
-  if (hex.size() != 2 * N ||
-      sodium_hex2bin(out.data(), N, hex.data(), hex.size(), nullptr, &len, nullptr) != 0 || len != N)
+  if (hex.size() != 2 * N || sodium_hex2bin(out.data(), N, hex.data(), hex.size(), nullptr, &len, nullptr) != 0 ||
+      len != N)
     throw std::invalid_argument(std::string("credential ") + what + " must be " + std::to_string(2 * N) +
                                 " hex characters");
 }
@@ -56,8 +56,9 @@ void validate_api_key(std::string_view key) {
 CredentialHash CredentialHash::parse(std::string_view stored) {
   constexpr std::string_view kPrefix = "sha256:";
   if (stored.substr(0, kPrefix.size()) != kPrefix)
-    throw std::invalid_argument("credential must look like sha256:<salt hex>:<digest hex> (make one with "
-                                "'./nanotick credential')");
+    throw std::invalid_argument(
+        "credential must look like sha256:<salt hex>:<digest hex> (make one with "
+        "'./nanotick credential')");
   const std::string_view rest = stored.substr(kPrefix.size());
   const std::size_t colon = rest.find(':');
   if (colon == std::string_view::npos)

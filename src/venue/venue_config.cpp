@@ -15,7 +15,8 @@ using config::TableReader;
 constexpr std::int64_t kU32 = 0xffff'ffffLL;
 constexpr std::int64_t kPriceLimit = std::int64_t{1} << 61;  // the engine's price bound
 
-std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min, std::int64_t max = kU32) {
+std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min,
+                  std::int64_t max = kU32) {
   return static_cast<std::uint32_t>(t.integer(key, fallback, min, max));
 }
 
@@ -97,8 +98,8 @@ VenueConfig read_venue(TableReader& root) {
   // instrument's economics; a default there would be a silent guess. Tuning
   // keys are optional (docs/EXCHANGE.md "Config" lists every key).
   v.server = read_server(root.required_table("server", "[server] gives order_entry, the order-entry listen address"));
-  v.market_data = read_market_data(root.required_table(
-      "market_data", "[market_data] gives the interface and the incremental and snapshot groups"));
+  v.market_data = read_market_data(
+      root.required_table("market_data", "[market_data] gives the interface and the incremental and snapshot groups"));
   std::set<std::string> symbols;
   for (auto& t : root.tables("instruments")) v.instruments.instruments.push_back(read_instrument(t, symbols));
   if (v.instruments.instruments.empty()) root.fail("instruments", "at least one [[instruments]] table is required");

@@ -30,8 +30,7 @@ BookModel::Key BookModel::random_live(engine::InstrumentId instrument, Rng& rng)
   return keys[rng.below(keys.size())];
 }
 
-std::optional<BookModel::Key> BookModel::recent_finished(engine::InstrumentId instrument,
-                                                         Rng& rng) const {
+std::optional<BookModel::Key> BookModel::recent_finished(engine::InstrumentId instrument, Rng& rng) const {
   const auto& ring = finished_[instrument];
   if (ring.empty()) return std::nullopt;
   return ring[rng.below(ring.size())];
@@ -56,19 +55,16 @@ void BookModel::apply_new(const engine::Request& r) {
     case OrderType::kIoc: open = match(r.instrument, r.side, r.price, open); break;
     case OrderType::kMarket: open = match(r.instrument, r.side, std::nullopt, open); break;
     case OrderType::kFok:
-      if (available(r.instrument, r.side, r.price, r.qty) >= r.qty)
-        open = match(r.instrument, r.side, r.price, open);
+      if (available(r.instrument, r.side, r.price, r.qty) >= r.qty) open = match(r.instrument, r.side, r.price, open);
       break;
   }
   if (open > 0 && r.order_type == OrderType::kLimit) {
-    rest(key, Order{r.instrument, r.client, r.client_order_id, r.side, r.price, r.qty, r.qty - open,
-                    false, 0, {}});
+    rest(key, Order{r.instrument, r.client, r.client_order_id, r.side, r.price, r.qty, r.qty - open, false, 0, {}});
     ++stats_.rested;
     return;
   }
   // Done without resting: remembered as finished, like the engine does.
-  orders_.emplace(key, Order{r.instrument, r.client, r.client_order_id, r.side, r.price, r.qty, 0,
-                             false, 0, {}});
+  orders_.emplace(key, Order{r.instrument, r.client, r.client_order_id, r.side, r.price, r.qty, 0, false, 0, {}});
   finish(key, false, false);
 }
 

@@ -74,8 +74,8 @@ class BookModel {
 
   // Trades `qty` of an incoming `side` order against the opposite side up to
   // `limit` (nullopt: market); returns the quantity left.
-  engine::Qty match(engine::InstrumentId instrument, engine::Side side,
-                    std::optional<engine::Price> limit, engine::Qty qty);
+  engine::Qty match(engine::InstrumentId instrument, engine::Side side, std::optional<engine::Price> limit,
+                    engine::Qty qty);
   engine::Qty available(engine::InstrumentId instrument, engine::Side side, engine::Price limit,
                         engine::Qty wanted) const;
   void rest(Key key, Order order);

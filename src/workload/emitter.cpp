@@ -52,8 +52,8 @@ void Emitter::push(engine::Request request) {
   workload_.requests.push_back(request);
 }
 
-Emitter::Key Emitter::new_order(engine::InstrumentId instrument, Side side, OrderType type,
-                                std::int64_t tick, Qty qty) {
+Emitter::Key Emitter::new_order(engine::InstrumentId instrument, Side side, OrderType type, std::int64_t tick,
+                                Qty qty) {
   const auto client = static_cast<engine::ClientId>(rng_.below(next_id_.size()));
   const engine::ClientOrderId id = next_id_[client]++;
   const Price price = type == OrderType::kMarket ? 0 : price_at(instrument, tick);
@@ -105,8 +105,7 @@ void Emitter::cancel_gone(engine::InstrumentId instrument, Key key) {
 
 void Emitter::modify_gone(engine::InstrumentId instrument, Key key, std::int64_t tick, Qty total_qty) {
   const auto client = static_cast<engine::ClientId>(key >> 48);
-  push(engine::make_modify(instrument, client, key & engine::kMaxClientOrderId, price_at(instrument, tick),
-                           total_qty));
+  push(engine::make_modify(instrument, client, key & engine::kMaxClientOrderId, price_at(instrument, tick), total_qty));
   ++stats_.modifies;
   ++stats_.late_modifies;
 }
@@ -121,8 +120,8 @@ void Emitter::unknown_cancel(engine::InstrumentId instrument) {
 bool Emitter::duplicate_new(engine::InstrumentId instrument, Side side, std::int64_t tick, Qty qty) {
   if (model_.live_count(instrument) == 0) return false;
   const auto& o = model_.order(model_.random_live(instrument, rng_));
-  push(engine::make_new(instrument, o.client, o.client_order_id, side, OrderType::kLimit,
-                        price_at(instrument, tick), qty));
+  push(engine::make_new(instrument, o.client, o.client_order_id, side, OrderType::kLimit, price_at(instrument, tick),
+                        qty));
   ++stats_.new_orders;
   ++stats_.limit_orders;
   ++stats_.duplicate_news;
@@ -143,10 +142,10 @@ void Emitter::finish() {
   }
   for (engine::InstrumentId i = 0; i < workload_.config.instruments.size(); ++i) {
     auto& in = workload_.config.instruments[i];
-    in.max_orders = static_cast<std::uint32_t>(
-        std::bit_ceil(std::clamp<std::uint64_t>(2 * model_.peak_live(i), 1024, 1u << 26)));
-    in.max_levels = static_cast<std::uint32_t>(
-        std::bit_ceil(std::clamp<std::uint64_t>(2 * model_.peak_levels(i), 256, 1u << 24)));
+    in.max_orders =
+        static_cast<std::uint32_t>(std::bit_ceil(std::clamp<std::uint64_t>(2 * model_.peak_live(i), 1024, 1u << 26)));
+    in.max_levels =
+        static_cast<std::uint32_t>(std::bit_ceil(std::clamp<std::uint64_t>(2 * model_.peak_levels(i), 256, 1u << 24)));
   }
 }
 

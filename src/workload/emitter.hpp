@@ -29,8 +29,8 @@ class Emitter {
   std::optional<std::int64_t> best_tick(engine::InstrumentId instrument, engine::Side side) const;
 
   // A new order from a random client with a fresh client order id; returns its key.
-  Key new_order(engine::InstrumentId instrument, engine::Side side, engine::OrderType type,
-                std::int64_t tick, engine::Qty qty);
+  Key new_order(engine::InstrumentId instrument, engine::Side side, engine::OrderType type, std::int64_t tick,
+                engine::Qty qty);
   void cancel(Key live_order);
   // Modify a live order to `tick` and `total_qty` (must change something).
   void modify(Key live_order, std::int64_t tick, engine::Qty total_qty);
@@ -46,8 +46,7 @@ class Emitter {
   void unknown_cancel(engine::InstrumentId instrument);
   // A new order reusing the id of a live order of the same client (the engine
   // rejects it as a duplicate); false when the instrument has no live order.
-  bool duplicate_new(engine::InstrumentId instrument, engine::Side side, std::int64_t tick,
-                     engine::Qty qty);
+  bool duplicate_new(engine::InstrumentId instrument, engine::Side side, std::int64_t tick, engine::Qty qty);
   // Cancels every live order, in a seeded random order.
   void cancel_all();
 

@@ -110,11 +110,9 @@ void cancel_heavy(Workload& wl, GenStats& stats, const GenOptions& opt) {
     --news;
     const Side side = random_side(rng);
     if (rng.chance(0.4)) {
-      e.new_order(0, side, OrderType::kLimit, aggressive_tick(e, 0, side, mid, rng.between(0, 2)),
-                  resting_qty(rng));
+      e.new_order(0, side, OrderType::kLimit, aggressive_tick(e, 0, side, mid, rng.between(0, 2)), resting_qty(rng));
     } else {
-      e.new_order(0, side, OrderType::kLimit, passive_tick(e, 0, side, mid, rng.between(0, 40)),
-                  resting_qty(rng));
+      e.new_order(0, side, OrderType::kLimit, passive_tick(e, 0, side, mid, rng.between(0, 40)), resting_qty(rng));
     }
   }
   e.finish();
@@ -130,8 +128,7 @@ void cancel_heavy(Workload& wl, GenStats& stats, const GenOptions& opt) {
 // (duplicates or after a fill), ~1% name unknown ids; ~0.3% of new orders reuse
 // a live client order id.
 void mixed(Workload& wl, GenStats& stats, const GenOptions& opt) {
-  wl.config.instruments = {instrument("MIXA", 1), instrument("MIXB", 5), instrument("MIXC", 1),
-                           instrument("MIXD", 25)};
+  wl.config.instruments = {instrument("MIXA", 1), instrument("MIXB", 5), instrument("MIXC", 1), instrument("MIXD", 25)};
   Emitter e(wl, stats, opt.seed, kClients);
   Rng& rng = e.rng();
   std::vector<std::int64_t> mid = {10'000, 4'000, 50'000, 2'000};
@@ -159,16 +156,15 @@ void mixed(Workload& wl, GenStats& stats, const GenOptions& opt) {
       e.new_order(i, side, OrderType::kIoc, aggressive_tick(e, i, side, mid[i], rng.between(-1, 1)),
                   rng.between(1, 10));
     } else if (kind < 0.16) {
-      e.new_order(i, side, OrderType::kFok, aggressive_tick(e, i, side, mid[i], rng.between(0, 2)),
-                  rng.between(1, 20));
+      e.new_order(i, side, OrderType::kFok, aggressive_tick(e, i, side, mid[i], rng.between(0, 2)), rng.between(1, 20));
     } else if (kind < 0.163) {
       if (!e.duplicate_new(i, side, passive_tick(e, i, side, mid[i], 5), resting_qty(rng)))
         e.new_order(i, side, OrderType::kLimit, passive_tick(e, i, side, mid[i], 5), resting_qty(rng));
     } else if (kind < 0.18) {
       e.new_order(i, side, OrderType::kLimit, aggressive_tick(e, i, side, mid[i], 0), rng.between(1, 10));
     } else {
-      e.new_order(i, side, OrderType::kLimit,
-                  passive_tick(e, i, side, mid[i], rng.power_law(1.2, 200)), resting_qty(rng));
+      e.new_order(i, side, OrderType::kLimit, passive_tick(e, i, side, mid[i], rng.power_law(1.2, 200)),
+                  resting_qty(rng));
     }
   }
   e.cancel_all();
@@ -190,8 +186,7 @@ void deep(Workload& wl, GenStats& stats, const GenOptions& opt) {
   wl.requests.reserve(build + steps);
   auto add_resting = [&] {
     const Side side = random_side(rng);
-    e.new_order(0, side, OrderType::kLimit, passive_tick(e, 0, side, kMid, rng.power_law(0.6, 5000)),
-                resting_qty(rng));
+    e.new_order(0, side, OrderType::kLimit, passive_tick(e, 0, side, kMid, rng.power_law(0.6, 5000)), resting_qty(rng));
   };
   for (std::uint64_t k = 0; k < build; ++k) add_resting();
   for (std::uint64_t s = 0; s < steps; ++s) {
@@ -234,16 +229,15 @@ void crash(Workload& wl, GenStats& stats, const GenOptions& opt) {
     const Side trend = leg.move < 0 ? Side::kSell : Side::kBuy;
     for (std::uint64_t s = 0; s < leg_steps; ++s, ++done) {
       const std::int64_t mid = leg_start_mid +
-                               static_cast<std::int64_t>(static_cast<double>(leg.move) *
-                                                         static_cast<double>(s) / static_cast<double>(leg_steps)) +
+                               static_cast<std::int64_t>(static_cast<double>(leg.move) * static_cast<double>(s) /
+                                                         static_cast<double>(leg_steps)) +
                                rng.between(-3, 3);
       const double r = rng.unit();
       if (r < 0.75 || e.model().live_count(0) == 0) {
         const Side side = random_side(rng);
         // Priced from the moving mid alone: orders left behind on the wrong
         // side of it are crossed (and traded) by the new ones.
-        e.new_order(0, side, OrderType::kLimit, mid - dir(side) * (1 + rng.power_law(0.8, 500)),
-                    rng.between(1, 100));
+        e.new_order(0, side, OrderType::kLimit, mid - dir(side) * (1 + rng.power_law(0.8, 500)), rng.between(1, 100));
       } else if (r < 0.88) {
         const Side side = rng.chance(0.8) ? trend : engine::opposite(trend);
         if (rng.chance(0.5)) {
@@ -264,8 +258,7 @@ void crash(Workload& wl, GenStats& stats, const GenOptions& opt) {
 
 Workload generate(const GenOptions& options, GenStats* stats) {
   if (!(options.scale > 0.0 && options.scale <= 100.0))
-    throw std::invalid_argument("workload scale " + std::to_string(options.scale) +
-                                " is outside (0, 100]");
+    throw std::invalid_argument("workload scale " + std::to_string(options.scale) + " is outside (0, 100]");
   Workload wl;
   wl.kind = options.kind;
   wl.seed = options.seed;

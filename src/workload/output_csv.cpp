@@ -88,10 +88,9 @@ std::string name_of(RejectReason reason) {
 
 void append_csv(std::string& out, const engine::ExecReport& r) {
   fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.seq,
-                 r.request_seq, r.event_id, name_of(r.type), r.client, r.instrument, r.client_order_id,
-                 r.order_id, name_of(r.side), name_of(r.order_type), r.price, r.order_qty, r.last_price,
-                 r.last_qty, r.cum_qty, r.leaves_qty, r.contra_order_id, r.is_maker ? 1 : 0, name_of(r.reason),
-                 name_of(r.cancel_reason));
+                 r.request_seq, r.event_id, name_of(r.type), r.client, r.instrument, r.client_order_id, r.order_id,
+                 name_of(r.side), name_of(r.order_type), r.price, r.order_qty, r.last_price, r.last_qty, r.cum_qty,
+                 r.leaves_qty, r.contra_order_id, r.is_maker ? 1 : 0, name_of(r.reason), name_of(r.cancel_reason));
 }
 
 void append_csv(std::string& out, const engine::MdEvent& m) {

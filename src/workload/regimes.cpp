@@ -124,8 +124,8 @@ void generate_regime(Workload& wl, GenStats& stats, const GenOptions& opt) {
   instrument.symbol = params.symbol;
   Emitter e(wl, stats, opt.seed, kClients);
   Rng& rng = e.rng();
-  const auto n = static_cast<std::size_t>(
-      std::max<long long>(2, std::llround(static_cast<double>(kNewOrders) * opt.scale)));
+  const auto n =
+      static_cast<std::size_t>(std::max<long long>(2, std::llround(static_cast<double>(kNewOrders) * opt.scale)));
 
   // 1. Prices: the mid is a GBM with zero drift sampled once per new order,
   // S = S0 exp(-vol^2 t / 2 + vol B_t) over T = (swing / vol)^2 years, so

@@ -55,8 +55,7 @@ bool Workload::operator==(const Workload& other) const noexcept {
   // Requests are trivially copyable with no padding (all bytes are fields).
   return requests.size() == other.requests.size() &&
          (requests.empty() ||
-          std::memcmp(requests.data(), other.requests.data(),
-                      requests.size() * sizeof(engine::Request)) == 0);
+          std::memcmp(requests.data(), other.requests.data(), requests.size() * sizeof(engine::Request)) == 0);
 }
 
 }  // namespace nanotick::workload

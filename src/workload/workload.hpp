@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/types.hpp"
 #include "engine/request.hpp"
+#include "engine/types.hpp"
 
 namespace nanotick::workload {
 
@@ -39,8 +39,8 @@ std::string_view to_string(WorkloadKind kind) noexcept;
 // naming the bad value and listing the valid ones.
 WorkloadKind parse_workload_kind(std::string_view name);
 // The first four generated shapes (the ones engine_bench runs today).
-inline constexpr WorkloadKind kClassicKinds[] = {WorkloadKind::kCancelHeavy, WorkloadKind::kMixed,
-                                                 WorkloadKind::kDeep, WorkloadKind::kCrash};
+inline constexpr WorkloadKind kClassicKinds[] = {WorkloadKind::kCancelHeavy, WorkloadKind::kMixed, WorkloadKind::kDeep,
+                                                 WorkloadKind::kCrash};
 // The regime family, mildest first.
 inline constexpr WorkloadKind kRegimeKinds[] = {WorkloadKind::kRegimeStatic, WorkloadKind::kRegimeNormal,
                                                 WorkloadKind::kRegimeSwing25, WorkloadKind::kRegimeSwing40,

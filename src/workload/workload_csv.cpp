@@ -61,22 +61,24 @@ std::string name_of(StpMode stp) {
 void write_workload_csv(const Workload& wl, std::ostream& out) {
   fmt::memory_buffer buf;
   auto it = std::back_inserter(buf);
-  fmt::format_to(it, "# nanotick workload: kind={} seed={} scale={} instruments={} requests={}\n",
-                 to_string(wl.kind), wl.seed, wl.scale, wl.config.instruments.size(), wl.requests.size());
-  fmt::format_to(it, "# instrument,id,symbol,tick_size,min_price,max_price,collar,max_order_qty,"
-                     "max_orders,max_levels\n");
+  fmt::format_to(it, "# nanotick workload: kind={} seed={} scale={} instruments={} requests={}\n", to_string(wl.kind),
+                 wl.seed, wl.scale, wl.config.instruments.size(), wl.requests.size());
+  fmt::format_to(it,
+                 "# instrument,id,symbol,tick_size,min_price,max_price,collar,max_order_qty,"
+                 "max_orders,max_levels\n");
   for (std::size_t i = 0; i < wl.config.instruments.size(); ++i) {
     const auto& in = wl.config.instruments[i];
     fmt::format_to(it, "# instrument,{},{},{},{},{},{},{},{},{}\n", i, in.symbol, in.tick_size, in.min_price,
                    in.max_price, in.collar, in.max_order_qty, in.max_orders, in.max_levels);
   }
-  fmt::format_to(it, "request_seq,type,instrument,client,client_order_id,side,order_type,stp,price,qty,"
-                     "reserved,event_id\n");
+  fmt::format_to(it,
+                 "request_seq,type,instrument,client,client_order_id,side,order_type,stp,price,qty,"
+                 "reserved,event_id\n");
   std::uint64_t seq = 0;
   for (const auto& r : wl.requests) {
-    fmt::format_to(it, "{},{},{},{},{},{},{},{},{},{},{},{}\n", ++seq, name_of(r.type), r.instrument,
-                   r.client, r.client_order_id, name_of(r.side), name_of(r.order_type), name_of(r.stp),
-                   r.price, r.qty, r.reserved, r.event_id);
+    fmt::format_to(it, "{},{},{},{},{},{},{},{},{},{},{},{}\n", ++seq, name_of(r.type), r.instrument, r.client,
+                   r.client_order_id, name_of(r.side), name_of(r.order_type), name_of(r.stp), r.price, r.qty,
+                   r.reserved, r.event_id);
     if (buf.size() > (1u << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();

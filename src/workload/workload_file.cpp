@@ -52,8 +52,7 @@ class Reader {
 };
 
 [[noreturn]] void fail(const std::string& name, std::size_t offset, const std::string& problem) {
-  throw std::runtime_error("workload file '" + name + "': offset " + std::to_string(offset) + ": " +
-                           problem);
+  throw std::runtime_error("workload file '" + name + "': offset " + std::to_string(offset) + ": " + problem);
 }
 
 constexpr std::array<std::uint32_t, 256> make_crc_table() {
@@ -79,11 +78,10 @@ std::vector<std::uint8_t> encode_workload(const Workload& workload) {
   const auto& instruments = workload.config.instruments;
   if (instruments.size() > kMaxInstruments)
     throw std::invalid_argument("workload has " + std::to_string(instruments.size()) +
-                                " instruments; the file format holds at most " +
-                                std::to_string(kMaxInstruments));
+                                " instruments; the file format holds at most " + std::to_string(kMaxInstruments));
   std::vector<std::uint8_t> out;
-  out.reserve(kHeaderSize + instruments.size() * kInstrumentRecordSize +
-              workload.requests.size() * kRequestRecordSize + kTrailerSize);
+  out.reserve(kHeaderSize + instruments.size() * kInstrumentRecordSize + workload.requests.size() * kRequestRecordSize +
+              kTrailerSize);
   Writer w(out);
   w.put_bytes(kFileMagic, sizeof kFileMagic);
   w.put<std::uint32_t>(kFileVersion);
@@ -128,15 +126,17 @@ std::vector<std::uint8_t> encode_workload(const Workload& workload) {
 
 Workload decode_workload(std::span<const std::uint8_t> bytes, const std::string& name) {
   if (bytes.size() < kHeaderSize + kTrailerSize)
-    fail(name, bytes.size(), "short file: " + std::to_string(bytes.size()) + " bytes, a workload file has at least " +
-                                 std::to_string(kHeaderSize + kTrailerSize) + " (header and checksum)");
+    fail(name, bytes.size(),
+         "short file: " + std::to_string(bytes.size()) + " bytes, a workload file has at least " +
+             std::to_string(kHeaderSize + kTrailerSize) + " (header and checksum)");
   if (std::memcmp(bytes.data(), kFileMagic, sizeof kFileMagic) != 0)
     fail(name, 0, "bad magic: not a nanotick workload file (expected 'NTWORKLD')");
   Reader r(bytes, sizeof kFileMagic);
   const auto version = r.get<std::uint32_t>();
   if (version != kFileVersion)
-    fail(name, 8, "unsupported version " + std::to_string(version) + " (this build reads version " +
-                      std::to_string(kFileVersion) + ")");
+    fail(name, 8,
+         "unsupported version " + std::to_string(version) + " (this build reads version " +
+             std::to_string(kFileVersion) + ")");
   Workload wl;
   const auto kind = r.get<std::uint8_t>();
   if (kind > static_cast<std::uint8_t>(WorkloadKind::kLast))
@@ -150,25 +150,27 @@ Workload decode_workload(std::span<const std::uint8_t> bytes, const std::string&
   const auto record_size = r.get<std::uint32_t>();
   const auto request_count = r.get<std::uint64_t>();
   if (instrument_count == 0 || instrument_count > kMaxInstruments)
-    fail(name, 32, "instrument count " + std::to_string(instrument_count) + " is outside [1, " +
-                       std::to_string(kMaxInstruments) + "]");
+    fail(name, 32,
+         "instrument count " + std::to_string(instrument_count) + " is outside [1, " + std::to_string(kMaxInstruments) +
+             "]");
   if (record_size != kRequestRecordSize)
-    fail(name, 36, "request record size " + std::to_string(record_size) + " (version 1 records are " +
-                       std::to_string(kRequestRecordSize) + " bytes)");
+    fail(name, 36,
+         "request record size " + std::to_string(record_size) + " (version 1 records are " +
+             std::to_string(kRequestRecordSize) + " bytes)");
   const std::uint64_t body = bytes.size() - kHeaderSize - kTrailerSize;
   const std::uint64_t table = std::uint64_t{instrument_count} * kInstrumentRecordSize;
   if (request_count > (std::numeric_limits<std::uint64_t>::max() - table) / kRequestRecordSize ||
       table + request_count * kRequestRecordSize > body) {
-    fail(name, bytes.size(), "truncated: the header declares " + std::to_string(instrument_count) +
-                                 " instruments and " + std::to_string(request_count) +
-                                 " requests, but the file holds only " + std::to_string(bytes.size()) +
-                                 " bytes");
+    fail(name, bytes.size(),
+         "truncated: the header declares " + std::to_string(instrument_count) + " instruments and " +
+             std::to_string(request_count) + " requests, but the file holds only " + std::to_string(bytes.size()) +
+             " bytes");
   }
   if (table + request_count * kRequestRecordSize < body) {
     const std::uint64_t extra = body - table - request_count * kRequestRecordSize;
     fail(name, kHeaderSize + table + request_count * kRequestRecordSize,
-         "counts do not match the file size: " + std::to_string(extra) +
-             " bytes beyond the declared " + std::to_string(request_count) + " requests");
+         "counts do not match the file size: " + std::to_string(extra) + " bytes beyond the declared " +
+             std::to_string(request_count) + " requests");
   }
   const std::size_t crc_offset = bytes.size() - kTrailerSize;
   std::uint32_t stored = 0;
@@ -176,8 +178,7 @@ Workload decode_workload(std::span<const std::uint8_t> bytes, const std::string&
   const std::uint32_t computed = crc32(bytes.first(crc_offset));
   if (stored != computed) {
     char msg[96];
-    std::snprintf(msg, sizeof msg, "checksum mismatch: stored CRC-32 %08x, contents give %08x", stored,
-                  computed);
+    std::snprintf(msg, sizeof msg, "checksum mismatch: stored CRC-32 %08x, contents give %08x", stored, computed);
     fail(name, crc_offset, msg);
   }
   wl.config.instruments.resize(instrument_count);

@@ -150,8 +150,7 @@ TEST_P(ConfiguredRunner, ShouldStartDoWorkAndStopCleanly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryIdleKind, ConfiguredRunner,
-                         ::testing::Values(IdleKind::spin, IdleKind::yield, IdleKind::backoff,
-                                           IdleKind::block),
+                         ::testing::Values(IdleKind::spin, IdleKind::yield, IdleKind::backoff, IdleKind::block),
                          [](const auto& param_info) { return std::string(to_string(param_info.param)); });
 
 TEST(AgentRunner, ShouldWakeABlockedAgentForEveryPublishedItem) {
@@ -255,14 +254,12 @@ TEST(AgentRunner, ShouldRejectASecondStart) {
 
 TEST(AgentRunner, ShouldFailToStartWhenItCannotPin) {
   ProbeAgent agent;
-  AgentRunner<ProbeAgent, BlockingIdle> runner(agent, {"unpinnable", 100'000},
-                                               BlockingIdle::kNoTimeout);
+  AgentRunner<ProbeAgent, BlockingIdle> runner(agent, {"unpinnable", 100'000}, BlockingIdle::kNoTimeout);
   try {
     runner.start();
     FAIL() << "start() should report the pinning failure";
   } catch (const std::system_error& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot pin to CPU 100000"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot pin to CPU 100000"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(runner.is_running());
   EXPECT_EQ(agent.closes(), agent.starts());  // the thread ran down cleanly
@@ -373,8 +370,7 @@ void run_lost_wakeup_rounds(int producers, std::uint64_t rounds) {
             std::this_thread::yield();
           }
         }
-        for (std::uint64_t jitter = (r * 7'919 + static_cast<std::uint64_t>(p)) % 256; jitter > 0;
-             --jitter) {
+        for (std::uint64_t jitter = (r * 7'919 + static_cast<std::uint64_t>(p)) % 256; jitter > 0; --jitter) {
           BusySpinIdle::pause();
         }
       }
@@ -389,13 +385,9 @@ void run_lost_wakeup_rounds(int producers, std::uint64_t rounds) {
   EXPECT_GT(sleeps, 0u);
 }
 
-TEST(BlockingIdle, ShouldNotLoseWakeUpsFromOneProducer) {
-  run_lost_wakeup_rounds(1, stress_items());
-}
+TEST(BlockingIdle, ShouldNotLoseWakeUpsFromOneProducer) { run_lost_wakeup_rounds(1, stress_items()); }
 
-TEST(BlockingIdle, ShouldNotLoseWakeUpsFromSeveralProducers) {
-  run_lost_wakeup_rounds(3, stress_items() / 3 + 1);
-}
+TEST(BlockingIdle, ShouldNotLoseWakeUpsFromSeveralProducers) { run_lost_wakeup_rounds(3, stress_items() / 3 + 1); }
 
 }  // namespace
 }  // namespace nanotick::core

@@ -109,8 +109,7 @@ void run(const std::array<Pace, 3>& paces, std::uint64_t writer_yield_every) {
           for (int i = 0; i < pace.work; ++i) {
             asm volatile("" ::: "memory");  // a busy loop the compiler keeps
           }
-          if (pace.yield_every != 0 &&
-              s.received % static_cast<std::uint64_t>(pace.yield_every) == 0) {
+          if (pace.yield_every != 0 && s.received % static_cast<std::uint64_t>(pace.yield_every) == 0) {
             std::this_thread::yield();
           }
         } else if (result.status == Ring::ReadStatus::kLapped) {
@@ -145,10 +144,8 @@ void run(const std::array<Pace, 3>& paces, std::uint64_t writer_yield_every) {
   EXPECT_EQ(ring->published(), n);
   for (std::size_t r = 0; r < stats.size(); ++r) {
     const ReaderStats& s = stats[r];
-    std::printf("  reader %zu: received %llu, lost %llu in %llu laps\n", r,
-                static_cast<unsigned long long>(s.received),
-                static_cast<unsigned long long>(s.lost),
-                static_cast<unsigned long long>(s.lapped_events));
+    std::printf("  reader %zu: received %llu, lost %llu in %llu laps\n", r, static_cast<unsigned long long>(s.received),
+                static_cast<unsigned long long>(s.lost), static_cast<unsigned long long>(s.lapped_events));
     EXPECT_EQ(s.order_errors, 0u) << "reader " << r;
     EXPECT_EQ(s.torn, 0u) << "reader " << r;
     EXPECT_EQ(s.received + s.lost, n) << "reader " << r;

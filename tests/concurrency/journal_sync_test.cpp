@@ -18,7 +18,8 @@ namespace nx = nanotick::exchange;
 namespace fs = std::filesystem;
 
 TEST(JournalSync, SyncOnAnotherThreadWhileAppending) {
-  const std::string dir = (fs::temp_directory_path() / ("nanotick-journal-sync-" + std::to_string(::getpid()))).string();
+  const std::string dir =
+      (fs::temp_directory_path() / ("nanotick-journal-sync-" + std::to_string(::getpid()))).string();
   fs::remove_all(dir);
   constexpr std::uint64_t kRecords = 20'000;
   {

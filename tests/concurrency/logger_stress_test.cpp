@@ -51,8 +51,7 @@ std::string_view payload(int t, int i) {
     for (int k = 0; k < 200; ++k) s.push_back(static_cast<char>('a' + k % 26));
     return s;
   }();
-  return std::string_view(letters).substr(static_cast<std::size_t>((t + i) % 26),
-                                          static_cast<std::size_t>(i % 97));
+  return std::string_view(letters).substr(static_cast<std::size_t>((t + i) % 26), static_cast<std::size_t>(i % 97));
 }
 
 struct Checker {
@@ -139,9 +138,8 @@ TEST(LoggerStress, ShouldCountDropsExactlyUnderContention) {
     options.ring_bytes = 1u << 12;
     options.full_policy = nc::LogFullPolicy::kDrop;
     nc::Logger log(options);
-    static constexpr nc::LogSite site =
-        decltype(nc::log_detail::arg_list(1, 1, std::string_view()))::make_site(
-            nc::LogLevel::kInfo, "t={} i={} s={}", __FILE__, __LINE__);
+    static constexpr nc::LogSite site = decltype(nc::log_detail::arg_list(1, 1, std::string_view()))::make_site(
+        nc::LogLevel::kInfo, "t={} i={} s={}", __FILE__, __LINE__);
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t)
       threads.emplace_back([&, t] {

@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "engine/types.hpp"
 #include "engine/request.hpp"
+#include "engine/types.hpp"
 
 namespace nanotick::reference {
 
@@ -124,9 +124,7 @@ class RandomRequests {
     if (chance(5)) return clients_;  // kMaxClientId: the boundary is valid
     return static_cast<std::uint32_t>(below(clients_));
   }
-  engine::ClientId client_id(std::uint32_t slot) const {
-    return slot == clients_ ? engine::kMaxClientId : slot;
-  }
+  engine::ClientId client_id(std::uint32_t slot) const { return slot == clients_ ? engine::kMaxClientId : slot; }
 
   // A price near the mid: mostly within a few ticks either way, so buys and
   // sells overlap; sometimes deeper.
@@ -183,10 +181,8 @@ class RandomRequests {
     const std::uint64_t roll = below(100);
     if (roll < 80 && !c.recent.empty()) {
       // Half the time one of the client's 6 newest orders (most likely live).
-      const std::size_t back = chance(500) ? below(std::min<std::size_t>(6, c.recent.size()))
-                                           : below(c.recent.size());
-      const std::size_t newest = c.recent.size() < kRecent ? c.recent.size() - 1
-                                                            : (c.cursor + kRecent - 1) % kRecent;
+      const std::size_t back = chance(500) ? below(std::min<std::size_t>(6, c.recent.size())) : below(c.recent.size());
+      const std::size_t newest = c.recent.size() < kRecent ? c.recent.size() - 1 : (c.cursor + kRecent - 1) % kRecent;
       Sent s = c.recent[(newest + kRecent - back) % kRecent % c.recent.size()];
       if (chance(50)) s.instrument = static_cast<engine::InstrumentId>(below(instruments_.size()));
       return s;
@@ -270,9 +266,9 @@ struct DifferentialShape {
   std::uint32_t new_percent;  // share of new orders in the stream
 };
 
-inline engine::InstrumentConfig instrument(std::string symbol, engine::Price tick, engine::Price min,
-                                           engine::Price max, engine::Price collar, engine::Qty max_qty,
-                                           std::uint32_t max_orders, std::uint32_t max_levels) {
+inline engine::InstrumentConfig instrument(std::string symbol, engine::Price tick, engine::Price min, engine::Price max,
+                                           engine::Price collar, engine::Qty max_qty, std::uint32_t max_orders,
+                                           std::uint32_t max_levels) {
   engine::InstrumentConfig c;
   c.symbol = std::move(symbol);
   c.tick_size = tick;
@@ -287,29 +283,24 @@ inline engine::InstrumentConfig instrument(std::string symbol, engine::Price tic
 
 inline std::vector<DifferentialShape> differential_shapes() {
   std::vector<DifferentialShape> shapes;
-  shapes.push_back({"tight",
-                    {{instrument("TINY", 1, 1, 200, 0, 50, 12, 4),
-                      instrument("COLLAR", 5, 5, 100'000, 40, 1'000, 64, 16),
-                      instrument("NEG", 25, -5'000, 5'000, 0, 100, 40, 10)}},
-                    5,
-                    56});
+  shapes.push_back(
+      {"tight",
+       {{instrument("TINY", 1, 1, 200, 0, 50, 12, 4), instrument("COLLAR", 5, 5, 100'000, 40, 1'000, 64, 16),
+         instrument("NEG", 25, -5'000, 5'000, 0, 100, 40, 10)}},
+       5,
+       56});
   shapes.push_back({"roomy",
                     {{instrument("WIDE", 1, 1, 1'000'000, 0, 1'000'000, 4'096, 256),
                       instrument("BIGTICK", 10, 10, 10'000'000, 500, 5'000, 2'048, 128)}},
                     8,
                     72});
-  shapes.push_back({"one",
-                    {{instrument("SOLO", 2, -100, 100, 30, 10, 6, 3)}},
-                    2,
-                    56});
+  shapes.push_back({"one", {{instrument("SOLO", 2, -100, 100, 30, 10, 6, 3)}}, 2, 56});
   // Room for one order / one level; an all-negative band; the widest band and
   // quantity config validation allows, with the widest collar it allows (2^62).
   constexpr engine::Price kWidest = engine::Price{1} << 61;
   shapes.push_back({"edge",
-                    {{instrument("ONE", 1, 1, 20, 3, 3, 1, 1),
-                      instrument("NEGONLY", 3, -30, -3, 0, 1, 3, 2),
-                      instrument("HUGE", 1, -kWidest, kWidest, engine::Price{1} << 62,
-                                 engine::Qty{1} << 40, 64, 16)}},
+                    {{instrument("ONE", 1, 1, 20, 3, 3, 1, 1), instrument("NEGONLY", 3, -30, -3, 0, 1, 3, 2),
+                      instrument("HUGE", 1, -kWidest, kWidest, engine::Price{1} << 62, engine::Qty{1} << 40, 64, 16)}},
                     3,
                     60});
   return shapes;

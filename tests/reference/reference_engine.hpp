@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "engine/book_views.hpp"
-#include "engine/types.hpp"
 #include "engine/events.hpp"
 #include "engine/request.hpp"
+#include "engine/types.hpp"
 
 namespace nanotick::reference {
 
@@ -66,10 +66,8 @@ class ReferenceEngine {
   void process(const Request& request) noexcept {
     ++requests_;
     request_ = request;
-    const bool known_type = request.type == RequestType::kNew ||
-                            request.type == RequestType::kCancel ||
-                            request.type == RequestType::kModify ||
-                            request.type == RequestType::kMassCancel;
+    const bool known_type = request.type == RequestType::kNew || request.type == RequestType::kCancel ||
+                            request.type == RequestType::kModify || request.type == RequestType::kMassCancel;
     if (!known_type) {
       reject(ReportType::kRejected, RejectReason::kInvalidRequestType);
       return;
@@ -104,8 +102,7 @@ class ReferenceEngine {
     if (instrument >= books_.size()) return;
     for (const Level* level : levels_in_priority(books_[instrument], side)) {
       for (const Order& o : level->orders) {
-        fn(OrderView{o.id, o.client, o.client_order_id, o.side, o.price, o.order_qty, o.cum_qty,
-                     o.open(), o.stp});
+        fn(OrderView{o.id, o.client, o.client_order_id, o.side, o.price, o.order_qty, o.cum_qty, o.open(), o.stp});
       }
     }
   }
@@ -136,8 +133,7 @@ class ReferenceEngine {
         for (const auto& [price, level] : levels) {
           if (level.price != price) fail(i, "level keyed by another price");
           if (level.orders.empty()) fail(i, "empty level left in the book");
-          if (price < book.config.min_price || price > book.config.max_price ||
-              price % book.config.tick_size != 0) {
+          if (price < book.config.min_price || price > book.config.max_price || price % book.config.tick_size != 0) {
             fail(i, "level price off tick or outside the band");
           }
           for (const Order& o : level.orders) {
@@ -225,9 +221,7 @@ class ReferenceEngine {
   // ---- book helpers --------------------------------------------------------
 
   static std::map<Price, Level>& levels(Book& b, Side s) { return s == Side::kBuy ? b.bids : b.asks; }
-  static const std::map<Price, Level>& levels(const Book& b, Side s) {
-    return s == Side::kBuy ? b.bids : b.asks;
-  }
+  static const std::map<Price, Level>& levels(const Book& b, Side s) { return s == Side::kBuy ? b.bids : b.asks; }
 
   static const Level* best_level(const Book& b, Side s) {
     const auto& side = levels(b, s);
@@ -458,8 +452,7 @@ class ReferenceEngine {
 
   // May `taker` trade with a resting order at `maker_price`? `last_before` is
   // the last trade before the request started (the market order's collar).
-  static bool crosses(const Book& b, const Order& taker, Price maker_price,
-                      std::optional<Price> last_before) {
+  static bool crosses(const Book& b, const Order& taker, Price maker_price, std::optional<Price> last_before) {
     if (taker.type == OrderType::kMarket) {
       if (b.config.collar == 0 || !last_before.has_value()) return true;
       return taker.side == Side::kBuy ? maker_price - *last_before <= b.config.collar
@@ -549,8 +542,16 @@ class ReferenceEngine {
       return;
     }
     const Request& r = request_;
-    Order o{++last_order_id_, r.instrument, r.client, r.client_order_id, r.side, r.order_type, r.stp,
-            r.order_type == OrderType::kMarket ? Price{0} : r.price, r.qty, 0};
+    Order o{++last_order_id_,
+            r.instrument,
+            r.client,
+            r.client_order_id,
+            r.side,
+            r.order_type,
+            r.stp,
+            r.order_type == OrderType::kMarket ? Price{0} : r.price,
+            r.qty,
+            0};
     report_order(ReportType::kAccepted, o);
     const std::optional<Price> last_before = b.last_trade;
     if (o.type == OrderType::kFok && fok_available(b, o, last_before) < o.order_qty) {
@@ -636,8 +637,7 @@ class ReferenceEngine {
       bad = RejectReason::kModifyNoChange;
     }
     const auto& own = levels(b, current.side);
-    if (!bad && new_price != current.price && !own.contains(new_price) &&
-        own.size() >= b.config.max_levels) {
+    if (!bad && new_price != current.price && !own.contains(new_price) && own.size() >= b.config.max_levels) {
       bad = RejectReason::kLevelCapacity;
     }
     if (bad) {

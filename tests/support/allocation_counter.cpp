@@ -27,9 +27,7 @@ std::size_t allocations_on_this_thread() noexcept { return tl_allocations; }
 
 void* operator new(std::size_t n) { return counted_alloc_or_throw(n, 0); }
 void* operator new[](std::size_t n) { return counted_alloc_or_throw(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  return counted_alloc_or_throw(n, static_cast<std::size_t>(a));
-}
+void* operator new(std::size_t n, std::align_val_t a) { return counted_alloc_or_throw(n, static_cast<std::size_t>(a)); }
 void* operator new[](std::size_t n, std::align_val_t a) {
   return counted_alloc_or_throw(n, static_cast<std::size_t>(a));
 }

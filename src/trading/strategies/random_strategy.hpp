@@ -63,7 +63,9 @@ class RandomStrategy {
     std::exponential_distribution<double> d(p.orders_per_second);
     return static_cast<std::uint64_t>(core::ns_from_sec(d(rng_))) + 1;
   }
-  std::uint64_t draw(std::uint64_t n) noexcept { return n == 0 ? 0 : std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_); }
+  std::uint64_t draw(std::uint64_t n) noexcept {
+    return n == 0 ? 0 : std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_);
+  }
 
   template <typename Engine>
   void act(Engine& e, InstrumentId i, const RandomParams& p) noexcept {

@@ -71,16 +71,19 @@ struct StrategyParams {
     const MarketMakerParams& m = market_maker;
     if (m.quote_qty <= 0) bad("quote_qty", "must be >= 1");
     if (m.half_spread_ticks < 1) bad("half_spread_ticks", "must be >= 1");
-    if (!(m.skew_ticks_per_unit >= 0.0) || m.skew_ticks_per_unit > 1e6) bad("skew_ticks_per_unit", "must be in [0, 1e6]");
+    if (!(m.skew_ticks_per_unit >= 0.0) || m.skew_ticks_per_unit > 1e6)
+      bad("skew_ticks_per_unit", "must be in [0, 1e6]");
     if (m.requote_ticks < 1) bad("requote_ticks", "must be >= 1");
     const LiquidityTakerParams& t = liquidity_taker;
     if (t.clip_qty <= 0) bad("clip_qty", "must be >= 1");
     if (!(t.flow_threshold > 0.0)) bad("flow_threshold", "must be > 0");
-    if (!(t.min_aggressive_ratio >= 0.0) || t.min_aggressive_ratio > 1.0) bad("min_aggressive_ratio", "must be in [0, 1]");
+    if (!(t.min_aggressive_ratio >= 0.0) || t.min_aggressive_ratio > 1.0)
+      bad("min_aggressive_ratio", "must be in [0, 1]");
     if (t.slippage_ticks < 0) bad("slippage_ticks", "must be >= 0");
     const RandomParams& r = random;
     if (!(r.orders_per_second > 0.0) || r.orders_per_second > 1e6) bad("orders_per_second", "must be in (0, 1e6]");
-    if (r.weight_new + r.weight_cancel + r.weight_modify + r.weight_ioc == 0) bad("weight_*", "at least one weight must be > 0");
+    if (r.weight_new + r.weight_cancel + r.weight_modify + r.weight_ioc == 0)
+      bad("weight_*", "at least one weight must be > 0");
     if (r.price_range_ticks < 0) bad("price_range_ticks", "must be >= 0");
     if (r.max_qty <= 0) bad("max_qty", "must be >= 1");
   }

@@ -107,7 +107,7 @@ bool same(const nb::RestingOrder& a, const nb::RestingOrder& b) {
 
 // Levels derived from the model's priority order: consecutive runs of one price.
 std::vector<std::tuple<ne::Price, ne::Qty, std::uint32_t>> model_levels(const std::vector<nb::RestingOrder>& orders,
-                                                                       Side side) {
+                                                                        Side side) {
   std::vector<std::tuple<ne::Price, ne::Qty, std::uint32_t>> out;
   for (const nb::RestingOrder& o : orders) {
     if (o.side != side) continue;

@@ -54,7 +54,7 @@ TEST(BookReplica, ShouldIterateBidsBestFirstThenAsksBestFirstFifoWithinALevel) {
   ASSERT_EQ(r.add(0, 4, kSell, 105, 8), kOk);
   ASSERT_EQ(r.add(0, 5, kSell, 103, 9), kOk);
   ASSERT_EQ(r.add(0, 6, kSell, 105, 1), kOk);
-  const std::vector<Row> want{{2, kBuy, 101, 6}, {1, kBuy, 100, 5}, {3, kBuy, 100, 7},
+  const std::vector<Row> want{{2, kBuy, 101, 6},  {1, kBuy, 100, 5},  {3, kBuy, 100, 7},
                               {5, kSell, 103, 9}, {4, kSell, 105, 8}, {6, kSell, 105, 1}};
   EXPECT_EQ(orders_of(r, 0), want);
   EXPECT_EQ(levels_of(r, 0, kBuy), (std::vector<LevelRow>{{101, 6, 1}, {100, 12, 2}}));
@@ -208,11 +208,12 @@ TEST(BookReplica, ShouldClearOneInstrumentAndReuseItsCapacity) {
 TEST(BookReplica, ShouldLoadASnapshotInPriorityOrder) {
   nb::BookReplica r = make_replica();
   ASSERT_EQ(r.add(0, 99, kBuy, 50, 1), kOk);
-  const std::vector<nb::RestingOrder> snap{{7, 101, 2, kBuy}, {3, 101, 4, kBuy}, {5, 100, 1, kBuy},
-                                           {4, 103, 6, kSell}, {8, 103, 2, kSell}};
+  const std::vector<nb::RestingOrder> snap{
+      {7, 101, 2, kBuy}, {3, 101, 4, kBuy}, {5, 100, 1, kBuy}, {4, 103, 6, kSell}, {8, 103, 2, kSell}};
   ASSERT_EQ(r.load(0, snap), kOk);
-  EXPECT_EQ(orders_of(r, 0), (std::vector<Row>{{7, kBuy, 101, 2}, {3, kBuy, 101, 4}, {5, kBuy, 100, 1},
-                                               {4, kSell, 103, 6}, {8, kSell, 103, 2}}));
+  EXPECT_EQ(orders_of(r, 0),
+            (std::vector<Row>{
+                {7, kBuy, 101, 2}, {3, kBuy, 101, 4}, {5, kBuy, 100, 1}, {4, kSell, 103, 6}, {8, kSell, 103, 2}}));
   EXPECT_EQ(r.instrument(0)->find(99), nullptr) << "the previous book is replaced";
   EXPECT_EQ(r.applied(), 1u + snap.size());
 }

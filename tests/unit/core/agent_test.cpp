@@ -88,8 +88,7 @@ TEST(CompositeAgent, ShouldCallEveryAgentInOrderAndSumTheirWork) {
   EXPECT_EQ(composite.do_work(), 6);
   EXPECT_EQ(composite.do_work(), 6);
 
-  EXPECT_EQ(journal, (std::vector<std::string>{"a.work", "b.work", "c.work", "a.work", "b.work",
-                                               "c.work"}));
+  EXPECT_EQ(journal, (std::vector<std::string>{"a.work", "b.work", "c.work", "a.work", "b.work", "c.work"}));
   EXPECT_EQ(a.cycles(), 2);
   EXPECT_EQ(b.cycles(), 2);
   EXPECT_EQ(c.cycles(), 2);
@@ -160,8 +159,7 @@ TEST(CompositeAgent, ShouldCloseEveryAgentAndRethrowTheFirstCloseFailure) {
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "b cannot close");  // closed first (reverse order)
   }
-  EXPECT_EQ(journal, (std::vector<std::string>{"a.start", "b.start", "c.start", "c.close",
-                                               "b.close", "a.close"}));
+  EXPECT_EQ(journal, (std::vector<std::string>{"a.start", "b.start", "c.start", "c.close", "b.close", "a.close"}));
 }
 
 TEST(CompositeAgent, ShouldNestInsideAnotherComposite) {
@@ -176,9 +174,8 @@ TEST(CompositeAgent, ShouldNestInsideAnotherComposite) {
   outer.on_start();
   EXPECT_EQ(outer.do_work(), 7);
   outer.on_close();
-  EXPECT_EQ(journal, (std::vector<std::string>{"a.start", "b.start", "c.start", "a.work",
-                                               "b.work", "c.work", "c.close", "b.close",
-                                               "a.close"}));
+  EXPECT_EQ(journal, (std::vector<std::string>{"a.start", "b.start", "c.start", "a.work", "b.work", "c.work", "c.close",
+                                               "b.close", "a.close"}));
 }
 
 TEST(AgentInvoker, ShouldDoWorkOnlyBetweenStartAndClose) {

@@ -134,8 +134,7 @@ TEST(CountersFile, RejectsBadLabelsAndAFullFile) {
   file.place(c[1], "two");
   EXPECT_THROW(file.place(c[2], "three"), std::length_error);
   EXPECT_THROW(nc::CountersFile({.path = "", .process = "unit", .capacity = 0}), std::invalid_argument);
-  EXPECT_THROW(nc::CountersFile({.path = "", .process = std::string(64, 'p'), .capacity = 1}),
-               std::invalid_argument);
+  EXPECT_THROW(nc::CountersFile({.path = "", .process = std::string(64, 'p'), .capacity = 1}), std::invalid_argument);
 }
 
 TEST(CountersFile, IsOwnerOnlyOneProcessAtATimeAndStartsFromZero) {

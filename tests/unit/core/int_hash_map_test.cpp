@@ -16,7 +16,6 @@
 #include <unordered_map>
 #include <vector>
 
-
 namespace nanotick::core {
 namespace {
 
@@ -86,7 +85,9 @@ TEST(IntHashMap, ShouldReportFullAtConfiguredCapacity) {
   EXPECT_TRUE(m.erase(3000));
   EXPECT_EQ(m.insert(999'999, 1), InsertResult::kInserted);
   for (std::uint64_t k = 0; k < 50; ++k) {
-    if (k != 3) { EXPECT_EQ(*m.find(k * 1000), k); }
+    if (k != 3) {
+      EXPECT_EQ(*m.find(k * 1000), k);
+    }
   }
 }
 
@@ -250,7 +251,8 @@ TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithRandomKeys) {
   universe[1] = std::numeric_limits<std::uint64_t>::max();
   typename TestFixture::Map m(kCap);
   std::mt19937_64 pick(2);
-  run_differential(m, [&](Op) { return universe[pick() % universe.size()]; }, 1'000'000, 3);
+  run_differential(
+      m, [&](Op) { return universe[pick() % universe.size()]; }, 1'000'000, 3);
 }
 
 TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithKeysCollidingInLowBits) {
@@ -305,8 +307,7 @@ TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithSlidingOrderIds) {
               return oldest;
             }
             return any_recent();
-          case Op::kFind:
-            break;
+          case Op::kFind: break;
         }
         return any_recent();
       },

@@ -10,19 +10,18 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
-#include <cstdlib>
-#include <new>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace nc = nanotick::core;
-
 
 namespace {
 
@@ -31,9 +30,8 @@ class TempLog {
  public:
   TempLog() {
     static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("nanotick_logger_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter.fetch_add(1)) + ".log");
+    path_ = std::filesystem::temp_directory_path() / ("nanotick_logger_test_" + std::to_string(::getpid()) + "_" +
+                                                      std::to_string(counter.fetch_add(1)) + ".log");
   }
   ~TempLog() {
     std::error_code ec;
@@ -182,8 +180,7 @@ TEST(LogByteRing, ShouldKeepRecordsContiguousAcrossTheWrap) {
       }
       auto rec = ring.front();
       ASSERT_FALSE(rec.empty());
-      for (std::size_t i = 0; i < rec.size(); ++i)
-        ASSERT_EQ(rec[i], static_cast<std::byte>(next_read + i));
+      for (std::size_t i = 0; i < rec.size(); ++i) ASSERT_EQ(rec[i], static_cast<std::byte>(next_read + i));
       ++next_read;
       ring.pop();
       ring.publish_consumed();
@@ -389,13 +386,15 @@ TEST(Logger, ShouldKeepOrderWithinAThreadAcrossManyRingWraps) {
   constexpr int kCount = 20000;
   {
     nc::Logger log(options);
-    for (int i = 0; i < kCount; ++i) NT_LOG_INFO(log, "seq={} pad={}", i, std::string_view("abc", static_cast<std::size_t>(i % 4)));
+    for (int i = 0; i < kCount; ++i)
+      NT_LOG_INFO(log, "seq={} pad={}", i, std::string_view("abc", static_cast<std::size_t>(i % 4)));
     EXPECT_EQ(log.dropped(), 0u);
   }
   const auto lines = parse_all(file);
   ASSERT_EQ(lines.size(), static_cast<std::size_t>(kCount));
   for (int i = 0; i < kCount; ++i)
-    ASSERT_EQ(lines[i].message, fmt::format("seq={} pad={}", i, std::string_view("abc", static_cast<std::size_t>(i % 4))));
+    ASSERT_EQ(lines[i].message,
+              fmt::format("seq={} pad={}", i, std::string_view("abc", static_cast<std::size_t>(i % 4))));
 }
 
 TEST(Logger, ShouldFilterBelowTheMinimumLevelWithoutEvaluatingArguments) {
@@ -433,11 +432,11 @@ TEST(Logger, ShouldStampMonotonicTimesCloseToTheWallClock) {
   std::int64_t before = 0, after = 0;
   {
     nc::Logger log(file_options(file));
-    before = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                 std::chrono::system_clock::now().time_since_epoch()).count();
+    before = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                 .count();
     for (int i = 0; i < 1000; ++i) NT_LOG_INFO(log, "{}", i);
-    after = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::system_clock::now().time_since_epoch()).count();
+    after = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
   }
   const auto lines = parse_all(file);
   ASSERT_EQ(lines.size(), 1000u);
@@ -534,8 +533,7 @@ TEST(Logger, ShouldLetTheCallSiteChooseWhatAFullRingDoes) {
     // A dropping logger whose call site waits: nothing is lost.
     options.full_policy = nc::LogFullPolicy::kDrop;
     nc::Logger log(options);
-    for (int i = 0; i < kCount; ++i)
-      NT_LOG_WITH(log, nc::LogLevel::kInfo, nc::LogFullPolicy::kBlock, "kept {}", i);
+    for (int i = 0; i < kCount; ++i) NT_LOG_WITH(log, nc::LogLevel::kInfo, nc::LogFullPolicy::kBlock, "kept {}", i);
     EXPECT_EQ(log.dropped(), 0u);
   }
   EXPECT_EQ(file.lines().size(), static_cast<std::size_t>(kCount));
@@ -545,8 +543,7 @@ TEST(Logger, ShouldLetTheCallSiteChooseWhatAFullRingDoes) {
     // A waiting logger whose call site drops: the back end sleeps, the ring fills.
     options.full_policy = nc::LogFullPolicy::kBlock;
     nc::Logger log(options);
-    for (int i = 0; i < kCount; ++i)
-      NT_LOG_WITH(log, nc::LogLevel::kInfo, nc::LogFullPolicy::kDrop, "maybe {}", i);
+    for (int i = 0; i < kCount; ++i) NT_LOG_WITH(log, nc::LogLevel::kInfo, nc::LogFullPolicy::kDrop, "maybe {}", i);
     log.flush();
     dropped = log.dropped();
   }
@@ -564,7 +561,8 @@ TEST(Logger, ShouldWritePlainLinesWithTheirPrefix) {
     NT_LOG_INFO(log, "ready");
     NT_LOG_ERROR(log, "error: {} of {}", 3, std::string("four"));
   }
-  EXPECT_EQ(file.lines(), (std::vector<std::string>{"nanotick-trader[mm1]: ready", "nanotick-trader[mm1]: error: 3 of four"}));
+  EXPECT_EQ(file.lines(),
+            (std::vector<std::string>{"nanotick-trader[mm1]: ready", "nanotick-trader[mm1]: error: 3 of four"}));
 }
 
 TEST(Logger, ShouldWriteEverythingAcceptedBeforeStop) {
@@ -655,8 +653,7 @@ TEST(Logger, ShouldReclaimTheRingOfAnExitedThread) {
   nc::Logger log(file_options(file));
   std::thread([&log] { NT_LOG_INFO(log, "from a short-lived thread"); }).join();
   log.flush();
-  for (int i = 0; i < 2000 && log.producer_count() != 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 2000 && log.producer_count() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(log.producer_count(), 0u);
   EXPECT_EQ(file.lines().size(), 1u);
 }

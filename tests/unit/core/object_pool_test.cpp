@@ -14,7 +14,6 @@
 #include <stdexcept>
 #include <vector>
 
-
 namespace nanotick::core {
 namespace {
 
@@ -53,9 +52,7 @@ TEST(ObjectPool, ShouldReportCapacityAndStartEmpty) {
   EXPECT_EQ(pool.exhausted_count(), 0u);
 }
 
-TEST(ObjectPool, ShouldRejectZeroCapacityAtConstruction) {
-  EXPECT_THROW(ObjectPool<int>(0), std::invalid_argument);
-}
+TEST(ObjectPool, ShouldRejectZeroCapacityAtConstruction) { EXPECT_THROW(ObjectPool<int>(0), std::invalid_argument); }
 
 TEST(ObjectPool, ShouldConstructInPlaceWithForwardedArguments) {
   Tracked::reset();

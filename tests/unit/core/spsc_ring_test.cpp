@@ -424,8 +424,7 @@ TEST(SpscRing, ShouldCarryHundredBytePayloadsIntact) {
 TEST(SpscRing, ShouldWorkInSharedMemoryBetweenTwoProcesses) {
   using Ring = SpscRing<Order, 64>;
   constexpr std::uint64_t kItems = 100000;
-  void* mem =
-      mmap(nullptr, sizeof(Ring), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* mem = mmap(nullptr, sizeof(Ring), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(mem, MAP_FAILED);
   Ring* ring = new (mem) Ring();
 

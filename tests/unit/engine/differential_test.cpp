@@ -51,25 +51,24 @@ std::uint64_t requests_per_run() {
 }
 
 // One resting order as both engines show it through for_each_order.
-using OrderRow = std::tuple<engine::OrderId, engine::ClientId, engine::ClientOrderId, unsigned,
-                            engine::Price, engine::Qty, engine::Qty, engine::Qty, unsigned>;
+using OrderRow = std::tuple<engine::OrderId, engine::ClientId, engine::ClientOrderId, unsigned, engine::Price,
+                            engine::Qty, engine::Qty, engine::Qty, unsigned>;
 
 template <typename Engine>
 std::vector<OrderRow> orders_of(const Engine& e, engine::InstrumentId in, engine::Side side) {
   std::vector<OrderRow> rows;
   e.for_each_order(in, side, [&rows](const auto& o) {
-    rows.emplace_back(o.order_id, o.client, o.client_order_id, static_cast<unsigned>(o.side),
-                      o.price, o.order_qty, o.cum_qty, o.open_qty, static_cast<unsigned>(o.stp));
+    rows.emplace_back(o.order_id, o.client, o.client_order_id, static_cast<unsigned>(o.side), o.price, o.order_qty,
+                      o.cum_qty, o.open_qty, static_cast<unsigned>(o.stp));
   });
   return rows;
 }
 
 std::string describe_row(const OrderRow& o) {
   std::ostringstream s;
-  s << "{order_id=" << std::get<0>(o) << " client=" << std::get<1>(o)
-    << " client_order_id=" << std::get<2>(o) << " side=" << std::get<3>(o)
-    << " price=" << std::get<4>(o) << " order_qty=" << std::get<5>(o) << " cum=" << std::get<6>(o)
-    << " open=" << std::get<7>(o) << " stp=" << std::get<8>(o) << "}";
+  s << "{order_id=" << std::get<0>(o) << " client=" << std::get<1>(o) << " client_order_id=" << std::get<2>(o)
+    << " side=" << std::get<3>(o) << " price=" << std::get<4>(o) << " order_qty=" << std::get<5>(o)
+    << " cum=" << std::get<6>(o) << " open=" << std::get<7>(o) << " stp=" << std::get<8>(o) << "}";
   return s.str();
 }
 
@@ -89,29 +88,26 @@ std::string book_difference(const Ref& expected, const Fast& actual) {
   if (const std::string bad = invariant_failure(expected); !bad.empty()) return "reference: " + bad;
   if (const std::string bad = invariant_failure(actual); !bad.empty()) return "engine: " + bad;
   if (expected.requests_processed() != actual.requests_processed() ||
-      expected.last_report_seq() != actual.last_report_seq() ||
-      expected.last_md_seq() != actual.last_md_seq()) {
-    s << "sequence numbers differ: expected requests/reports/md " << expected.requests_processed()
-      << "/" << expected.last_report_seq() << "/" << expected.last_md_seq() << ", actual "
-      << actual.requests_processed() << "/" << actual.last_report_seq() << "/"
-      << actual.last_md_seq();
+      expected.last_report_seq() != actual.last_report_seq() || expected.last_md_seq() != actual.last_md_seq()) {
+    s << "sequence numbers differ: expected requests/reports/md " << expected.requests_processed() << "/"
+      << expected.last_report_seq() << "/" << expected.last_md_seq() << ", actual " << actual.requests_processed()
+      << "/" << actual.last_report_seq() << "/" << actual.last_md_seq();
     return s.str();
   }
   if (expected.instrument_count() != actual.instrument_count()) return "instrument counts differ";
   for (engine::InstrumentId in = 0; in < expected.instrument_count(); ++in) {
     if (expected.live_orders(in) != actual.live_orders(in)) {
-      s << "instrument " << in << ": live orders " << expected.live_orders(in) << " vs "
-        << actual.live_orders(in);
+      s << "instrument " << in << ": live orders " << expected.live_orders(in) << " vs " << actual.live_orders(in);
       return s.str();
     }
     if (expected.last_instrument_md_seq(in) != actual.last_instrument_md_seq(in)) {
-      s << "instrument " << in << ": market data instrument_seq " << expected.last_instrument_md_seq(in)
-        << " vs " << actual.last_instrument_md_seq(in);
+      s << "instrument " << in << ": market data instrument_seq " << expected.last_instrument_md_seq(in) << " vs "
+        << actual.last_instrument_md_seq(in);
       return s.str();
     }
     if (expected.last_trade(in) != actual.last_trade(in)) {
-      s << "instrument " << in << ": last trade " << expected.last_trade(in).value_or(-1)
-        << " vs " << actual.last_trade(in).value_or(-1) << " (-1 = none)";
+      s << "instrument " << in << ": last trade " << expected.last_trade(in).value_or(-1) << " vs "
+        << actual.last_trade(in).value_or(-1) << " (-1 = none)";
       return s.str();
     }
     for (auto side : {engine::Side::kBuy, engine::Side::kSell}) {
@@ -121,9 +117,11 @@ std::string book_difference(const Ref& expected, const Fast& actual) {
       if (eb.has_value() != ab.has_value() ||
           (eb && (eb->price != ab->price || eb->qty != ab->qty || eb->orders != ab->orders))) {
         s << "instrument " << in << " best " << side_name << ": expected ";
-        if (eb) s << eb->qty << "@" << eb->price << " in " << eb->orders; else s << "none";
+        if (eb) s << eb->qty << "@" << eb->price << " in " << eb->orders;
+        else s << "none";
         s << ", actual ";
-        if (ab) s << ab->qty << "@" << ab->price << " in " << ab->orders; else s << "none";
+        if (ab) s << ab->qty << "@" << ab->price << " in " << ab->orders;
+        else s << "none";
         return s.str();
       }
       const auto eo = orders_of(expected, in, side);
@@ -145,9 +143,7 @@ struct Case {
   std::size_t shape;
   std::uint64_t seed;
 };
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << differential_shapes()[c.shape].name << " seed " << c.seed;
-}
+void PrintTo(const Case& c, std::ostream* os) { *os << differential_shapes()[c.shape].name << " seed " << c.seed; }
 
 class Differential : public ::testing::TestWithParam<Case> {};
 
@@ -246,8 +242,8 @@ TEST_P(RegimeDifferential, ShouldProduceTheReferenceStreamsAndBooks) {
   // A full-size static book holds ~42,000 orders: compare books at most ~512 times a run.
   const std::uint64_t book_check_every = std::max<std::uint64_t>(kBookCheckEvery, count / 512);
   std::size_t next = 0;
-  expect_reference_behaviour(std::string(workload::to_string(kind)) + " seed " + std::to_string(seed), wl.config,
-                             count, book_check_every, [&] { return wl.requests[next++]; });
+  expect_reference_behaviour(std::string(workload::to_string(kind)) + " seed " + std::to_string(seed), wl.config, count,
+                             book_check_every, [&] { return wl.requests[next++]; });
 }
 
 std::vector<RegimeCase> regime_cases() {

@@ -21,9 +21,9 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/types.hpp"
 #include "engine/events.hpp"
 #include "engine/request.hpp"
+#include "engine/types.hpp"
 
 namespace nanotick::engine::scenario {
 
@@ -125,12 +125,12 @@ class EngineScenarios : public ::testing::Test {
     EXPECT_FALSE(out.reports.empty()) << "every client request produces at least one report";
     return out;
   }
-  Out buy(std::uint64_t id, Price px, Qty qty, OrderType t = OrderType::kLimit,
-          StpMode stp = StpMode::kNone, std::uint32_t client = 1, std::uint32_t inst = 0) {
+  Out buy(std::uint64_t id, Price px, Qty qty, OrderType t = OrderType::kLimit, StpMode stp = StpMode::kNone,
+          std::uint32_t client = 1, std::uint32_t inst = 0) {
     return send(nanotick::engine::make_new(inst, client, id, Side::kBuy, t, px, qty, stp));
   }
-  Out sell(std::uint64_t id, Price px, Qty qty, OrderType t = OrderType::kLimit,
-           StpMode stp = StpMode::kNone, std::uint32_t client = 2, std::uint32_t inst = 0) {
+  Out sell(std::uint64_t id, Price px, Qty qty, OrderType t = OrderType::kLimit, StpMode stp = StpMode::kNone,
+           std::uint32_t client = 2, std::uint32_t inst = 0) {
     return send(nanotick::engine::make_new(inst, client, id, Side::kSell, t, px, qty, stp));
   }
   Out cancel(std::uint64_t id, std::uint32_t client, std::uint32_t inst = 0) {
@@ -145,9 +145,8 @@ class EngineScenarios : public ::testing::Test {
   }
   std::vector<Resting> book(Side side, std::uint32_t inst = 0) const {
     std::vector<Resting> v;
-    engine_->for_each_order(inst, side, [&v](const auto& o) {
-      v.emplace_back(o.client_order_id, o.price, o.open_qty);
-    });
+    engine_->for_each_order(inst, side,
+                            [&v](const auto& o) { v.emplace_back(o.client_order_id, o.price, o.open_qty); });
     return v;
   }
   Engine& engine() { return *engine_; }
@@ -171,5 +170,8 @@ inline constexpr auto kMarket = OrderType::kMarket;
 }  // namespace nanotick::engine::scenario
 
 // The test bodies (split for file size); the second file registers them all.
+// The order matters (the second file registers the bodies of both): not sorted.
+// clang-format off
 #include "unit/engine/engine_scenarios_matching.hpp"
 #include "unit/engine/engine_scenarios_lifecycle.hpp"
+// clang-format on

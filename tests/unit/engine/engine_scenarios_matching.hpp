@@ -24,8 +24,8 @@ using Events = std::vector<MdType>;
 using Book = std::vector<Resting>;
 }  // namespace nanotick::engine::scenario
 
-#define NT_SCENARIO_NAMES                 \
-  using namespace nanotick::engine;       \
+#define NT_SCENARIO_NAMES                     \
+  using namespace nanotick::engine;           \
   using namespace nanotick::engine::scenario; \
   auto& t = *this
 
@@ -66,9 +66,16 @@ TYPED_TEST_P(EngineScenarios, ShouldRestALimitOrderThatDoesNotCrossAndAnnounceIt
 TYPED_TEST_P(EngineScenarios, ShouldRejectEachInvalidNewOrderFieldWithItsReason) {
   NT_SCENARIO_NAMES;
   const Request ok = make_new(0, 1, 1, kBuy, kLimit, 100, 10);
-  struct Case { Request rq; RejectReason why; };
+  struct Case {
+    Request rq;
+    RejectReason why;
+  };
   std::vector<Case> cases;
-  auto with = [&](auto change, RejectReason why) { Request r = ok; change(r); cases.push_back({r, why}); };
+  auto with = [&](auto change, RejectReason why) {
+    Request r = ok;
+    change(r);
+    cases.push_back({r, why});
+  };
   with([](Request& r) { r.type = static_cast<RequestType>(0); }, RR::kInvalidRequestType);
   with([](Request& r) { r.type = static_cast<RequestType>(9); }, RR::kInvalidRequestType);
   with([](Request& r) { r.instrument = 2; }, RR::kUnknownInstrument);
@@ -85,9 +92,24 @@ TYPED_TEST_P(EngineScenarios, ShouldRejectEachInvalidNewOrderFieldWithItsReason)
   with([](Request& r) { r.qty = 1'000'001; }, RR::kQuantityTooLarge);
   with([](Request& r) { r.price = 0; }, RR::kPriceOutOfBand);
   with([](Request& r) { r.price = 1'000'001; }, RR::kPriceOutOfBand);
-  with([](Request& r) { r.instrument = 1; r.price = 1002; }, RR::kPriceOffTick);
-  with([](Request& r) { r.instrument = 1; r.price = 95; }, RR::kPriceOutOfBand);
-  with([](Request& r) { r.instrument = 1; r.qty = 1001; }, RR::kQuantityTooLarge);
+  with(
+      [](Request& r) {
+        r.instrument = 1;
+        r.price = 1002;
+      },
+      RR::kPriceOffTick);
+  with(
+      [](Request& r) {
+        r.instrument = 1;
+        r.price = 95;
+      },
+      RR::kPriceOutOfBand);
+  with(
+      [](Request& r) {
+        r.instrument = 1;
+        r.qty = 1001;
+      },
+      RR::kQuantityTooLarge);
   for (const auto& c : cases) {
     const auto o = t.send(c.rq);
     ASSERT_EQ(o.reports.size(), 1u);
@@ -427,4 +449,3 @@ TYPED_TEST_P(EngineScenarios, ShouldCancelBothOrdersUnderCancelBoth) {
   EXPECT_EQ(t.book(kSell), (Book{{2, 100, 3}}));
   EXPECT_TRUE(t.book(kBuy).empty());
 }
-

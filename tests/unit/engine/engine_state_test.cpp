@@ -15,10 +15,10 @@
 namespace nanotick::engine {
 namespace {
 
-using nanotick::reference::RandomRequests;
-using nanotick::reference::RecordingSink;
 using nanotick::reference::differential_shapes;
 using nanotick::reference::first_difference;
+using nanotick::reference::RandomRequests;
+using nanotick::reference::RecordingSink;
 
 using Engine = MatchingEngine<RecordingSink>;
 

@@ -227,8 +227,8 @@ constexpr std::uint64_t kBookCheckEvery = 997;
 // Runs one stream through `subject` and Liquibook; compares fills as they
 // happen and both books every kBookCheckEvery messages and at the end.
 template <typename Subject, typename SubjectFills, typename Compare>
-void run_against_liquibook(std::uint64_t seed, Subject& subject, SubjectFills& subject_fills,
-                           Compare&& compare_books, const EngineConfig& config) {
+void run_against_liquibook(std::uint64_t seed, Subject& subject, SubjectFills& subject_fills, Compare&& compare_books,
+                           const EngineConfig& config) {
   CollectingFillSink oracle_fills;
   LiquibookAdapter<CollectingFillSink> oracle(config, oracle_fills, 1u << 17);
   StreamGen gen(config, seed);
@@ -250,18 +250,16 @@ void run_against_liquibook(std::uint64_t seed, Subject& subject, SubjectFills& s
     for (; checked < got.size(); ++checked) {
       const PeerFill& a = got[checked];
       const PeerFill& b = oracle_fills.fills[checked];
-      ASSERT_EQ(a, b) << "seed " << seed << " message " << m << " fill " << checked << ": ours (inst "
-                      << a.instrument << " maker " << a.maker_key << " taker " << a.taker_key
-                      << " px " << a.price << " qty " << a.qty << ") vs Liquibook (maker "
-                      << b.maker_key << " taker " << b.taker_key << " px " << b.price << " qty "
-                      << b.qty << ")";
+      ASSERT_EQ(a, b) << "seed " << seed << " message " << m << " fill " << checked << ": ours (inst " << a.instrument
+                      << " maker " << a.maker_key << " taker " << a.taker_key << " px " << a.price << " qty " << a.qty
+                      << ") vs Liquibook (maker " << b.maker_key << " taker " << b.taker_key << " px " << b.price
+                      << " qty " << b.qty << ")";
     }
     if (m % kBookCheckEvery == 0 || m + 1 == n) {
       for (InstrumentId i = 0; i < config.instruments.size(); ++i) {
         for (const Side s : {Side::kBuy, Side::kSell}) {
           ASSERT_EQ(compare_books(i, s), side_of(oracle, i, s))
-              << "seed " << seed << " message " << m << " instrument " << i << " side "
-              << static_cast<int>(s);
+              << "seed " << seed << " message " << m << " instrument " << i << " side " << static_cast<int>(s);
         }
       }
     }
@@ -276,13 +274,13 @@ void run_against_liquibook(std::uint64_t seed, Subject& subject, SubjectFills& s
   EXPECT_GT(modifies_applied, n / 30) << "modifies of live orders";
   EXPECT_GT(peak_live, 200u) << "books deep enough to have several orders per level";
   if (std::getenv("NANOTICK_DIFF_VERBOSE") != nullptr) {
-    std::printf("seed %llu: %llu msgs, %zu fills, done %llu rested %llu cancelled %llu unknown %llu "
-                "rejected %llu, modifies applied %llu, peak live %zu\n",
-                static_cast<unsigned long long>(seed), static_cast<unsigned long long>(n),
-                oracle_fills.fills.size(), static_cast<unsigned long long>(outcomes[0]),
-                static_cast<unsigned long long>(outcomes[1]), static_cast<unsigned long long>(outcomes[2]),
-                static_cast<unsigned long long>(outcomes[4]), static_cast<unsigned long long>(outcomes[3]),
-                static_cast<unsigned long long>(modifies_applied), peak_live);
+    std::printf(
+        "seed %llu: %llu msgs, %zu fills, done %llu rested %llu cancelled %llu unknown %llu "
+        "rejected %llu, modifies applied %llu, peak live %zu\n",
+        static_cast<unsigned long long>(seed), static_cast<unsigned long long>(n), oracle_fills.fills.size(),
+        static_cast<unsigned long long>(outcomes[0]), static_cast<unsigned long long>(outcomes[1]),
+        static_cast<unsigned long long>(outcomes[2]), static_cast<unsigned long long>(outcomes[4]),
+        static_cast<unsigned long long>(outcomes[3]), static_cast<unsigned long long>(modifies_applied), peak_live);
   }
 }
 
@@ -291,8 +289,8 @@ TEST(LiquibookDifferential, ShouldProduceTheSameFillsAndBooksAsLiquibook) {
   for (const std::uint64_t seed : kSeeds) {
     EngineFillSink fills;
     MatchingEngine<EngineFillSink> engine(config, fills);
-    run_against_liquibook(seed, engine, fills,
-                          [&](InstrumentId i, Side s) { return side_of(engine, i, s); }, config);
+    run_against_liquibook(
+        seed, engine, fills, [&](InstrumentId i, Side s) { return side_of(engine, i, s); }, config);
     EXPECT_EQ(fills.pairing_errors, 0) << "every taker fill must be followed by its maker fill";
     engine.validate_invariants();
     if (HasFatalFailure()) return;
@@ -304,8 +302,8 @@ TEST(LiquibookDifferential, ShouldAgreeWithTheStdMapPeerBook) {
   for (const std::uint64_t seed : kSeeds) {
     CollectingFillSink fills;
     bench::MapPeerBook<CollectingFillSink> book(config, fills);
-    run_against_liquibook(seed, book, fills, [&](InstrumentId i, Side s) { return side_of(book, i, s); },
-                          config);
+    run_against_liquibook(
+        seed, book, fills, [&](InstrumentId i, Side s) { return side_of(book, i, s); }, config);
     if (HasFatalFailure()) return;
   }
 }
@@ -315,8 +313,8 @@ TEST(LiquibookDifferential, ShouldAgreeWithTheUnorderedMapPeerBook) {
   for (const std::uint64_t seed : kSeeds) {
     CollectingFillSink fills;
     bench::UnorderedPeerBook<CollectingFillSink> book(config, fills);
-    run_against_liquibook(seed, book, fills, [&](InstrumentId i, Side s) { return side_of(book, i, s); },
-                          config);
+    run_against_liquibook(
+        seed, book, fills, [&](InstrumentId i, Side s) { return side_of(book, i, s); }, config);
     if (HasFatalFailure()) return;
   }
 }

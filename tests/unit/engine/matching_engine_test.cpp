@@ -17,8 +17,8 @@
 #include <random>
 #include <set>
 #include <stdexcept>
-#include <vector>
 #include <unordered_map>
+#include <vector>
 
 #include "support/allocation_counter.hpp"
 #include "support/stress.hpp"
@@ -162,23 +162,38 @@ struct HashingSink {
     for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ULL;
   }
   void on_report(const ExecReport& r) {
-    const std::uint64_t f[] = {r.seq, r.request_seq, r.event_id, r.client, r.instrument,
-                               r.client_order_id, r.order_id, static_cast<std::uint64_t>(r.price),
+    const std::uint64_t f[] = {r.seq,
+                               r.request_seq,
+                               r.event_id,
+                               r.client,
+                               r.instrument,
+                               r.client_order_id,
+                               r.order_id,
+                               static_cast<std::uint64_t>(r.price),
                                static_cast<std::uint64_t>(r.order_qty),
                                static_cast<std::uint64_t>(r.last_price),
                                static_cast<std::uint64_t>(r.last_qty),
                                static_cast<std::uint64_t>(r.cum_qty),
-                               static_cast<std::uint64_t>(r.leaves_qty), r.contra_order_id,
-                               static_cast<std::uint64_t>(r.type), static_cast<std::uint64_t>(r.side),
-                               static_cast<std::uint64_t>(r.order_type), r.is_maker,
+                               static_cast<std::uint64_t>(r.leaves_qty),
+                               r.contra_order_id,
+                               static_cast<std::uint64_t>(r.type),
+                               static_cast<std::uint64_t>(r.side),
+                               static_cast<std::uint64_t>(r.order_type),
+                               r.is_maker,
                                static_cast<std::uint64_t>(r.reason),
                                static_cast<std::uint64_t>(r.cancel_reason)};
     mixin(f, sizeof f);
   }
   void on_market_data(const MdEvent& m) {
-    const std::uint64_t f[] = {m.seq, m.event_id, m.instrument, static_cast<std::uint64_t>(m.type),
-                               static_cast<std::uint64_t>(m.side), m.order_id, m.contra_order_id,
-                               static_cast<std::uint64_t>(m.price), static_cast<std::uint64_t>(m.qty),
+    const std::uint64_t f[] = {m.seq,
+                               m.event_id,
+                               m.instrument,
+                               static_cast<std::uint64_t>(m.type),
+                               static_cast<std::uint64_t>(m.side),
+                               m.order_id,
+                               m.contra_order_id,
+                               static_cast<std::uint64_t>(m.price),
+                               static_cast<std::uint64_t>(m.qty),
                                static_cast<std::uint64_t>(m.bid_price),
                                static_cast<std::uint64_t>(m.bid_qty),
                                static_cast<std::uint64_t>(m.ask_price),
@@ -549,8 +564,7 @@ TEST(MatchingEngine, ShouldUseBoundedMemoryPerInstrumentAtDefaultCapacities) {
   MatchingEngine<CountingSink> engine(c, sink);
   const std::size_t bytes = engine.memory_bytes(0);
   std::printf("memory per instrument at default capacities (%u orders, %u levels/side): %.2f MiB\n",
-              c.instruments[0].max_orders, c.instruments[0].max_levels,
-              static_cast<double>(bytes) / (1024.0 * 1024.0));
+              c.instruments[0].max_orders, c.instruments[0].max_levels, static_cast<double>(bytes) / (1024.0 * 1024.0));
   EXPECT_GT(bytes, std::size_t{c.instruments[0].max_orders} * sizeof(Order));
   EXPECT_LT(bytes, std::size_t{16} << 20);
 }

@@ -81,8 +81,7 @@ TEST(ReferenceEngine, ShouldKeepSequencingAndInvariantsOnRandomStreams) {
       ASSERT_FALSE(sink.reports.empty()) << shape.name << " request " << i;
       const auto first = sink.reports.front().type;
       const bool first_is_answer = first == ReportType::kAccepted || first == ReportType::kRejected ||
-                                   first == ReportType::kCancelRejected ||
-                                   first == ReportType::kModifyRejected ||
+                                   first == ReportType::kCancelRejected || first == ReportType::kModifyRejected ||
                                    first == ReportType::kModified || first == ReportType::kCancelled;
       ASSERT_TRUE(first_is_answer) << describe(sink.reports.front());
       for (const auto& rep : sink.reports) {
@@ -150,16 +149,14 @@ TEST(RandomRequests, ShouldReachEveryOutcomeAcrossTheDifferentialShapes) {
       for (const auto& m : sink.market_data) md_types.insert(m.type);
     }
   }
-  for (auto reason : {RejectReason::kUnknownInstrument, RejectReason::kInvalidRequestType,
-                      RejectReason::kInvalidSide, RejectReason::kInvalidOrderType,
-                      RejectReason::kInvalidStpMode, RejectReason::kPriceOffTick,
-                      RejectReason::kPriceOutOfBand, RejectReason::kPriceOutsideCollar,
-                      RejectReason::kZeroQuantity, RejectReason::kQuantityTooLarge,
-                      RejectReason::kInvalidClientId, RejectReason::kInvalidClientOrderId,
-                      RejectReason::kReservedNotZero, RejectReason::kDuplicateClientOrderId,
-                      RejectReason::kUnknownOrder, RejectReason::kTooLateToCancel,
-                      RejectReason::kModifyNoChange, RejectReason::kOrderCapacity,
-                      RejectReason::kLevelCapacity}) {
+  for (auto reason :
+       {RejectReason::kUnknownInstrument, RejectReason::kInvalidRequestType, RejectReason::kInvalidSide,
+        RejectReason::kInvalidOrderType, RejectReason::kInvalidStpMode, RejectReason::kPriceOffTick,
+        RejectReason::kPriceOutOfBand, RejectReason::kPriceOutsideCollar, RejectReason::kZeroQuantity,
+        RejectReason::kQuantityTooLarge, RejectReason::kInvalidClientId, RejectReason::kInvalidClientOrderId,
+        RejectReason::kReservedNotZero, RejectReason::kDuplicateClientOrderId, RejectReason::kUnknownOrder,
+        RejectReason::kTooLateToCancel, RejectReason::kModifyNoChange, RejectReason::kOrderCapacity,
+        RejectReason::kLevelCapacity}) {
     EXPECT_TRUE(reasons.contains(reason)) << "never rejected with " << engine::to_string(reason);
   }
   for (int t = 1; t <= 7; ++t) {

@@ -28,9 +28,9 @@ const std::string kCredential =
 // instrument's tick, band and order size limit.
 std::string completed(const std::string& text) {
   std::string t = with_defaults(text, "[server]", {"order_entry = \"127.0.0.1:9100\""});
-  t = with_defaults(t, "[market_data]",
-                    {"interface = \"127.0.0.1\"", "incremental = \"239.255.42.1:9201\"",
-                     "snapshot = \"239.255.42.2:9202\""});
+  t = with_defaults(
+      t, "[market_data]",
+      {"interface = \"127.0.0.1\"", "incremental = \"239.255.42.1:9201\"", "snapshot = \"239.255.42.2:9202\""});
   t = with_defaults(t, "[journal]", {"dir = \"run/journal\""});
   return with_defaults(t, "[[instruments]]",
                        {"tick_size = 1", "min_price = 1", "max_price = 1000000", "max_order_qty = 1000000"});
@@ -191,7 +191,8 @@ snapshot_every = 0
 mode = "dedicated"
 idle = "spin"
 cpus = [0, 1]
-)"), "test.toml");
+)"),
+                                                         "test.toml");
   EXPECT_EQ(c.server.order_entry, "127.0.0.1:9999");
   EXPECT_EQ(c.server.max_sessions, 3u);
   EXPECT_EQ(c.server.heartbeat_ms, 500u);
@@ -220,7 +221,8 @@ cpu = 1
 idle = "spin"
 [threads.snapshotter]
 cpu = 0
-)"), "test.toml");
+)"),
+                                                         "test.toml");
   ASSERT_EQ(c.threads.runners.size(), 3u);
   EXPECT_EQ(c.threads.runners[0].role, "critical");
   EXPECT_EQ(c.threads.runner("critical").cpu, 1);
@@ -245,14 +247,14 @@ cpu = 0
 
 TEST(ExchangeConfig, ErrorsNameTheKeyAndTheProblem) {
   expect_error(minimal("[server]\nmax_sessions = 0\n"), "server.max_sessions", "must be in [1, 4096], got 0");
-  expect_error(minimal("[server]\nmax_sessions = \"many\"\n"), "server.max_sessions", "must be an integer, got a string");
+  expect_error(minimal("[server]\nmax_sessions = \"many\"\n"), "server.max_sessions",
+               "must be an integer, got a string");
   expect_error(minimal("[server]\nmax_sesions = 3\n"), "server.max_sesions", "unknown key");
   expect_error(minimal("[server]\nheartbeat_ms = 50\n"), "server.heartbeat_ms", "must be in [100, 60000]");
   expect_error(minimal("[server]\nmin_heartbeat_ms = 5000\nmax_heartbeat_ms = 100\n"), "server.min_heartbeat_ms",
                "must be <= max_heartbeat_ms");
   expect_error(minimal("[market_data]\nmtu = 100\n"), "market_data.mtu", "must be in [128, 65000], got 100");
-  expect_error(minimal("[market_data]\nsnapshot = \"239.255.42.1:9201\"\n"), "market_data.snapshot",
-               "must differ");
+  expect_error(minimal("[market_data]\nsnapshot = \"239.255.42.1:9201\"\n"), "market_data.snapshot", "must differ");
   expect_error(minimal("[journal]\nfsync = \"sometimes\"\n"), "journal.fsync",
                "must be one of \"every\", \"batch\", \"none\", got \"sometimes\"");
   expect_error(minimal("[journal]\nsegment_bytes = 65537\n"), "journal.segment_bytes", "multiple of 64");

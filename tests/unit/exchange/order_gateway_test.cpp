@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "venue/credential.hpp"
 #include "net/socket_address.hpp"
 #include "proto/order_entry_codec.hpp"
+#include "venue/credential.hpp"
 
 namespace nx = nanotick::exchange;
 namespace np = nanotick::proto;
@@ -29,13 +29,14 @@ const std::string kKey1 = "test-key-client-one-01";
 const std::string kKey2 = "test-key-client-two-02";
 
 nx::ExchangeConfig make_config(std::uint32_t max_sessions = 8, std::uint32_t burst = 1000) {
-  std::string toml = "[server]\norder_entry = \"127.0.0.1:0\"\nheartbeat_ms = 1000\nmin_heartbeat_ms = 100\n"
-                     "logon_timeout_ms = 300\nmax_sessions = " +
-                     std::to_string(max_sessions) +
-                     "\n[market_data]\ninterface = \"127.0.0.1\"\nincremental = \"239.255.42.1:9201\"\n"
-                     "snapshot = \"239.255.42.2:9202\"\n[journal]\ndir = \"run/journal\"\n"
-                     "[[instruments]]\nsymbol = \"A\"\ntick_size = 1\nmin_price = 1\nmax_price = 1000000\n"
-                     "max_order_qty = 1000000\n";
+  std::string toml =
+      "[server]\norder_entry = \"127.0.0.1:0\"\nheartbeat_ms = 1000\nmin_heartbeat_ms = 100\n"
+      "logon_timeout_ms = 300\nmax_sessions = " +
+      std::to_string(max_sessions) +
+      "\n[market_data]\ninterface = \"127.0.0.1\"\nincremental = \"239.255.42.1:9201\"\n"
+      "snapshot = \"239.255.42.2:9202\"\n[journal]\ndir = \"run/journal\"\n"
+      "[[instruments]]\nsymbol = \"A\"\ntick_size = 1\nmin_price = 1\nmax_price = 1000000\n"
+      "max_order_qty = 1000000\n";
   toml += "[[clients]]\nid = 1\ncredential = \"" + nanotick::venue::CredentialHash::make(kKey1).to_string() +
           "\"\nrate_burst = " + std::to_string(burst) + "\nrate_limit_per_s = 1\n";
   toml += "[[clients]]\nid = 2\ncredential = \"" + nanotick::venue::CredentialHash::make(kKey2).to_string() +
@@ -182,7 +183,8 @@ class Fixture : public ::testing::Test {
     const auto m = next_of(c, np::MsgType::kSessionReject);
     ASSERT_TRUE(m);
     const auto r = m->as<np::SessionReject>();
-    EXPECT_EQ(r.reason, static_cast<std::uint16_t>(why)) << np::to_string(static_cast<np::SessionRejectReason>(r.reason));
+    EXPECT_EQ(r.reason, static_cast<std::uint16_t>(why))
+        << np::to_string(static_cast<np::SessionRejectReason>(r.reason));
     EXPECT_EQ(r.ref_seq, ref_seq);
     EXPECT_EQ(r.expected_seq, expected);
   }
@@ -373,7 +375,9 @@ TEST_F(Fixture, RateLimitRejectsBeyondTheBurst) {
   Client c = connect();
   logged_on(c, 1, kKey1);
   for (int i = 0; i < 10; ++i) send(c, new_order(100 + static_cast<std::uint64_t>(i)));
-  for (int i = 0; i < 5; ++i) expect_session_reject(c, np::SessionRejectReason::kRateLimited, 7 + static_cast<std::uint32_t>(i), 8 + static_cast<std::uint32_t>(i));
+  for (int i = 0; i < 5; ++i)
+    expect_session_reject(c, np::SessionRejectReason::kRateLimited, 7 + static_cast<std::uint32_t>(i),
+                          8 + static_cast<std::uint32_t>(i));
   EXPECT_EQ(drain_ring().size(), 5u);
 }
 

@@ -72,9 +72,8 @@ template <typename Engine>
 std::vector<OrderRow> rows_of_engine(const Engine& engine, ne::InstrumentId inst) {
   std::vector<OrderRow> out;
   for (ne::Side side : {kBuy, kSell})
-    engine.for_each_order(inst, side, [&](const ne::OrderView& o) {
-      out.emplace_back(o.order_id, o.side, o.price, o.open_qty);
-    });
+    engine.for_each_order(inst, side,
+                          [&](const ne::OrderView& o) { out.emplace_back(o.order_id, o.side, o.price, o.open_qty); });
   return out;
 }
 
@@ -251,8 +250,7 @@ TEST(SnapshotPublisher, ShouldSendTheBookAndLastSeqAfterAddsTradesModifiesAndDel
   EXPECT_EQ(s.last_seq, 12u) << "every event applied, the TopOfBooks included";
   EXPECT_EQ(s.instrument_seq, 11u) << "instrument 0's own count: the event of instrument 1 is not in it";
   EXPECT_EQ(s.start_seq, 1u) << "the snapshot channel numbers its messages from 1";
-  EXPECT_EQ(rows(s.orders),
-            (std::vector<OrderRow>{{1, kBuy, 100, 6}, {5, kSell, 104, 2}, {3, kSell, 105, 6}}));
+  EXPECT_EQ(rows(s.orders), (std::vector<OrderRow>{{1, kBuy, 100, 6}, {5, kSell, 104, 2}, {3, kSell, 105, 6}}));
   EXPECT_EQ(listener.next_seq(), 6u) << "Start + 3 orders + End";
   EXPECT_EQ(pub.last_seq(), 12u);
   EXPECT_EQ(pub.events(), 12u);
@@ -454,9 +452,7 @@ std::pair<std::uint32_t, std::uint64_t> instrument_seq_of(np::MdMsgType t, const
       const auto x = np::read_md<np::MdTopOfBook>(m);
       return {x.instrument, x.instrument_seq};
     }
-    default:
-      ADD_FAILURE() << "not an incremental message: " << np::to_string(t);
-      return {0, 0};
+    default: ADD_FAILURE() << "not an incremental message: " << np::to_string(t); return {0, 0};
   }
 }
 
@@ -539,8 +535,8 @@ TEST(SnapshotPublisher, ShouldAgreeWithTheEngineAndTheIncrementalFeedEndToEnd) {
       if (op < 80) {
         engine.process(ne::make_cancel(inst, cl, id));
       } else {
-        engine.process(ne::make_modify(inst, cl, id, 95 + static_cast<ne::Price>(below(11)),
-                                       1 + static_cast<ne::Qty>(below(20))));
+        engine.process(
+            ne::make_modify(inst, cl, id, 95 + static_cast<ne::Price>(below(11)), 1 + static_cast<ne::Qty>(below(20))));
       }
     }
     md_pub.flush();  // once per engine batch (here: per request)

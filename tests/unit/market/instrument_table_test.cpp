@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-using nanotick::market::InstrumentTable;
 using nanotick::market::InstrumentConfig;
+using nanotick::market::InstrumentTable;
 
 namespace {
 
@@ -32,7 +32,9 @@ void expect_rejected(const std::function<void(InstrumentConfig&)>& tweak, const 
 
 }  // namespace
 
-TEST(InstrumentTable, ShouldAcceptTheDefaults) { EXPECT_NO_THROW(one_instrument([](auto&) {}).validate()); }
+TEST(InstrumentTable, ShouldAcceptTheDefaults) {
+  EXPECT_NO_THROW(one_instrument([](auto&) {}).validate());
+}
 
 TEST(InstrumentTable, ShouldRejectAnEmptyInstrumentTable) {
   EXPECT_THROW(InstrumentTable{}.validate(), std::invalid_argument);
@@ -40,8 +42,18 @@ TEST(InstrumentTable, ShouldRejectAnEmptyInstrumentTable) {
 
 TEST(InstrumentTable, ShouldNameTheFieldThatIsWrong) {
   expect_rejected([](auto& in) { in.tick_size = 0; }, "tick_size");
-  expect_rejected([](auto& in) { in.min_price = 10; in.max_price = 5; }, "min_price must be <= max_price");
-  expect_rejected([](auto& in) { in.tick_size = 5; in.min_price = 3; }, "multiples of tick_size");
+  expect_rejected(
+      [](auto& in) {
+        in.min_price = 10;
+        in.max_price = 5;
+      },
+      "min_price must be <= max_price");
+  expect_rejected(
+      [](auto& in) {
+        in.tick_size = 5;
+        in.min_price = 3;
+      },
+      "multiples of tick_size");
   expect_rejected([](auto& in) { in.max_price = (nanotick::market::Price{1} << 61) + 1; }, "2^61");
   expect_rejected([](auto& in) { in.collar = -1; }, "collar");
   expect_rejected([](auto& in) { in.collar = (nanotick::market::Price{1} << 62) + 1; }, "collar");
@@ -52,8 +64,12 @@ TEST(InstrumentTable, ShouldNameTheFieldThatIsWrong) {
 }
 
 TEST(InstrumentTable, ShouldKeepSumsOfOpenQuantityInsideInt64) {
-  expect_rejected([](auto& in) { in.max_orders = 1u << 26; in.max_order_qty = nanotick::market::Qty{1} << 40; },
-                  "max_orders * max_order_qty");
+  expect_rejected(
+      [](auto& in) {
+        in.max_orders = 1u << 26;
+        in.max_order_qty = nanotick::market::Qty{1} << 40;
+      },
+      "max_orders * max_order_qty");
   EXPECT_NO_THROW(one_instrument([](auto& in) {
                     in.max_orders = 1u << 22;
                     in.max_order_qty = nanotick::market::Qty{1} << 40;

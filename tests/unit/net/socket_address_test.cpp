@@ -116,7 +116,8 @@ TEST(MulticastGroup, ShouldParseAGroupAndRejectUnicast) {
   EXPECT_NE(msg.find("is not a multicast group"), std::string::npos) << msg;
   EXPECT_NE(error_of([] { (void)nn::parse_multicast_group("239.1.1.1:0"); }).find("port 0"), std::string::npos);
   EXPECT_EQ(nn::parse_multicast_group("239.1.1.1:0", nn::PortZero::kAllowed).port, 0);
-  const std::string role = error_of([] { nn::require_multicast(nn::parse_socket_address("10.0.0.1:5"), "snapshot group"); });
+  const std::string role =
+      error_of([] { nn::require_multicast(nn::parse_socket_address("10.0.0.1:5"), "snapshot group"); });
   EXPECT_NE(role.find("snapshot group 10.0.0.1:5 is not a multicast group"), std::string::npos) << role;
 }
 

@@ -186,16 +186,25 @@ std::string invalid_argument_of(Fn&& fn) {
 
 TEST(UdpMulticastSender, ShouldRejectABadConfigNamingTheProblem) {
   const nn::SocketAddress g = group("239.255.77.10", 9300);
-  EXPECT_NE(invalid_argument_of([&] { nn::UdpMulticastSender s({kLoopback, g, -1}); }).find("ttl must be 0..255"),
+  EXPECT_NE(invalid_argument_of([&] {
+              nn::UdpMulticastSender s({kLoopback, g, -1});
+            }).find("ttl must be 0..255"),
             std::string::npos);
-  EXPECT_NE(invalid_argument_of([&] { nn::UdpMulticastSender s({kLoopback, g, 256}); }).find("got 256"),
+  EXPECT_NE(invalid_argument_of([&] {
+              nn::UdpMulticastSender s({kLoopback, g, 256});
+            }).find("got 256"),
             std::string::npos);
-  const std::string unicast = invalid_argument_of([&] { nn::UdpMulticastSender s({kLoopback, group("10.0.0.1", 9300), 0}); });
+  const std::string unicast = invalid_argument_of([&] {
+    nn::UdpMulticastSender s({kLoopback, group("10.0.0.1", 9300), 0});
+  });
   EXPECT_NE(unicast.find("10.0.0.1:9300 is not a multicast group"), std::string::npos) << unicast;
-  EXPECT_NE(invalid_argument_of([&] { nn::UdpMulticastSender s({kLoopback, group("239.255.77.10"), 0}); }).find("port"),
+  EXPECT_NE(invalid_argument_of([&] {
+              nn::UdpMulticastSender s({kLoopback, group("239.255.77.10"), 0});
+            }).find("port"),
             std::string::npos);
-  EXPECT_NE(invalid_argument_of([&] { nn::UdpMulticastSender s({nn::parse_ipv4("239.1.1.1"), g, 0}); })
-                .find("interface 239.1.1.1 is a multicast address"),
+  EXPECT_NE(invalid_argument_of([&] {
+              nn::UdpMulticastSender s({nn::parse_ipv4("239.1.1.1"), g, 0});
+            }).find("interface 239.1.1.1 is a multicast address"),
             std::string::npos);
   nn::UdpMulticastSender ok({kLoopback, g, 255});
   EXPECT_NE(ok.fd(), -1);
@@ -211,11 +220,13 @@ TEST(UdpMulticastSender, ShouldExplainAnInterfaceThatIsNotLocal) {
 }
 
 TEST(UdpMulticastReceiver, ShouldRejectABadConfigNamingTheProblem) {
-  const std::string unicast =
-      invalid_argument_of([] { nn::UdpMulticastReceiver r({kLoopback, group("127.0.0.1", 9300), 1 << 20}); });
+  const std::string unicast = invalid_argument_of([] {
+    nn::UdpMulticastReceiver r({kLoopback, group("127.0.0.1", 9300), 1 << 20});
+  });
   EXPECT_NE(unicast.find("127.0.0.1:9300 is not a multicast group"), std::string::npos) << unicast;
-  EXPECT_NE(invalid_argument_of([] { nn::UdpMulticastReceiver r({kLoopback, group("239.255.77.12"), 0}); })
-                .find("SO_RCVBUF must be > 0"),
+  EXPECT_NE(invalid_argument_of([] {
+              nn::UdpMulticastReceiver r({kLoopback, group("239.255.77.12"), 0});
+            }).find("SO_RCVBUF must be > 0"),
             std::string::npos);
   try {
     nn::UdpMulticastReceiver r({nn::parse_ipv4("192.0.2.1"), group("239.255.77.12"), 1 << 20});

@@ -118,8 +118,8 @@ TEST(MdPacket, RoundTripKeepsOrderAndSequence) {
     }
   });
   EXPECT_EQ(seqs, (std::vector<std::uint64_t>{41, 42, 43}));
-  EXPECT_EQ(types, (std::vector<np::MdMsgType>{np::MdMsgType::kAddOrder, np::MdMsgType::kTrade,
-                                               np::MdMsgType::kAddOrder}));
+  EXPECT_EQ(types,
+            (std::vector<np::MdMsgType>{np::MdMsgType::kAddOrder, np::MdMsgType::kTrade, np::MdMsgType::kAddOrder}));
 }
 
 TEST(MdPacket, NeverExceedsTheMtuAndSplitsWithoutLoss) {
@@ -220,15 +220,16 @@ TEST_F(MdPacketMalformed, RandomCorruptionIsCaughtOrHarmless) {
   std::uint64_t x = 12345;
   for (int i = 0; i < 20000; ++i) {
     auto b = good;
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
     b[x % b.size()] = static_cast<std::uint8_t>(x >> 32);
     if (x & 1) b.resize(x % (b.size() + 1));
     np::PacketHeader h;
     if (np::parse_packet(b, np::Channel::kIncremental, h) != np::PacketError::kNone) continue;
     std::size_t total = sizeof(np::PacketHeader);
-    np::for_each_message(b, h, [&](np::MdMsgType t, const std::uint8_t*, std::uint64_t) {
-      total += np::md_message_length(t);
-    });
+    np::for_each_message(
+        b, h, [&](np::MdMsgType t, const std::uint8_t*, std::uint64_t) { total += np::md_message_length(t); });
     EXPECT_EQ(total, b.size());
   }
 }

@@ -55,8 +55,8 @@ TEST(OrderEntryCodec, EveryClientMessageRoundTrips) {
   EXPECT_EQ(no2.qty, 1'000'000);
   EXPECT_EQ(no2.stp, 3);
 
-  for (const np::MsgType t : {np::MsgType::kLogout, np::MsgType::kHeartbeat, np::MsgType::kCancelOrder,
-                              np::MsgType::kModifyOrder}) {
+  for (const np::MsgType t :
+       {np::MsgType::kLogout, np::MsgType::kHeartbeat, np::MsgType::kCancelOrder, np::MsgType::kModifyOrder}) {
     std::vector<std::uint8_t> m(np::message_length(t), 0);
     const np::Header h{static_cast<std::uint16_t>(m.size()), t, np::kProtocolVersion, 9};
     std::memcpy(m.data(), &h, sizeof h);
@@ -189,7 +189,9 @@ TEST(OrderEntryCodec, RandomGarbageNeverCrashesAndAlwaysProgressesOrStops) {
   for (int round = 0; round < 2000; ++round) {
     std::vector<std::uint8_t> b(1 + round % 300);
     for (auto& c : b) {
-      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
       c = static_cast<std::uint8_t>(x);
     }
     std::span<const std::uint8_t> rest(b);

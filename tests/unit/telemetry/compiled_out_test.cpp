@@ -49,10 +49,8 @@ TEST(TelemetryCompiledOut, ShouldStayUsableWhereverTheRealMacrosAre) {
   auto recorder = nt::Recorder::create("main", nc::TscClock::global());
   const nt::ThreadBinding binding(*recorder);
   for (std::uint64_t i = 0; i < 3; ++i) {
-    if (i % 2 == 0)
-      NT_HOP(ex_md_write, i);
-    else
-      NT_HOP(ex_md_write, i, i);
+    if (i % 2 == 0) NT_HOP(ex_md_write, i);
+    else NT_HOP(ex_md_write, i, i);
     NT_TIMED(fn_md_publish);
     NT_TIMED(fn_sequencer);
   }

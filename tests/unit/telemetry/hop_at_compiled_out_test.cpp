@@ -49,10 +49,8 @@ TEST(TelemetryHopAtCompiledOut, ShouldReportNoRecorderEvenWithOneBound) {
 
 TEST(TelemetryHopAtCompiledOut, ShouldStayUsableWhereverTheRealMacroIs) {
   for (std::uint64_t i = 0; i < 3; ++i) {
-    if (i % 2 == 0)
-      NT_HOP_AT(ex_md_write, i, i);
-    else
-      NT_HOP_AT(ex_md_write, i, i, i);
+    if (i % 2 == 0) NT_HOP_AT(ex_md_write, i, i);
+    else NT_HOP_AT(ex_md_write, i, i, i);
   }
   SUCCEED();
 }

@@ -131,7 +131,10 @@ TEST(TelemetryMacros, ShouldRefuseToBindOneRecorderToTwoThreads) {
 
 TEST(TelemetryMacros, ShouldAllowRebindingOnAnotherThreadAfterUnbinding) {
   auto recorder = nt::Recorder::create("main", nc::TscClock::global());
-  { const nt::ThreadBinding first(*recorder); NT_HOP(tr_udp_read, 1); }
+  {
+    const nt::ThreadBinding first(*recorder);
+    NT_HOP(tr_udp_read, 1);
+  }
   std::thread other([&] {
     const nt::ThreadBinding second(*recorder);
     NT_HOP(tr_udp_read, 2);

@@ -64,8 +64,8 @@ TEST(TelemetryWriter, ShouldRoundTripRecordsHeaderAndTrailerThroughAFile) {
   EXPECT_EQ(f.header.process_name, "exchange-7");
   EXPECT_EQ(f.header.pid, static_cast<std::uint32_t>(::getpid()));
   EXPECT_DOUBLE_EQ(f.header.ticks_per_ns, clock.ticks_per_ns());
-  EXPECT_EQ(f.header.clock_source, clock.uses_tsc() ? nt::file_format::ClockSource::kTsc
-                                                    : nt::file_format::ClockSource::kSteadyNs);
+  EXPECT_EQ(f.header.clock_source,
+            clock.uses_tsc() ? nt::file_format::ClockSource::kTsc : nt::file_format::ClockSource::kSteadyNs);
   EXPECT_LE(f.header.start_tsc, before);
   EXPECT_NEAR(static_cast<double>(f.header.start_epoch_ns), static_cast<double>(clock.to_epoch_ns(before)), 1e9);
 
@@ -203,8 +203,7 @@ TEST(TelemetryWriter, ShouldRejectBadOptionsWithSpecificErrors) {
   TempTelemetryFile file("writer_options");
   expect_error<std::invalid_argument>([] { nt::Writer w(nt::WriterOptions{}); }, "path is empty");
   expect_error<std::invalid_argument>([&] { nt::Writer w(options_for(file, "")); }, "process name is empty");
-  expect_error<std::invalid_argument>([&] { nt::Writer w(options_for(file, std::string(64, 'p'))); },
-                                      "at most 63");
+  expect_error<std::invalid_argument>([&] { nt::Writer w(options_for(file, std::string(64, 'p'))); }, "at most 63");
   expect_error<std::invalid_argument>([&] { nt::Writer w(options_for(file, "bad\tname")); }, "byte 0x09");
   auto slow = options_for(file);
   slow.drain_period = std::chrono::seconds(2);

@@ -39,7 +39,9 @@ constexpr std::uint32_t kInstruments = 4;
 constexpr std::size_t kMtu = 176;  // 16-byte header + 2 to 4 messages: packets mix instruments
 constexpr InstrumentId kA = 0;
 
-std::vector<nb::InstrumentCapacity> capacities() { return std::vector<nb::InstrumentCapacity>(kInstruments, {256, 64}); }
+std::vector<nb::InstrumentCapacity> capacities() {
+  return std::vector<nb::InstrumentCapacity>(kInstruments, {256, 64});
+}
 
 struct Packet {
   np::Channel channel = np::Channel::kIncremental;
@@ -65,7 +67,10 @@ bool same_book(const nb::BookReplica& a, const nb::BookReplica& b, InstrumentId 
 class TestVenue {
  public:
   explicit TestVenue(std::uint64_t seed)
-      : rng_(seed), gen_(capacities()), ref_(capacities()), inc_(np::Channel::kIncremental, kMtu),
+      : rng_(seed),
+        gen_(capacities()),
+        ref_(capacities()),
+        inc_(np::Channel::kIncremental, kMtu),
         snap_(np::Channel::kSnapshot, kMtu) {}
 
   // One full packet of the stream: requests are generated (for `only`, or
@@ -571,7 +576,8 @@ TEST(MdConsumer, ShouldRecoverOnlyTheInstrumentALostPacketTouched) {
     const bool a_stale = !f.consumer.is_live(kA);
     const int before = f.recorder.updates[1] + f.recorder.updates[2] + f.recorder.updates[3];
     f.deliver(f.venue.next_packet());
-    if (a_stale) updates_while_a_stale += f.recorder.updates[1] + f.recorder.updates[2] + f.recorder.updates[3] - before;
+    if (a_stale)
+      updates_while_a_stale += f.recorder.updates[1] + f.recorder.updates[2] + f.recorder.updates[3] - before;
     f.now += 50'000;
     f.consumer.on_timer(f.now);
   }

@@ -19,13 +19,13 @@
 #include <thread>
 #include <vector>
 
-#include "venue/credential.hpp"
 #include "exchange/engine_agent.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/order_gateway.hpp"
 #include "net/socket_address.hpp"
 #include "support/allocation_counter.hpp"
 #include "trading/order_manager.hpp"
+#include "venue/credential.hpp"
 
 namespace nt = nanotick::trading;
 namespace nx = nanotick::exchange;
@@ -90,7 +90,7 @@ struct Trader {
 };
 
 nt::OrderEntryClientConfig client_config(const nn::SocketAddress& exchange, std::uint32_t client_id = 1,
-                                     const std::string& key = kKey) {
+                                         const std::string& key = kKey) {
   nt::OrderEntryClientConfig c;
   c.exchange = exchange;
   c.client_id = client_id;
@@ -641,7 +641,8 @@ TEST_F(FakeExchangeTest, PartialWritesAreKeptAndCompletedInOrder) {
   std::uint32_t sent = 0;
   bool full = false;
   while (!full && sent < 200000) {
-    const auto r = gateway->send_new_order(sent + 1, 0, nt::Side::kBuy, nt::OrderType::kLimit, ne::StpMode::kNone, 100, 1);
+    const auto r =
+        gateway->send_new_order(sent + 1, 0, nt::Side::kBuy, nt::OrderType::kLimit, ne::StpMode::kNone, 100, 1);
     if (r.status == nt::SendStatus::kOutputFull) full = true;
     else {
       ASSERT_EQ(r.status, nt::SendStatus::kSent);
@@ -657,19 +658,22 @@ TEST_F(FakeExchangeTest, PartialWritesAreKeptAndCompletedInOrder) {
   std::uint32_t next_seq = 2;
   bool ordered = true;
   std::vector<std::uint8_t> body;
-  ASSERT_TRUE(pump([&] {
-    fake.read();
-    while (auto h = fake.take(&body)) {
-      if (h->type != np::MsgType::kNewOrder) continue;
-      const auto m = np::read_message<np::NewOrder>(body.data());
-      ordered = ordered && h->seq == next_seq && m.client_order_id == received + 1;
-      ++next_seq;
-      ++received;
-    }
-    return received == sent;
-  }, milliseconds(4000)));
+  ASSERT_TRUE(pump(
+      [&] {
+        fake.read();
+        while (auto h = fake.take(&body)) {
+          if (h->type != np::MsgType::kNewOrder) continue;
+          const auto m = np::read_message<np::NewOrder>(body.data());
+          ordered = ordered && h->seq == next_seq && m.client_order_id == received + 1;
+          ++next_seq;
+          ++received;
+        }
+        return received == sent;
+      },
+      milliseconds(4000)));
   EXPECT_TRUE(ordered);
-  EXPECT_GT(gateway->counters().partial_writes.get(), partial_before) << "no write was cut short: the test proves nothing";
+  EXPECT_GT(gateway->counters().partial_writes.get(), partial_before)
+      << "no write was cut short: the test proves nothing";
   pump([&] { return trader.written.size() == sent; });
   ASSERT_EQ(trader.written.size(), sent);
   for (std::uint32_t i = 0; i < sent; ++i) {

@@ -163,7 +163,8 @@ TEST_F(OrderManagerTest, FillWhilePendingCancelCountsThenTooLateIsExpected) {
   EXPECT_EQ(om.count(nt::OrderState::kDone), 1u);
   EXPECT_EQ(om.open_qty(0, nt::Side::kBuy), 0);
   // Then the cancel's answer: 202 too late. Expected, not an error.
-  const auto rj = om.on_cancel_reject(order_reject(np::MsgType::kCancelReject, o, c.seq, ne::RejectReason::kTooLateToCancel));
+  const auto rj =
+      om.on_cancel_reject(order_reject(np::MsgType::kCancelReject, o, c.seq, ne::RejectReason::kTooLateToCancel));
   EXPECT_EQ(rj.type, nt::OrderEventType::kNone);
   EXPECT_EQ(om.counters().expected_too_late.get(), 1u);
   EXPECT_EQ(om.counters().unexpected_rejects.get(), 0u);
@@ -235,7 +236,8 @@ TEST_F(OrderManagerTest, FillWhilePendingModifyThenTooLateModifyReject) {
   const nt::ClientOrderId id = o.id;
   const auto m = om.reprice(id, 101);
   EXPECT_EQ(om.on_execution_report(fill(o, 10)).state, nt::OrderState::kDone);
-  const auto ev = om.on_modify_reject(order_reject(np::MsgType::kModifyReject, o, m.seq, ne::RejectReason::kTooLateToCancel));
+  const auto ev =
+      om.on_modify_reject(order_reject(np::MsgType::kModifyReject, o, m.seq, ne::RejectReason::kTooLateToCancel));
   EXPECT_EQ(ev.type, nt::OrderEventType::kNone);
   EXPECT_EQ(om.counters().expected_too_late.get(), 1u);
   EXPECT_EQ(om.find(id), nullptr);
@@ -258,7 +260,8 @@ TEST_F(OrderManagerTest, SessionRejectOfANewOrderFailsOnlyThatOrder) {
   const auto a = om.submit(limit(nt::Side::kBuy, 100, 1));
   const auto b = om.submit(limit(nt::Side::kBuy, 100, 1));
   const auto c = om.submit(limit(nt::Side::kBuy, 100, 1));
-  const auto ev = om.on_session_reject(session_reject(b.seq, np::MsgType::kNewOrder, np::SessionRejectReason::kRateLimited));
+  const auto ev =
+      om.on_session_reject(session_reject(b.seq, np::MsgType::kNewOrder, np::SessionRejectReason::kRateLimited));
   EXPECT_EQ(ev.type, nt::OrderEventType::kSessionRejected);
   EXPECT_EQ(ev.id, b.id);
   EXPECT_EQ(ev.reason, 8);
@@ -272,7 +275,8 @@ TEST_F(OrderManagerTest, SessionRejectOfANewOrderFailsOnlyThatOrder) {
 TEST_F(OrderManagerTest, SessionRejectOfACancelOrModifyLeavesTheOrderLive) {
   const nt::Order& o = live(nt::Side::kBuy, 100, 10);
   const auto c = om.cancel(o.id);
-  auto ev = om.on_session_reject(session_reject(c.seq, np::MsgType::kCancelOrder, np::SessionRejectReason::kRateLimited));
+  auto ev =
+      om.on_session_reject(session_reject(c.seq, np::MsgType::kCancelOrder, np::SessionRejectReason::kRateLimited));
   EXPECT_EQ(ev.type, nt::OrderEventType::kSessionRejected);
   EXPECT_EQ(ev.state, nt::OrderState::kLive);
   const auto m = om.reprice(o.id, 99);
@@ -357,7 +361,8 @@ TEST_F(OrderManagerTest, DisconnectMakesOpenOrdersUnknownUntilSettled) {
   std::uint32_t last_cancel_seq = 0;
   for (const Sent& s : sender.sent)
     if (s.type == np::MsgType::kCancelOrder && s.id == pending.id) last_cancel_seq = s.seq;
-  ev = om.on_cancel_reject(order_reject(np::MsgType::kCancelReject, p, last_cancel_seq, ne::RejectReason::kUnknownOrder));
+  ev = om.on_cancel_reject(
+      order_reject(np::MsgType::kCancelReject, p, last_cancel_seq, ne::RejectReason::kUnknownOrder));
   EXPECT_EQ(ev.done_reason, nt::DoneReason::kUnknownAtExchange);
 
   EXPECT_EQ(om.open_orders(), 0u);
@@ -371,7 +376,8 @@ TEST_F(OrderManagerTest, DisconnectMakesOpenOrdersUnknownUntilSettled) {
 TEST_F(OrderManagerTest, TooLateForAnOrderBelievedLiveIsCountedAsUnexpected) {
   const nt::Order& o = live(nt::Side::kBuy, 100, 10);
   const auto c = om.cancel(o.id);
-  const auto ev = om.on_cancel_reject(order_reject(np::MsgType::kCancelReject, o, c.seq, ne::RejectReason::kTooLateToCancel));
+  const auto ev =
+      om.on_cancel_reject(order_reject(np::MsgType::kCancelReject, o, c.seq, ne::RejectReason::kTooLateToCancel));
   EXPECT_EQ(ev.state, nt::OrderState::kDone);
   EXPECT_EQ(om.counters().unexpected_rejects.get(), 1u);
 }
@@ -408,7 +414,8 @@ TEST_F(OrderManagerTest, CommandsAreValidatedWithSpecificResults) {
   rq = limit(nt::Side::kBuy, 100, 10);
   rq.type = static_cast<nt::OrderType>(9);
   EXPECT_EQ(om.submit(rq).status, nt::SubmitStatus::kInvalidOrderType);
-  EXPECT_EQ(om.submit(limit(nt::Side::kBuy, 100, 10), static_cast<ne::StpMode>(4)).status, nt::SubmitStatus::kInvalidStp);
+  EXPECT_EQ(om.submit(limit(nt::Side::kBuy, 100, 10), static_cast<ne::StpMode>(4)).status,
+            nt::SubmitStatus::kInvalidStp);
   EXPECT_EQ(om.submit(limit(nt::Side::kBuy, 100, 0)).status, nt::SubmitStatus::kInvalidQty);
   EXPECT_EQ(om.submit(limit(nt::Side::kBuy, 100, -1)).status, nt::SubmitStatus::kInvalidQty);
   EXPECT_TRUE(sender.sent.empty());
@@ -467,10 +474,12 @@ TEST_F(OrderManagerTest, MessagesForNoOrderOfOursAreCountedNotApplied) {
   nt::Order wrong_instrument = o;
   wrong_instrument.instrument = 1;
   EXPECT_EQ(om.on_execution_report(fill(wrong_instrument, 1)).type, nt::OrderEventType::kUnmatched);
-  EXPECT_EQ(om.on_cancel_reject(order_reject(np::MsgType::kCancelReject, stranger, 0, ne::RejectReason::kUnknownOrder)).type,
-            nt::OrderEventType::kUnmatched);
-  EXPECT_EQ(om.on_session_reject(session_reject(77, np::MsgType::kNewOrder, np::SessionRejectReason::kRateLimited)).type,
-            nt::OrderEventType::kUnmatched);
+  EXPECT_EQ(
+      om.on_cancel_reject(order_reject(np::MsgType::kCancelReject, stranger, 0, ne::RejectReason::kUnknownOrder)).type,
+      nt::OrderEventType::kUnmatched);
+  EXPECT_EQ(
+      om.on_session_reject(session_reject(77, np::MsgType::kNewOrder, np::SessionRejectReason::kRateLimited)).type,
+      nt::OrderEventType::kUnmatched);
   EXPECT_EQ(om.counters().unmatched.get(), 4u);
   EXPECT_EQ(o.cum_qty, 0);
   // A non-fill report for an order already done is ignored (a fill still counts).

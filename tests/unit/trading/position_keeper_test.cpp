@@ -37,9 +37,7 @@ void apply(nt::PositionKeeper& k, nt::InstrumentId inst, nt::Side side, nt::Pric
   ASSERT_EQ(k.on_fill(fill(inst, side, price, qty)), nt::FillResult::kOk);
 }
 
-TEST(PositionKeeper, ShouldRefuseZeroInstruments) {
-  EXPECT_THROW(nt::PositionKeeper(0), std::invalid_argument);
-}
+TEST(PositionKeeper, ShouldRefuseZeroInstruments) { EXPECT_THROW(nt::PositionKeeper(0), std::invalid_argument); }
 
 TEST(PositionKeeper, ShouldStartFlatWithNoMark) {
   const nt::PositionKeeper k(2);

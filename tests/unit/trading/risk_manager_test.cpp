@@ -165,8 +165,7 @@ TEST(RiskManager, ShouldAllowPricesOnTheBandAroundTheFairPriceAndBlockPricesOuts
   EXPECT_EQ(f.check(f.order(kSell, 95, 1), kT0, 100.4), nt::RiskResult::kPriceBand);
   EXPECT_EQ(f.check(f.order(kSell, 96, 1), kT0, 100.4), kAllowed);
   EXPECT_EQ(f.check(f.order(kBuy, 100, 1), kT0, kNaN), nt::RiskResult::kNoFairPrice);
-  EXPECT_EQ(f.check(f.order(kBuy, 100, 1), kT0, std::numeric_limits<double>::infinity()),
-            nt::RiskResult::kNoFairPrice);
+  EXPECT_EQ(f.check(f.order(kBuy, 100, 1), kT0, std::numeric_limits<double>::infinity()), nt::RiskResult::kNoFairPrice);
   EXPECT_EQ(f.risk.blocked(nt::RiskResult::kPriceBand), 3u);
   EXPECT_EQ(f.risk.blocked(nt::RiskResult::kNoFairPrice), 2u);
 }

@@ -44,7 +44,10 @@ std::vector<nb::InstrumentCapacity> capacities() { return {{1024, 256}, {1024, 2
 template <typename Strategy>
 struct Rig {
   explicit Rig(std::vector<nt::StrategyParams> params, Strategy s, nt::InstrumentRiskLimits limits = {})
-      : caps(capacities()), books(caps), strategy(std::move(s)), engine(make_config(params, limits), strategy, sender, books) {}
+      : caps(capacities()),
+        books(caps),
+        strategy(std::move(s)),
+        engine(make_config(params, limits), strategy, sender, books) {}
 
   static typename nt::TradeEngine<Strategy, RecordingSender>::Config make_config(
       const std::vector<nt::StrategyParams>& params, nt::InstrumentRiskLimits limits) {
@@ -135,7 +138,8 @@ TEST(TradeEngineMarketMaker, FillUpdatesPositionAndSkewsTheNextQuoteDown) {
 TEST(TradeEngineMarketMaker, RepricesWithAModifyWhenTheFairPriceMoves) {
   Rig<nt::MarketMaker> rig(mm_params(), nt::MarketMaker(mm_params()));
   rig.logon_and_go_live();
-  for (std::size_t k = 0; k < 2; ++k) rig.engine.on_execution_report(rig.report(rig.sender.sent[k], np::ExecType::kAccepted));
+  for (std::size_t k = 0; k < 2; ++k)
+    rig.engine.on_execution_report(rig.report(rig.sender.sent[k], np::ExecType::kAccepted));
   // Someone else's two-sided book centred on 10'500 (mid): the quotes follow with modifies.
   ASSERT_EQ(rig.books.add(0, 1, nt::Side::kBuy, 10'495, 50), nb::BookResult::kOk);
   ASSERT_EQ(rig.books.add(0, 2, nt::Side::kSell, 10'505, 50), nb::BookResult::kOk);
@@ -157,7 +161,8 @@ TEST(TradeEngineMarketMaker, RepricesWithAModifyWhenTheFairPriceMoves) {
 TEST(TradeEngineMarketMaker, StaleInstrumentCancelsQuotesAndRefusesNewOnes) {
   Rig<nt::MarketMaker> rig(mm_params(), nt::MarketMaker(mm_params()));
   rig.logon_and_go_live();
-  for (std::size_t k = 0; k < 2; ++k) rig.engine.on_execution_report(rig.report(rig.sender.sent[k], np::ExecType::kAccepted));
+  for (std::size_t k = 0; k < 2; ++k)
+    rig.engine.on_execution_report(rig.report(rig.sender.sent[k], np::ExecType::kAccepted));
   rig.engine.on_instrument_stale(0);
   ASSERT_EQ(rig.sender.sent.size(), 4u);
   EXPECT_EQ(rig.sender.sent[2].type, np::MsgType::kCancelOrder);
@@ -270,7 +275,8 @@ TEST(TradeEngineRandom, SendsAtAboutItsRateWithItsMixAndTheSameSeedRepeats) {
         const Sent s = rig.sender.sent[k];
         if (s.type == np::MsgType::kNewOrder) {
           rig.engine.on_execution_report(rig.report(s, np::ExecType::kAccepted));
-          if (s.order_type == nt::OrderType::kIoc) rig.engine.on_execution_report(rig.report(s, np::ExecType::kCancelled));
+          if (s.order_type == nt::OrderType::kIoc)
+            rig.engine.on_execution_report(rig.report(s, np::ExecType::kCancelled));
         } else if (s.type == np::MsgType::kCancelOrder) {
           rig.engine.on_execution_report(rig.report(s, np::ExecType::kCancelled));
         } else {

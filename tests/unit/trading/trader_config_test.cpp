@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "config/toml_reader.hpp"
-#include "venue/credential.hpp"
 #include "support/toml_text.hpp"
+#include "venue/credential.hpp"
 
 namespace nt = nanotick::trading;
 namespace fs = std::filesystem;
@@ -81,7 +81,8 @@ max_order_qty = 1000000
 [[clients]]
 id = 9
 name = "tester"
-credential = ")" + nanotick::venue::CredentialHash::make(kKey).to_string() + "\"\n");
+credential = ")" + nanotick::venue::CredentialHash::make(kKey).to_string() +
+                                           "\"\n");
   }
 
   std::string source() const { return (dir_ / "trader-test.toml").string(); }
@@ -100,7 +101,8 @@ credential = ")" + nanotick::venue::CredentialHash::make(kKey).to_string() + "\"
 
   void expect_error(const std::string& text, const std::string& key, const std::string& words) const {
     const std::string e = error_of(text);
-    EXPECT_NE(e.find(source() + ": " + key + ": "), std::string::npos) << "want key '" << key << "', error: '" << e << "'";
+    EXPECT_NE(e.find(source() + ": " + key + ": "), std::string::npos)
+        << "want key '" << key << "', error: '" << e << "'";
     EXPECT_NE(e.find(words), std::string::npos) << "want '" << words << "', error: '" << e << "'";
   }
 
@@ -111,8 +113,8 @@ credential = ")" + nanotick::venue::CredentialHash::make(kKey).to_string() + "\"
 // itself: the global [risk] and each instrument's (the values are the
 // parts' own defaults, InstrumentRiskLimits and GlobalRiskLimits).
 std::string completed(const std::string& text) {
-  const std::string t = nanotick::testing::with_defaults(text, "[risk]",
-                                                         {"max_open_notional = 1000000000", "max_loss = 10000000"});
+  const std::string t =
+      nanotick::testing::with_defaults(text, "[risk]", {"max_open_notional = 1000000000", "max_loss = 10000000"});
   return nanotick::testing::with_defaults(t, "[[instruments]]",
                                           {"max_order_qty = 100", "max_position = 1000",
                                            "max_open_notional = 100000000", "max_loss = 1000000", "price_band = 100"});
@@ -122,9 +124,8 @@ std::string completed(const std::string& text) {
 // tables, [[instruments]]), completed with the required risk limits.
 std::string trader(const std::string& strategy, const std::string& rest, const std::string& trader_extra = "",
                    const std::string& session_extra = "") {
-  return completed("[trader]\nexchange_config = \"exchange.toml\"\nstrategy = \"" + strategy + "\"\n" +
-                   trader_extra + "\n[session]\nclient_id = 9\napi_key = \"" + kKey + "\"\n" + session_extra + "\n" +
-                   rest);
+  return completed("[trader]\nexchange_config = \"exchange.toml\"\nstrategy = \"" + strategy + "\"\n" + trader_extra +
+                   "\n[session]\nclient_id = 9\napi_key = \"" + kKey + "\"\n" + session_extra + "\n" + rest);
 }
 
 // `text` with the first `from` replaced by `to` (which must be there).
@@ -264,7 +265,8 @@ quote_qty = 40
 half_spread_ticks = 10
 skew_ticks_per_unit = 0
 requote_ticks = 3
-)", "name = \"alpha\"\nseed = 0\nstatus_interval_ms = 0\nmax_orders = 10\n",
+)",
+                                          "name = \"alpha\"\nseed = 0\nstatus_interval_ms = 0\nmax_orders = 10\n",
                                           R"(heartbeat_ms = 0
 exchange = "127.0.0.3:1234"
 connect_timeout_ms = 7
@@ -416,7 +418,8 @@ strategy = "market_maker"
 
 [session]
 client_id = 9
-api_key = ")") + kKey + R"("
+api_key = ")") +
+         kKey + R"("
 
 [risk]
 max_open_notional = 1000000000
@@ -602,7 +605,8 @@ TEST_F(TraderConfigTest, InstrumentValuesAreCheckedAgainstTheVenueAndEachOther) 
   expect_error(random("max_qty = 0\n"), i0 + "max_qty", "must be in [1,");
   expect_error(random("max_qty = 101\n"), i0 + "max_qty", "must be <= max_order_qty (100)");
   expect_error(random("random_max_open_orders = 0\n"), i0 + "random_max_open_orders", "must be in [1,");
-  expect_error(random("random_max_open_orders = 65\n"), i0 + "random_max_open_orders", "must be <= max_open_orders (64)");
+  expect_error(random("random_max_open_orders = 65\n"), i0 + "random_max_open_orders",
+               "must be <= max_open_orders (64)");
 }
 
 TEST_F(TraderConfigTest, TheSessionMustMatchAClientOfTheExchange) {

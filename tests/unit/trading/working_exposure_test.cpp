@@ -394,9 +394,9 @@ TEST(WorkingExposureRandom, MatchesARecomputationAndCoversTheExchangeAfterEveryS
       const char* what = "";
       if (r < 22) {
         what = "submit";
-        nt::OrderRequest rq = tst::limit(draw(2) == 0 ? nt::Side::kBuy : nt::Side::kSell,
-                                         static_cast<nt::Price>(draw(30)) - 5, static_cast<nt::Qty>(draw(20)) + 1,
-                                         static_cast<nt::InstrumentId>(draw(kInstruments)));
+        nt::OrderRequest rq =
+            tst::limit(draw(2) == 0 ? nt::Side::kBuy : nt::Side::kSell, static_cast<nt::Price>(draw(30)) - 5,
+                       static_cast<nt::Qty>(draw(20)) + 1, static_cast<nt::InstrumentId>(draw(kInstruments)));
         if (draw(6) == 0) rq.type = nt::OrderType::kIoc;
         (void)om.submit(rq);
       } else if (r < 32) {

@@ -67,8 +67,7 @@ void expect_modelled_outcomes(WorkloadKind kind) {
     // A regime cancels orders filled long ago, which the engine's finished-order
     // memory (max_orders to 2 x max_orders finishes) may have forgotten.
     EXPECT_EQ(stats.unknown_cancels, 0u);
-    EXPECT_EQ(sink.reject_count(RejectReason::kTooLateToCancel) + sink.reject_count(RejectReason::kUnknownOrder),
-              gone);
+    EXPECT_EQ(sink.reject_count(RejectReason::kTooLateToCancel) + sink.reject_count(RejectReason::kUnknownOrder), gone);
     EXPECT_GE(sink.reject_count(RejectReason::kTooLateToCancel), stats.duplicate_cancels + stats.stale_modifies);
   }
   EXPECT_EQ(sink.report_count(ReportType::kAccepted), stats.new_orders - stats.duplicate_news);

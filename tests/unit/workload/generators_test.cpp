@@ -78,12 +78,11 @@ TEST_P(EveryWorkload, ShouldSizeCapacitiesAboveTheModelsPeaks) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, EveryWorkload, ::testing::ValuesIn(kGeneratedKinds),
-                         [](const auto& param_info) {
-                           std::string name(to_string(param_info.param));
-                           std::erase(name, '-');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Workloads, EveryWorkload, ::testing::ValuesIn(kGeneratedKinds), [](const auto& param_info) {
+  std::string name(to_string(param_info.param));
+  std::erase(name, '-');
+  return name;
+});
 
 TEST(Generators, CancelHeavyShouldHaveExactlyTheScaledCounts) {
   GenStats stats;

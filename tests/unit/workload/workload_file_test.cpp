@@ -131,8 +131,7 @@ TEST(WorkloadFile, ShouldRejectACountThatDoesNotMatchTheRecords) {
   auto more = encode_workload(small_workload());
   put_u64(more, 40, 6);  // declares one request more than the file holds
   fix_crc(more);
-  EXPECT_NE(error_of(more).find("truncated: the header declares 2 instruments and 6 requests"),
-            std::string::npos)
+  EXPECT_NE(error_of(more).find("truncated: the header declares 2 instruments and 6 requests"), std::string::npos)
       << error_of(more);
   auto fewer = encode_workload(small_workload());
   put_u64(fewer, 40, 4);
