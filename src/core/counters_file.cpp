@@ -82,8 +82,9 @@ CountersFile::CountersFile(const Options& options) : path_(options.path), capaci
   std::memcpy(h->process, options.process.data(), options.process.size());
   h->count.store(0, std::memory_order_relaxed);
   h->state.store(static_cast<std::uint32_t>(CountersState::kRunning), std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  std::memcpy(h->magic, L::kMagic, sizeof(L::kMagic));
+  std::uint64_t magic;
+  std::memcpy(&magic, L::kMagic, sizeof magic);
+  h->magic.store(magic, std::memory_order_release);
 }
 
 CountersFile::~CountersFile() {

@@ -70,7 +70,7 @@ inline constexpr std::uint32_t kValuesPerLine = 64 / kValueBytes;
 inline constexpr std::uint32_t kMaxCapacity = 1u << 20;
 
 struct Header {
-  char magic[8];
+  std::atomic<std::uint64_t> magic;  // the bytes of kMagic, stored last with release (CountersFile's constructor)
   std::uint32_t version;
   std::uint32_t header_bytes;
   std::uint32_t capacity;

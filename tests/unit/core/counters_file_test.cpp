@@ -53,7 +53,7 @@ Seen decode(const std::vector<char>& bytes) {
   Seen s;
   L::Header h;
   std::memcpy(static_cast<void*>(&h), bytes.data(), sizeof h);
-  EXPECT_EQ(std::memcmp(h.magic, L::kMagic, 8), 0);
+  EXPECT_EQ(std::memcmp(&h.magic, L::kMagic, 8), 0);
   EXPECT_EQ(h.version, L::kVersion);
   s.count = h.count.load();
   s.state = h.state.load();
