@@ -1,6 +1,6 @@
 """Chaos soak (issue 14): the venue under load while the exchange and the traders
 are killed with SIGKILL at random moments and restarted, for
-NANOTICK_SOAK_SECONDS (default 40: the CI form; `./nanotick soak --minutes N`
+NANOTICK_SOAK_SECONDS (default 30: the CI form; `./nanotick soak --minutes N`
 runs the long one).
 
 Load: two pipelining checking clients (tests/integration/exchange/chaos.py,
@@ -42,7 +42,7 @@ def free_port() -> int:
 
 
 def test_chaos_soak(start_exchange, start_trader, processes, tmp_path):
-    seconds = float(os.environ.get("NANOTICK_SOAK_SECONDS", "40"))
+    seconds = float(os.environ.get("NANOTICK_SOAK_SECONDS", "30"))
     seed = int(os.environ.get("NANOTICK_TEST_SEED", str(int(time.time()))))
     port = free_port()  # fixed across restarts: the traders reconnect to it
     config = chaos_config(tmp_path, order_entry=f"127.0.0.1:{port}")
