@@ -117,15 +117,11 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
     return false;
   };
   const EngineLog status{process_logger()};
-  core::visit_idle_kind(engine_runner.idle, [&](auto idle_type) {
-    using Idle = typename decltype(idle_type)::type;
-    if constexpr (std::is_same_v<Idle, core::BlockingIdle>) {
-      throw std::invalid_argument("idle \"block\" cannot wait on sockets (the config loader refuses it)");
-    } else {
-      Idle idle;
-      trader.run(idle, stop, status);
-    }
-  });
+  if (engine_runner.idle == core::IdleKind::block)
+    throw std::invalid_argument("idle \"block\" cannot wait on sockets (the config loader refuses it)");
+  core::IdleConfig idle;
+  idle.kind = engine_runner.idle;
+  trader.run(idle, stop, status);
   if (stop_signal() != 0) log_line(std::string("received ") + stop_signal_name() + ", stopped");
   bool telemetry_failed = false;
   if (writer) {

@@ -232,12 +232,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void warn_pin(const char* what, int cpu, const std::error_code& ec) {
-  if (ec)
-    std::fprintf(stderr, "warning: cannot pin %s to CPU %d: %s (numbers will be noisier)\n", what, cpu,
-                 ec.message().c_str());
-}
-
 // Sleeps `seconds`, failing fast (with its log) if a subject exits.
 void watch(double seconds, std::vector<nb::ChildProcess*> subjects) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -304,9 +298,7 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
 
   const nb::ChildProcess::Sched sched0 = maker.main_thread_sched();
   const auto t0 = std::chrono::steady_clock::now();
-  floor.start();
-  warn_pin("the floor peer", o.measured_cpu, floor.peer_pin_error());
-  warn_pin("the floor's sink", o.venue_cpu, floor.sink_pin_error());
+  floor.start();  // throws naming the CPU if a floor thread cannot be pinned where asked
   watch(o.seconds, {&exchange, &load, &maker});
   floor.stop();
   m.window_s = seconds_since(t0);

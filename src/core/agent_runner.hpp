@@ -1,6 +1,7 @@
 // Running agents: on a dedicated thread (AgentRunner), on the caller's thread
-// (AgentInvoker), or on a thread whose idle strategy is named in config
-// (make_agent_runner -> ConfiguredAgentRunner).
+// (AgentInvoker), or with the idle strategy config names, on a thread of its
+// own (make_agent_runner -> ConfiguredAgentRunner) or on the calling thread
+// (run_on_this_thread).
 //
 // The runner's duty cycle is
 //     agent.on_start();                                   // on the agent thread
@@ -375,6 +376,35 @@ ConfiguredAgentRunner<A> make_agent_runner(A& agent, RunnerOptions options, cons
       return ConfiguredAgentRunner<A>(std::make_unique<R>(agent, std::move(options), config.block_timeout));
     } else {
       return ConfiguredAgentRunner<A>(std::make_unique<R>(agent, std::move(options)));
+    }
+  });
+}
+
+// Runs an agent's duty cycle on the calling thread -- a process's own thread
+// as one of its runners (the trader's "engine") -- with the idle strategy
+// `config` names, until stop() returns true (checked before every cycle):
+//     agent.on_start(); while (!stop()) idle.idle(agent.do_work()); agent.on_close();
+// The loop is static per idle kind, as in AgentRunner. Pinning the thread is
+// the caller's (it may already run elsewhere). Exceptions propagate, after
+// on_close() (AgentInvoker).
+template <Agent A, typename Stop>
+void run_on_this_thread(A& agent, const IdleConfig& config, Stop&& stop) {
+  visit_idle_kind(config.kind, [&]<typename Idle>(std::type_identity<Idle>) {
+    auto run = [&](Idle& idle) {
+      AgentInvoker<A> invoker(agent);
+      invoker.start();
+      while (!stop()) idle.idle(invoker.invoke());
+      invoker.close();
+    };
+    if constexpr (std::is_same_v<Idle, BackoffIdle>) {
+      Idle idle(config.backoff);
+      run(idle);
+    } else if constexpr (std::is_same_v<Idle, BlockingIdle>) {
+      Idle idle(config.block_timeout);
+      run(idle);
+    } else {
+      Idle idle;
+      run(idle);
     }
   });
 }

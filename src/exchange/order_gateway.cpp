@@ -27,6 +27,7 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
                            std::size_t answer_stamp_slots)
     : config_(config),
       requests_(requests),
+      stamp_answers_(answer_stamp_slots != 0),
       clock_(core::TscClock::global()),
       session_id_base_(session_id_base),
       listener_(net::parse_socket_address(config.server.order_entry, net::PortZero::kAllowed)),
@@ -38,8 +39,8 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
   const std::size_t slots = config.server.max_sessions + kOverflowSlots;
   sessions_.reserve(slots);
   for (std::size_t i = 0; i < slots; ++i) {
-    sessions_.push_back(std::make_unique<Session>(i, kInputBufferBytes, config.server.output_buffer_bytes));
-    sessions_.back()->answer_stamps.allocate(answer_stamp_slots);
+    sessions_.push_back(
+        std::make_unique<Session>(i, kInputBufferBytes, config.server.output_buffer_bytes, answer_stamp_slots));
   }
   // At most one pending per client and session end; drained as the ring has room.
   pending_cancels_.reserve(2 * (config.clients.size() + slots));
@@ -72,7 +73,7 @@ void OrderGateway::place_counters(core::CountersFile& file) {
   file.place(g.disconnect_mass_cancels, "disconnect_mass_cancels");
   file.place(g.disconnect_cancels_dropped, "disconnect_cancels_dropped");
   file.place(g.pending_cancels, "pending_cancels", core::CounterKind::kGauge);
-  if (sessions_.front()->answer_stamps.enabled()) file.place(g.answers_unstamped, "telemetry.answers_unstamped");
+  if (stamp_answers_) file.place(g.answers_unstamped, "telemetry.answers_unstamped");
   for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
     file.place(g.session_rejects[i],
                "session_reject." + std::string(proto::to_string(static_cast<proto::SessionRejectReason>(i))));
@@ -179,11 +180,8 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     s.generation = ++connection_serial_;  // wraps after 65536 connections
     s.client_id = 0;
     s.client = nullptr;
-    s.expected_seq = 1;
-    s.next_out_seq = 1;
-    s.out_head_rest = 0;
-    s.heartbeat_ms = config_.server.heartbeat_ms;
-    s.connected_ns = s.last_in_ns = s.last_out_ns = now;
+    s.seq.reset();
+    s.liveness.start(now, core::ns_from_ms(config_.server.heartbeat_ms));
     s.write_interest = false;
     s.write_shut = false;
     s.output_stalled_ns = 0;
@@ -191,12 +189,8 @@ void OrderGateway::accept_all(std::uint64_t now) noexcept {
     s.kernel_room = 0;
     s.input_blocked = false;
     s.in.clear();
-    s.out.clear();
+    s.out.reset();
     s.received_seq.fill(0);
-    s.unwritten_acks = 0;
-    s.ready_acks = 0;
-    s.out_written = 0;
-    s.answer_stamps.clear();
     ++open_connections_;
     counters_.connections_open.set(open_connections_);
     counters_.connections_accepted.add();
@@ -224,7 +218,7 @@ void OrderGateway::read_session(Session& s, std::uint64_t now) noexcept {
       continue;
     }
     s.in.commit(r.bytes);
-    s.last_in_ns = now;
+    s.liveness.heard(now);
     process_input(s, now);
     // A short read emptied the socket (a stream socket returns what it holds):
     // the level-triggered poller reports it again when more arrives, so another
@@ -260,7 +254,7 @@ void OrderGateway::process_input(Session& s, std::uint64_t now) noexcept {
         logout_and_close(s, proto::LogoutReason::kNotLoggedOn, now);
         return;
       }
-      if (f.header.seq == s.expected_seq) ++s.expected_seq;  // consumed: the reject tells the next one
+      if (s.seq.check(f.header.seq) == proto::SeqCheck::kExpected) s.seq.accept();  // the reject tells the next one
       session_reject(s, f.header, f.reason, now);
       s.in.consume(f.length);
       continue;
@@ -283,22 +277,23 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
     handle_logon(s, proto::read_message<proto::Logon>(bytes), now);
     return true;
   }
-  if (h.seq != s.expected_seq) {  // rules 6-7: not processed, expected unchanged
+  if (const proto::SeqCheck c = s.seq.check(h.seq); c != proto::SeqCheck::kExpected) {
+    // Rules 6-7: not processed, expected unchanged.
     session_reject(
-        s, h, h.seq > s.expected_seq ? proto::SessionRejectReason::kSeqGap : proto::SessionRejectReason::kSeqRepeat,
+        s, h, c == proto::SeqCheck::kGap ? proto::SessionRejectReason::kSeqGap : proto::SessionRejectReason::kSeqRepeat,
         now);
     return true;
   }
   switch (h.type) {
     case MsgType::kLogon:
-      ++s.expected_seq;
+      s.seq.accept();
       session_reject(s, h, proto::SessionRejectReason::kAlreadyLoggedOn, now);
       return true;
     case MsgType::kLogout:
-      ++s.expected_seq;
+      s.seq.accept();
       logout_and_close(s, proto::LogoutReason::kClientRequest, now);
       return false;
-    case MsgType::kHeartbeat: ++s.expected_seq; return true;
+    case MsgType::kHeartbeat: s.seq.accept(); return true;
     case MsgType::kNewOrder:
     case MsgType::kCancelOrder:
     case MsgType::kModifyOrder: {
@@ -311,7 +306,7 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
       const std::uint64_t tsc = clock_.now();
       NT_HOP_AT(ex_tcp_read, tsc, (std::uint64_t{s.client_id} << 32) | h.seq);
       if (!s.rate.try_take(now)) {
-        ++s.expected_seq;
+        s.seq.accept();
         session_reject(s, h, proto::SessionRejectReason::kRateLimited, now);
         return true;
       }
@@ -320,13 +315,13 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
           : h.type == MsgType::kCancelOrder ? to_request(proto::read_message<proto::CancelOrder>(bytes), s.client_id)
                                             : to_request(proto::read_message<proto::ModifyOrder>(bytes), s.client_id);
       rq.event_id = make_event_id(s.client_id, s.generation, h.seq);
-      ++s.expected_seq;
+      s.seq.accept();
       forward(s, rq, h.seq, tsc);
       return true;
     }
     default:
       // next_frame only passes client types; a new one must be handled above.
-      ++s.expected_seq;
+      s.seq.accept();
       session_reject(s, h, proto::SessionRejectReason::kUnknownType, now);
       return true;
   }
@@ -346,7 +341,7 @@ void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t 
 
 void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept {
   using proto::LogonRejectReason;
-  s.expected_seq = 2;
+  s.seq.accept();  // the Logon, seq 1
   auto reject = [&](LogonRejectReason why) {
     auto r = proto::make_message<proto::LogonReject>(0);
     r.reason = static_cast<std::uint16_t>(why);
@@ -367,7 +362,7 @@ void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t
   s.state = SessionState::kActive;
   s.client = client;
   s.client_id = m.client_id;
-  s.heartbeat_ms = hb;
+  s.liveness.set_interval_ns(core::ns_from_ms(hb));
   s.rate = TokenBucket(client->rate_limit_per_s, client->rate_burst, now);
   session_of_client_[m.client_id] = static_cast<std::int32_t>(s.index);
   ++logged_on_;
@@ -383,12 +378,12 @@ void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t
 template <typename M>
 bool OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
   if (s.state == SessionState::kFree || s.state == SessionState::kClosing) return false;
-  m.header.seq = s.next_out_seq;
-  bool queued = s.out.append(&m, sizeof m);
+  m.header.seq = s.seq.next_out();
+  bool queued = s.out.append(m);
   if (!queued) {
     flush(s);  // make room by writing what the socket takes now
     if (s.state == SessionState::kFree) return false;
-    queued = s.out.append(&m, sizeof m);
+    queued = s.out.append(m);
   }
   if (!queued) {
     // The client does not read: its unwritten answers are dropped, a Logout
@@ -397,32 +392,41 @@ bool OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
     logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
     return false;
   }
-  ++s.next_out_seq;
-  s.last_out_ns = now;
+  s.seq.sent();
+  s.liveness.sent(now);
   counters_.messages_out.add();
   return true;
 }
 
 template <typename M>
-void OrderGateway::send_answer(Session& s, const M& m, std::uint64_t cause_event_id, std::uint64_t now) noexcept {
+void OrderGateway::send_answer(Session& s, const M& m, std::uint64_t cause_event_id, std::uint64_t received_tsc,
+                               std::uint64_t now) noexcept {
   if (!send(s, m, now)) return;
-  if (!NT_RECORDING() || !s.answer_stamps.enabled()) return;
-  // Its last byte is the last queued: the stream offset written + what waits.
-  if (!s.answer_stamps.push(s.out_written + s.out.size(), (std::uint64_t{s.client_id} << 32) | m.ref_seq,
-                            telemetry_order_key(cause_event_id)))
+  // An answer waits for its write when its order's ack latency ends there
+  // (its first answer) or when telemetry stamps it (ex_tcp_write).
+  const bool stamp = stamp_answers_ && NT_RECORDING();
+  if (received_tsc == 0 && !stamp) return;
+  // Its last byte is the last queued.
+  if (!s.out.stamps().push(s.out.queued_end(), (std::uint64_t{s.client_id} << 32) | m.ref_seq,
+                           stamp ? telemetry_order_key(cause_event_id) : kUnstampedAnswer, received_tsc) &&
+      stamp)
     counters_.answers_unstamped.add();
 }
 
-void OrderGateway::stamp_written_answers(Session& s, std::uint64_t tsc) noexcept {
-  s.answer_stamps.take_written(s.out_written,
-                               [tsc](std::uint64_t key, std::uint64_t aux) { NT_HOP_AT(ex_tcp_write, tsc, key, aux); });
+void OrderGateway::take_written_answers(Session& s, std::uint64_t tsc) noexcept {
+  s.out.stamps().stamp_written(s.out.written(), tsc);
+  s.out.stamps().take_stamped([this, tsc](const proto::WrittenStamps::Entry& e) {
+    if (e.start_tsc != 0)
+      ack_latency_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(tsc - e.start_tsc))));
+    if (e.aux != kUnstampedAnswer) NT_HOP_AT(ex_tcp_write, tsc, e.key, e.aux);
+  });
 }
 
 void OrderGateway::session_reject(Session& s, const proto::Header& h, proto::SessionRejectReason reason,
                                   std::uint64_t now) noexcept {
   auto r = proto::make_message<proto::SessionReject>(0);
   r.ref_seq = h.seq;
-  r.expected_seq = s.expected_seq;
+  r.expected_seq = s.seq.expected_in();
   r.ref_type = static_cast<std::uint8_t>(h.type);
   r.reason = static_cast<std::uint16_t>(reason);
   counters_.session_rejects[static_cast<std::size_t>(reason)].add();
@@ -469,7 +473,7 @@ void OrderGateway::release(Session& s) noexcept {
   s.stream.close();
   s.state = SessionState::kFree;
   s.in.clear();
-  s.out.clear();
+  s.out.discard();
   s.input_blocked = false;
   s.write_interest = false;
   --open_connections_;
@@ -477,60 +481,29 @@ void OrderGateway::release(Session& s) noexcept {
   counters_.sessions_closed.add();
 }
 
-// Keeps `out_head_rest` right after `n` bytes of `out` were written: the
-// stream must never be cut inside a message (drop_unwritten_output).
-void OrderGateway::note_written(Session& s, std::size_t n) noexcept {
-  const std::span<const std::uint8_t> bytes = s.out.readable();
-  if (n == bytes.size()) {  // the usual case: everything went
-    s.out_head_rest = 0;
-    return;
-  }
-  if (n < s.out_head_rest) {
-    s.out_head_rest -= static_cast<std::uint32_t>(n);
-    return;
-  }
-  std::size_t at = s.out_head_rest;  // a message boundary; `out` holds only whole messages after it
-  while (at < n) {
-    std::uint16_t length;
-    std::memcpy(&length, bytes.data() + at, sizeof length);
-    at += length;
-  }
-  s.out_head_rest = static_cast<std::uint32_t>(at - n);
-}
-
 // Drops the answers not yet written, finishing a partly written one first so
 // the client still reads whole messages; the seqs of the dropped answers are
 // given back, so a Logout queued next follows the last answer the client can
 // read (PROTOCOL.md §1.5).
 void OrderGateway::drop_unwritten_output(Session& s) noexcept {
-  const std::span<const std::uint8_t> bytes = s.out.readable();
-  std::uint32_t dropped = 0;
-  for (std::size_t at = s.out_head_rest; at < bytes.size();) {
-    std::uint16_t length;
-    std::memcpy(&length, bytes.data() + at, sizeof length);
-    at += length;
-    ++dropped;
-  }
-  s.out.truncate(s.out_head_rest);
-  s.answer_stamps.drop_beyond(s.out_written + s.out.size());
-  s.next_out_seq -= dropped;
-  s.unwritten_acks = 0;  // never written: no acknowledgement latency to record
-  s.ready_acks = 0;
+  const std::uint32_t dropped = s.out.drop_unwritten();  // never written: no ack latency, no stamp
+  s.seq.unsend(dropped);
   counters_.answers_dropped.add(dropped);
 }
 
 void OrderGateway::flush(Session& s) noexcept {
   if (s.state == SessionState::kFree) return;
-  if (s.ready_acks < s.unwritten_acks) {  // answers about to be handed to send() (still in `out`)
-    const std::uint64_t ready_tsc = clock_.now();
-    for (std::size_t i = s.ready_acks; i < s.unwritten_acks; ++i)
-      ack_ready_latency_.record(
-          static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(ready_tsc - s.unwritten_ack_tsc[i]))));
-    s.ready_acks = s.unwritten_acks;
-  }
+  // Answers about to be handed to send(): their ack latency up to here.
+  std::uint64_t ready_tsc = 0;
+  s.out.stamps().take_handed([this, &ready_tsc](const proto::WrittenStamps::Entry& e) {
+    if (e.start_tsc == 0) return;
+    if (ready_tsc == 0) ready_tsc = clock_.now();
+    ack_ready_latency_.record(
+        static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(ready_tsc - e.start_tsc))));
+  });
   s.output_held_back = false;
   while (!s.out.empty()) {
-    const std::span<const std::uint8_t> bytes = s.out.readable();
+    const std::span<const std::uint8_t> bytes = s.out.pending();
     const std::size_t n = bytes_to_write(s, bytes);
     if (n == 0) {  // the kernel holds all we allow it: what waits stays whole messages here
       s.output_held_back = true;
@@ -546,9 +519,7 @@ void OrderGateway::flush(Session& s) noexcept {
       release(s);
       return;
     }
-    note_written(s, r.bytes);
-    s.out.consume(r.bytes);
-    s.out_written += r.bytes;
+    s.out.wrote(r.bytes);
     s.kernel_room -= std::min<std::uint64_t>(s.kernel_room, r.bytes);
     s.output_stalled_ns = 0;
     counters_.bytes_out.add(r.bytes);
@@ -557,17 +528,7 @@ void OrderGateway::flush(Session& s) noexcept {
       break;
     }
   }
-  std::uint64_t now_tsc = 0;
-  if (s.out.empty() && s.unwritten_acks != 0) {
-    now_tsc = clock_.now();
-    for (std::size_t i = 0; i < s.unwritten_acks; ++i)
-      ack_latency_.record(
-          static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(now_tsc - s.unwritten_ack_tsc[i]))));
-    s.unwritten_acks = 0;
-    s.ready_acks = 0;
-  }
-  if (s.answer_stamps.has_written(s.out_written)) [[unlikely]]  // only telemetry queues stamps
-    stamp_written_answers(s, now_tsc != 0 ? now_tsc : clock_.now());
+  if (s.out.stamps().has_written(s.out.written())) take_written_answers(s, clock_.now());
   if (s.state == SessionState::kClosing && s.out.empty() && !s.write_shut) {
     ::shutdown(s.stream.fd(), SHUT_WR);  // then wait for the peer's EOF (read_session) or the deadline
     s.write_shut = true;
@@ -594,15 +555,7 @@ std::size_t OrderGateway::bytes_to_write(Session& s, std::span<const std::uint8_
   const auto cap = static_cast<std::uint64_t>(limit) / (s.state == SessionState::kClosing ? 2 : 4);
   const auto held = static_cast<std::uint64_t>(queued);
   s.kernel_room = held < cap ? cap - held : 0;
-  if (bytes.size() <= s.kernel_room) return bytes.size();
-  std::size_t n = s.out_head_rest;  // a message partly written is always finished
-  while (n < bytes.size()) {
-    std::uint16_t length;
-    std::memcpy(&length, bytes.data() + n, sizeof length);
-    if (n + length > s.kernel_room) break;
-    n += length;
-  }
-  return n;
+  return s.out.whole_messages_within(s.kernel_room);  // a message partly written is always finished
 }
 
 void OrderGateway::update_write_interest(Session& s) noexcept {
@@ -621,21 +574,20 @@ void OrderGateway::run_timers(std::uint64_t now) noexcept {
     switch (s.state) {
       case SessionState::kFree: break;
       case SessionState::kAwaitingLogon:
-        if (now - s.connected_ns >= core::ns_from_ms(config_.server.logon_timeout_ms))
+        if (now - s.liveness.connected_ns() >= core::ns_from_ms(config_.server.logon_timeout_ms))
           logout_and_close(s, proto::LogoutReason::kLogonTimeout, now);
         break;
       case SessionState::kActive: {
-        const std::uint64_t hb = core::ns_from_ms(s.heartbeat_ms);
         // A session whose input we are holding back (backpressure) is not
         // silent; but one that has not taken any of its output for 3
         // intervals does not read: a slow consumer.
-        if (s.input_blocked) s.last_in_ns = now;
-        if (s.output_stalled_ns != 0 && now - s.output_stalled_ns >= 3 * hb) {
+        if (s.input_blocked) s.liveness.heard(now);
+        if (s.liveness.stalled_too_long(s.output_stalled_ns, now)) {
           drop_unwritten_output(s);
           logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
-        } else if (now - s.last_in_ns >= 3 * hb) {
+        } else if (s.liveness.silent(now)) {
           logout_and_close(s, proto::LogoutReason::kHeartbeatTimeout, now);
-        } else if (now - s.last_out_ns >= hb) {
+        } else if (s.liveness.heartbeat_due(now)) {
           send(s, proto::make_message<proto::ServerHeartbeat>(0), now);
         }
         break;
@@ -657,8 +609,8 @@ void OrderGateway::begin_shutdown() noexcept {
 
 // The report side (order_gateway_reports.cpp) sends these.
 template void OrderGateway::send_answer<proto::ExecutionReport>(Session&, const proto::ExecutionReport&, std::uint64_t,
-                                                                std::uint64_t) noexcept;
+                                                                std::uint64_t, std::uint64_t) noexcept;
 template void OrderGateway::send_answer<proto::OrderReject>(Session&, const proto::OrderReject&, std::uint64_t,
-                                                            std::uint64_t) noexcept;
+                                                            std::uint64_t, std::uint64_t) noexcept;
 
 }  // namespace nanotick::exchange

@@ -18,8 +18,8 @@
 // report, cancel / modify reject) once its last byte was written to the
 // socket, keyed by its recipient's (client_id << 32) | ref_seq with the
 // request that caused it as aux. Answers wait for their write in each
-// session's AnswerStamps, allocated when the gateway is built with
-// answer_stamp_slots > 0.
+// session's written stamps (proto/written_stamps.hpp), with room for
+// answer_stamp_slots when the gateway is built to stamp them.
 #pragma once
 
 #include <array>
@@ -144,6 +144,7 @@ class OrderGateway {
  private:
   static constexpr std::size_t kOverflowSlots = 4;  // room to tell a logon "max sessions"
   static constexpr std::uint64_t kListenerToken = ~std::uint64_t{0};
+  static constexpr std::uint64_t kUnstampedAnswer = ~std::uint64_t{0};  // a written-stamp entry's aux: no ex_tcp_write
 
   void accept_all(std::uint64_t now) noexcept;
   void read_session(Session& s, std::uint64_t now) noexcept;
@@ -156,16 +157,19 @@ class OrderGateway {
   void begin_shutdown() noexcept;
   void run_timers(std::uint64_t now) noexcept;
   void flush(Session& s) noexcept;
-  void note_written(Session& s, std::size_t n) noexcept;
   void drop_unwritten_output(Session& s) noexcept;
 
   // Queues `m`; false when it was not (session closing or gone, or a slow consumer dropped).
   template <typename M>
   bool send(Session& s, M m, std::uint64_t now) noexcept;
-  // An answer to a client (report or reject): sent, and stamped once written when telemetry records.
+  // An answer to a client (report or reject): sent; once written, its ack
+  // latency recorded (received_tsc != 0: the order's first answer) and
+  // stamped when telemetry records.
   template <typename M>
-  void send_answer(Session& s, const M& m, std::uint64_t cause_event_id, std::uint64_t now) noexcept;
-  void stamp_written_answers(Session& s, std::uint64_t tsc) noexcept;
+  void send_answer(Session& s, const M& m, std::uint64_t cause_event_id, std::uint64_t received_tsc,
+                   std::uint64_t now) noexcept;
+  // The answers written in full so far, at `tsc`.
+  void take_written_answers(Session& s, std::uint64_t tsc) noexcept;
   void session_reject(Session& s, const proto::Header& h, proto::SessionRejectReason reason,
                       std::uint64_t now) noexcept;
   // Sends Logout(reason) and starts closing (flush, shut the write side, wait for EOF).
@@ -180,6 +184,7 @@ class OrderGateway {
 
   const ExchangeConfig& config_;
   RequestRing& requests_;
+  const bool stamp_answers_;  // telemetry: answers wait for their write to be stamped ex_tcp_write
   const core::TscClock& clock_;
   std::uint64_t session_id_base_;
   net::TcpListener listener_;

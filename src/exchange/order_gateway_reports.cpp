@@ -36,17 +36,17 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   const std::uint32_t ref_seq =
       event_client(r.event_id) == r.client && event_generation(r.event_id) == s.generation ? event_seq(r.event_id) : 0;
   const std::uint64_t now = clock_.now_ns();
+  std::uint64_t received_tsc = 0;  // set for the first answer to this message: its ack latency ends with its write
   if (ref_seq != 0) {
-    // The first answer to this message: its latency is taken when it is written.
     const std::size_t slot = ref_seq % Session::kAckSlots;
     if (s.received_seq[slot] == ref_seq) {
       s.received_seq[slot] = 0;
-      if (s.unwritten_acks < Session::kAckSlots) s.unwritten_ack_tsc[s.unwritten_acks++] = s.received_tsc[slot];
+      received_tsc = s.received_tsc[slot];
     }
   }
   if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected)
-    send_answer(s, to_order_reject(r, ref_seq), r.event_id, now);
-  else send_answer(s, to_execution_report(r, ref_seq), r.event_id, now);
+    send_answer(s, to_order_reject(r, ref_seq), r.event_id, received_tsc, now);
+  else send_answer(s, to_execution_report(r, ref_seq), r.event_id, received_tsc, now);
 }
 
 // A mass cancel's reports count the orders it cancelled.

@@ -1,12 +1,10 @@
-// What both floors' threads share: running a loop with the idle strategy a
-// config names (constructed on the calling thread, as agents construct
-// theirs), and remembering the first reason a thread stopped early.
+// What both floors' agents share: refusing an idle strategy that cannot wait
+// on a socket, and remembering the first reason a thread stopped early.
 #pragma once
 
 #include <atomic>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "core/idle_strategy.hpp"
 
@@ -18,19 +16,6 @@ inline void require_socket_idle(core::IdleKind kind, const char* who) {
   if (kind == core::IdleKind::block)
     throw std::invalid_argument(std::string(who) +
                                 ": idle \"block\" cannot wait on sockets: use spin, yield or backoff");
-}
-
-// Runs loop(idle) with a fresh idle strategy of `kind` (block: nothing runs;
-// require_socket_idle() refuses it up front).
-template <typename Loop>
-void run_with_idle(core::IdleKind kind, Loop&& loop) {
-  core::visit_idle_kind(kind, [&](auto type) {
-    using Idle = typename decltype(type)::type;
-    if constexpr (!std::is_same_v<Idle, core::BlockingIdle>) {
-      Idle idle;
-      loop(idle);
-    }
-  });
 }
 
 // The first failure any thread reported (a static string), readable from

@@ -15,11 +15,15 @@
 // the journal, the engine and the wake-ups of more threads, over the two
 // system calls and two wake-ups any round trip on loopback pays.
 //
+// The two threads are core agents (Client, Echo) on core runners, each with
+// the idle strategy and CPU of the side it stands for.
+//
 // Thread-safety: the constructor, start(), stop() and result() are for one
 // owning thread; between start() and stop() the client and echo threads own
 // their ends and their fields of the result, read only after stop() (the
 // joins order them before the reads). live() and failure() from any thread.
-// Start-up throws; the loops never allocate.
+// Start-up throws (a thread that cannot be pinned: std::system_error naming
+// the CPU); the agents never allocate.
 #pragma once
 
 #include <array>
@@ -32,9 +36,9 @@
 #include <string>
 #include <type_traits>
 
+#include "core/agent_runner.hpp"
 #include "core/histogram.hpp"
 #include "core/idle_strategy.hpp"
-#include "core/thread.hpp"
 #include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 #include "floor/floor_thread_support.hpp"
@@ -83,14 +87,16 @@ class RoundTripFloor {
   RoundTripFloor& operator=(const RoundTripFloor&) = delete;
   ~RoundTripFloor() { stop(); }
 
-  // Starts the echo, then the client; the first ping goes one period later. Once only.
+  // Starts the echo, then the client; the first ping goes one period later.
+  // Once only. Throws std::system_error when a thread cannot be pinned.
   void start() {
     if (started_) throw std::logic_error("round trip floor: start() called twice");
     started_ = true;
-    echo_.emplace("nt-floor-echo", setup_.echo_cpu,
-                  [this] { run_with_idle(setup_.echo_idle, [this](auto& i) { echo_loop(i); }); });
-    client_.emplace("nt-floor-ping", setup_.client_cpu,
-                    [this] { run_with_idle(setup_.client_idle, [this](auto& i) { client_loop(i); }); });
+    echo_.emplace(core::make_agent_runner(echo_agent_, {"nt-floor-echo", setup_.echo_cpu}, idle(setup_.echo_idle)));
+    echo_->start();
+    client_.emplace(
+        core::make_agent_runner(client_agent_, {"nt-floor-ping", setup_.client_cpu}, idle(setup_.client_idle)));
+    client_->start();
   }
 
   // Stops and joins the client, then the echo (idempotent).
@@ -100,9 +106,6 @@ class RoundTripFloor {
     stop_echo_.store(true, std::memory_order_release);
     echo_.reset();
   }
-
-  std::error_code client_pin_error() const noexcept { return client_ ? client_->pin_error() : std::error_code{}; }
-  std::error_code echo_pin_error() const noexcept { return echo_ ? echo_->pin_error() : std::error_code{}; }
 
   const LiveFigures& live() const noexcept { return live_; }
   const char* failure() const noexcept { return failure_.get(); }
@@ -118,6 +121,11 @@ class RoundTripFloor {
     require_socket_idle(s.client_idle, "round trip floor");
     require_socket_idle(s.echo_idle, "round trip floor");
     return s;
+  }
+  static core::IdleConfig idle(core::IdleKind kind) {
+    core::IdleConfig c;
+    c.kind = kind;
+    return c;
   }
 
   void fail(const char* why) noexcept { failure_.set(why); }
@@ -140,36 +148,46 @@ class RoundTripFloor {
     return true;
   }
 
-  template <typename Idle>
-  void client_loop(Idle& idle) noexcept {
-    RoundTripFloorResult& res = result_;
+  // The client: one ping at a time on its schedule, timed to its answer's last byte.
+  struct Client {
+    RoundTripFloor& f;
     std::array<std::uint8_t, kPingBytes> ping{};
     std::array<std::uint8_t, kAnswerBytes> answer{};
-    const std::uint64_t t_start = clock_.now();
-    std::uint64_t next = t_start + period_ticks_;
+    std::uint64_t t_start = 0;
+    std::uint64_t next = 0;
     std::uint64_t sent_tsc = 0;
     std::size_t got = 0;  // bytes of the awaited answer read so far
     bool waiting = false;
-    while (!stop_client_.load(std::memory_order_acquire)) {
+    bool broken = false;  // the connection failed: idle until stopped
+
+    std::string_view role_name() const noexcept { return "nt-floor-ping"; }
+    void on_start() noexcept {
+      t_start = f.clock_.now();
+      next = t_start + f.period_ticks_;
+    }
+    int do_work() noexcept {
+      if (broken) return 0;
+      RoundTripFloorResult& res = f.result_;
       int work = 0;
       if (!waiting) {
-        const std::uint64_t now = clock_.now();
+        const std::uint64_t now = f.clock_.now();
         if (now >= next) {
-          if (now - next > period_ticks_) {  // held up for more than a period: no burst to catch up
+          if (now - next > f.period_ticks_) {  // held up for more than a period: no burst to catch up
             ++res.late_pings;
             next = now;
           }
-          next += period_ticks_;
+          next += f.period_ticks_;
           ping[0] = static_cast<std::uint8_t>(res.pings);
           std::uint64_t ignored_short = 0;
-          if (!write_all(pair_.client, ping, stop_client_, ignored_short)) {
-            if (!stop_client_.load(std::memory_order_acquire)) {
+          if (!write_all(f.pair_.client, ping, f.stop_client_, ignored_short)) {
+            if (!f.stop_client_.load(std::memory_order_acquire)) {
               ++res.client_errors;
-              fail("round trip floor: the client's connection failed");
+              f.fail("round trip floor: the client's connection failed");
             }
-            break;
+            broken = true;
+            return 0;
           }
-          sent_tsc = clock_.now();
+          sent_tsc = f.clock_.now();
           res.short_writes += ignored_short;
           ++res.pings;
           waiting = true;
@@ -178,63 +196,70 @@ class RoundTripFloor {
         }
       }
       if (waiting) {
-        const net::IoResult r = pair_.client.read_some(std::span(answer).subspan(got));
+        const net::IoResult r = f.pair_.client.read_some(std::span(answer).subspan(got));
         if (r.status == net::IoStatus::kOk) {
-          const std::uint64_t rx_tsc = clock_.now();
+          const std::uint64_t rx_tsc = f.clock_.now();
           got += r.bytes;
           ++work;
           if (got == kAnswerBytes) {
             res.round_trip_ns.record(
-                static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(rx_tsc - sent_tsc))));
-            live_.maybe_publish(res.round_trip_ns, rx_tsc);
+                static_cast<std::uint64_t>(f.clock_.to_ns(static_cast<std::int64_t>(rx_tsc - sent_tsc))));
+            f.live_.maybe_publish(res.round_trip_ns, rx_tsc);
             waiting = false;
           }
         } else if (r.status != net::IoStatus::kWouldBlock) {
           ++res.client_errors;
-          fail("round trip floor: the client's connection failed");
-          break;
+          f.fail("round trip floor: the client's connection failed");
+          broken = true;
         }
       }
-      idle.idle(work);
+      return work;
     }
-    live_.publish(res.round_trip_ns);
-    res.seconds =
-        core::sec_from_ns(static_cast<double>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t_start))));
-  }
+    void on_close() noexcept {
+      f.live_.publish(f.result_.round_trip_ns);
+      f.result_.seconds =
+          core::sec_from_ns(static_cast<double>(f.clock_.to_ns(static_cast<std::int64_t>(f.clock_.now() - t_start))));
+    }
+  };
 
-  template <typename Idle>
-  void echo_loop(Idle& idle) noexcept {
+  // The echo: an answer for every whole ping, reading the way the exchange's gateway does.
+  struct Echo {
+    RoundTripFloor& f;
     std::array<std::uint8_t, 4096> in{};
     std::array<std::uint8_t, kAnswerBytes> answer{};
-    answer.fill(0xa5);
     std::size_t partial = 0;  // bytes of a ping not complete yet
-    std::uint64_t ignored_short = 0;
-    while (!stop_echo_.load(std::memory_order_acquire)) {
+    bool broken = false;      // the connection failed (or stopped mid-write): idle until stopped
+
+    std::string_view role_name() const noexcept { return "nt-floor-echo"; }
+    void on_start() noexcept { answer.fill(0xa5); }
+    int do_work() noexcept {
+      if (broken || f.poller_.wait(0).empty()) return 0;
       int work = 0;
-      if (!poller_.wait(0).empty()) {
-        for (;;) {
-          const net::IoResult r = pair_.server.read_some(in);
-          if (r.status == net::IoStatus::kWouldBlock) break;
-          if (r.status != net::IoStatus::kOk) {
-            ++result_.echo_errors;
-            fail("round trip floor: the echo's connection failed");
-            return;
+      std::uint64_t ignored_short = 0;
+      for (;;) {
+        const net::IoResult r = f.pair_.server.read_some(in);
+        if (r.status == net::IoStatus::kWouldBlock) break;
+        if (r.status != net::IoStatus::kOk) {
+          ++f.result_.echo_errors;
+          f.fail("round trip floor: the echo's connection failed");
+          broken = true;
+          return work;
+        }
+        ++work;
+        for (partial += r.bytes; partial >= kPingBytes; partial -= kPingBytes) {
+          if (!write_all(f.pair_.server, answer, f.stop_echo_, ignored_short)) {
+            broken = true;
+            if (f.stop_echo_.load(std::memory_order_acquire)) return work;
+            ++f.result_.echo_errors;
+            f.fail("round trip floor: the echo's connection failed");
+            return work;
           }
-          ++work;
-          for (partial += r.bytes; partial >= kPingBytes; partial -= kPingBytes) {
-            if (!write_all(pair_.server, answer, stop_echo_, ignored_short)) {
-              if (stop_echo_.load(std::memory_order_acquire)) return;
-              ++result_.echo_errors;
-              fail("round trip floor: the echo's connection failed");
-              return;
-            }
-            ++result_.answers;
-          }
+          ++f.result_.answers;
         }
       }
-      idle.idle(work);
+      return work;
     }
-  }
+  };
 
   RoundTripFloorSetup setup_;
   const core::TscClock& clock_ = core::TscClock::global();
@@ -247,8 +272,10 @@ class RoundTripFloor {
   FirstFailure failure_;
   bool started_ = false;
   RoundTripFloorResult result_;
-  std::optional<core::NamedThread> echo_;  // last: joined (by stop()) before the rest is destroyed
-  std::optional<core::NamedThread> client_;
+  Client client_agent_{*this};
+  Echo echo_agent_{*this};
+  std::optional<core::ConfiguredAgentRunner<Echo>> echo_;  // last: joined (by stop()) before the rest is destroyed
+  std::optional<core::ConfiguredAgentRunner<Client>> client_;
 };
 
 }  // namespace nanotick::floors

@@ -19,12 +19,16 @@
 // same CPUs) and by tick_to_trade_bench (in its own process, pinned beside
 // the measured trader).
 //
+// The two threads are core agents (Peer, Sink) on core runners, each with
+// the idle strategy and CPU of the side it stands for.
+//
 // Thread-safety: the constructor, start(), stop() and result() are for one
 // owning thread; between start() and stop() the peer and sink threads own
 // their sockets and their fields of the result, which is read only after
 // stop() (the joins order it before the reads). live() and failure() may be
 // read from any thread. Start-up throws (net::SocketError /
-// std::invalid_argument naming what failed); the loops never allocate.
+// std::invalid_argument naming what failed; std::system_error for a thread
+// that cannot be pinned, naming the CPU); the agents never allocate.
 #pragma once
 
 #include <sys/resource.h>
@@ -39,9 +43,9 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "core/agent_runner.hpp"
 #include "core/histogram.hpp"
 #include "core/idle_strategy.hpp"
-#include "core/thread.hpp"
 #include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 #include "floor/floor_thread_support.hpp"
@@ -102,13 +106,14 @@ class TickToTradeFloor {
 
   // Starts the sink, then the peer, which drops what queued up since the
   // group was joined and records every datagram from then on. Once only.
+  // Throws std::system_error when a thread cannot be pinned.
   void start() {
     if (started_) throw std::logic_error("tick-to-trade floor: start() called twice");
     started_ = true;
-    sink_.emplace("nt-floor-sink", setup_.sink_cpu,
-                  [this] { run_with_idle(setup_.sink_idle, [this](auto& i) { sink_loop(i); }); });
-    peer_.emplace("nt-floor-peer", setup_.peer_cpu,
-                  [this] { run_with_idle(setup_.peer_idle, [this](auto& i) { peer_loop(i); }); });
+    sink_.emplace(core::make_agent_runner(sink_agent_, {"nt-floor-sink", setup_.sink_cpu}, idle(setup_.sink_idle)));
+    sink_->start();
+    peer_.emplace(core::make_agent_runner(peer_agent_, {"nt-floor-peer", setup_.peer_cpu}, idle(setup_.peer_idle)));
+    peer_->start();
   }
 
   // Stops and joins the peer, then the sink (idempotent).
@@ -118,10 +123,6 @@ class TickToTradeFloor {
     stop_sink_.store(true, std::memory_order_release);
     sink_.reset();
   }
-
-  // Pinning problems of the started threads (empty error codes when fine).
-  std::error_code peer_pin_error() const noexcept { return peer_ ? peer_->pin_error() : std::error_code{}; }
-  std::error_code sink_pin_error() const noexcept { return sink_ ? sink_->pin_error() : std::error_code{}; }
 
   // True once the peer has dropped what queued up before start(): every
   // datagram sent from then on is answered and counted.
@@ -140,29 +141,42 @@ class TickToTradeFloor {
     require_socket_idle(s.sink_idle, "tick-to-trade floor");
     return s;
   }
+  static core::IdleConfig idle(core::IdleKind kind) {
+    core::IdleConfig c;
+    c.kind = kind;
+    return c;
+  }
 
   void fail(const char* why) noexcept { failure_.set(why); }
 
-  template <typename Idle>
-  void peer_loop(Idle& idle) noexcept {
-    const std::span<std::uint8_t> buffer(buffer_.get(), kDatagramBytes);
+  // The peer: every datagram answered with one order-sized write, timed recv -> send.
+  struct Peer {
+    TickToTradeFloor& f;
     std::array<std::uint8_t, kOrderBytes> order{};
-    order.fill(0x5a);
-    // What queued up since the group was joined is not the window's: drop it.
-    for (net::RecvResult r = receiver_.recv(buffer);
-         r.status != net::RecvStatus::kNothing && r.status != net::RecvStatus::kError; r = receiver_.recv(buffer)) {
-    }
-    recording_.store(true, std::memory_order_release);
     rusage before{};
-    ::getrusage(RUSAGE_THREAD, &before);
-    const std::uint64_t t_start = clock_.now();
-    TickToTradeFloorResult& res = result_;
-    bool broken = false;
-    while (!broken && !stop_peer_.load(std::memory_order_acquire)) {
+    std::uint64_t t_start = 0;
+    bool broken = false;  // the connection to the sink failed: idle until stopped
+
+    std::string_view role_name() const noexcept { return "nt-floor-peer"; }
+    void on_start() noexcept {
+      const std::span<std::uint8_t> buffer(f.buffer_.get(), kDatagramBytes);
+      order.fill(0x5a);
+      // What queued up since the group was joined is not the window's: drop it.
+      for (net::RecvResult r = f.receiver_.recv(buffer);
+           r.status != net::RecvStatus::kNothing && r.status != net::RecvStatus::kError; r = f.receiver_.recv(buffer)) {
+      }
+      f.recording_.store(true, std::memory_order_release);
+      ::getrusage(RUSAGE_THREAD, &before);
+      t_start = f.clock_.now();
+    }
+    int do_work() noexcept {
+      if (broken) return 0;
+      const std::span<std::uint8_t> buffer(f.buffer_.get(), kDatagramBytes);
+      TickToTradeFloorResult& res = f.result_;
       int work = 0;
       for (int i = 0; i < kPollBudget; ++i) {
-        const net::RecvResult r = receiver_.recv(buffer);
-        const std::uint64_t rx_tsc = clock_.now();
+        const net::RecvResult r = f.receiver_.recv(buffer);
+        const std::uint64_t rx_tsc = f.clock_.now();
         if (r.status == net::RecvStatus::kNothing) break;
         if (r.status == net::RecvStatus::kError) {
           ++res.recv_errors;
@@ -175,62 +189,70 @@ class TickToTradeFloor {
         }
         ++res.datagrams;
         order[0] = buffer[0];  // the order depends on the packet, as a real one would
-        const net::IoResult w = pair_.client.write_some(order);
-        const std::uint64_t tx_tsc = clock_.now();
+        const net::IoResult w = f.pair_.client.write_some(order);
+        const std::uint64_t tx_tsc = f.clock_.now();
         if (w.status == net::IoStatus::kOk && w.bytes == kOrderBytes) {
-          res.hop_ns.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(tx_tsc - rx_tsc))));
-          live_.maybe_publish(res.hop_ns, tx_tsc);
+          res.hop_ns.record(static_cast<std::uint64_t>(f.clock_.to_ns(static_cast<std::int64_t>(tx_tsc - rx_tsc))));
+          f.live_.maybe_publish(res.hop_ns, tx_tsc);
         } else if (w.status == net::IoStatus::kOk || w.status == net::IoStatus::kWouldBlock) {
           ++res.short_writes;
         } else {
           ++res.write_errors;
-          fail("tick-to-trade floor: the loopback connection to the sink failed");
+          f.fail("tick-to-trade floor: the loopback connection to the sink failed");
           broken = true;
           break;
         }
       }
-      idle.idle(work);
+      return work;
     }
-    live_.publish(res.hop_ns);
-    res.seconds =
-        core::sec_from_ns(static_cast<double>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t_start))));
-    rusage after{};
-    ::getrusage(RUSAGE_THREAD, &after);
-    res.peer_involuntary_switches = static_cast<std::uint64_t>(after.ru_nivcsw - before.ru_nivcsw);
-  }
+    void on_close() noexcept {
+      TickToTradeFloorResult& res = f.result_;
+      f.live_.publish(res.hop_ns);
+      res.seconds =
+          core::sec_from_ns(static_cast<double>(f.clock_.to_ns(static_cast<std::int64_t>(f.clock_.now() - t_start))));
+      rusage after{};
+      ::getrusage(RUSAGE_THREAD, &after);
+      res.peer_involuntary_switches = static_cast<std::uint64_t>(after.ru_nivcsw - before.ru_nivcsw);
+    }
+  };
 
-  // Once stopped (after the peer was joined), one last drain without
-  // epoll: loopback TCP queues the bytes inside the peer's send(), so
+  // The sink: reads and discards the stream the way the exchange's gateway
+  // reads its sessions. On close (after the peer was joined), one last drain
+  // without epoll: loopback TCP queues the bytes inside the peer's send(), so
   // bytes_sunk then counts everything the peer wrote.
-  template <typename Idle>
-  void sink_loop(Idle& idle) noexcept {
+  struct Sink {
+    TickToTradeFloor& f;
     std::array<std::uint8_t, 65536> buffer{};
     std::uint64_t bytes = 0;
-    for (;;) {
-      const bool last = stop_sink_.load(std::memory_order_acquire);
-      int work = 0;
-      if (last || !poller_.wait(0).empty()) {
-        for (;;) {
-          const net::IoResult r = pair_.server.read_some(buffer);
-          if (r.status == net::IoStatus::kOk) {
-            bytes += r.bytes;
-            ++work;
-            continue;
-          }
-          if (r.status != net::IoStatus::kWouldBlock) {
-            ++result_.sink_errors;
-            fail("tick-to-trade floor: the sink's connection failed");
-            result_.bytes_sunk = bytes;
-            return;
-          }
-          break;  // drained
-        }
-      }
-      if (last) break;
-      idle.idle(work);
+    bool broken = false;  // the connection failed: idle until stopped
+
+    std::string_view role_name() const noexcept { return "nt-floor-sink"; }
+    int do_work() noexcept {
+      if (broken || f.poller_.wait(0).empty()) return 0;
+      return drain();
     }
-    result_.bytes_sunk = bytes;
-  }
+    void on_close() noexcept {
+      if (!broken) (void)drain();
+      f.result_.bytes_sunk = bytes;
+    }
+    int drain() noexcept {
+      int work = 0;
+      for (;;) {
+        const net::IoResult r = f.pair_.server.read_some(buffer);
+        if (r.status == net::IoStatus::kOk) {
+          bytes += r.bytes;
+          ++work;
+          continue;
+        }
+        if (r.status != net::IoStatus::kWouldBlock) {
+          ++f.result_.sink_errors;
+          f.fail("tick-to-trade floor: the sink's connection failed");
+          broken = true;
+        }
+        return work;  // drained (or failed)
+      }
+    }
+  };
 
   TickToTradeFloorSetup setup_;
   const core::TscClock& clock_ = core::TscClock::global();
@@ -245,8 +267,10 @@ class TickToTradeFloor {
   FirstFailure failure_;
   bool started_ = false;
   TickToTradeFloorResult result_;
-  std::optional<core::NamedThread> sink_;  // last: joined (by stop()) before the rest is destroyed
-  std::optional<core::NamedThread> peer_;
+  Peer peer_agent_{*this};
+  Sink sink_agent_{*this};
+  std::optional<core::ConfiguredAgentRunner<Sink>> sink_;  // last: joined (by stop()) before the rest is destroyed
+  std::optional<core::ConfiguredAgentRunner<Peer>> peer_;
 };
 
 }  // namespace nanotick::floors

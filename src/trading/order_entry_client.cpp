@@ -1,6 +1,5 @@
 #include "trading/order_entry_client.hpp"
 
-#include <bit>
 #include <stdexcept>
 
 namespace nanotick::trading {
@@ -39,12 +38,6 @@ void validate(const OrderEntryClientConfig& c) {
   require_range("output_buffer_bytes", c.output_buffer_bytes, 4 * proto::kMaxMessageLength, 64u << 20);
   require_range("read_budget_bytes", c.read_budget_bytes, 1, 64u << 20);
   require_range("socket_send_buffer_bytes", c.socket_send_buffer_bytes, 0, 64u << 20);
-}
-
-WriteStamps::WriteStamps(std::size_t capacity) {
-  const std::size_t n = std::bit_ceil(capacity < 2 ? std::size_t{2} : capacity);
-  slots_ = std::make_unique<Slot[]>(n);  // value-initialised: every page written now
-  mask_ = n - 1;
 }
 
 std::string_view to_string(SendStatus s) noexcept {

@@ -56,10 +56,12 @@
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
 #include "proto/order_entry_codec.hpp"
+#include "proto/output_stream.hpp"
+#include "proto/session_liveness.hpp"
+#include "proto/session_sequence.hpp"
 #include "telemetry/instrument.hpp"
 #include "trading/order_entry_client_types.hpp"
 #include "trading/reconnect_backoff.hpp"
-#include "trading/write_stamps.hpp"
 
 namespace nanotick::trading {
 
@@ -75,8 +77,8 @@ class OrderEntryClient {
         clock_(clock),
         backoff_(config_.reconnect_initial_ms, config_.reconnect_max_ms),
         in_(config_.input_buffer_bytes),
-        out_(config_.output_buffer_bytes),
-        stamps_(config_.output_buffer_bytes / sizeof(proto::CancelOrder) + 1),
+        // Room to stamp every order message the output can hold (the smallest is a cancel).
+        out_(config_.output_buffer_bytes, config_.output_buffer_bytes / sizeof(proto::CancelOrder) + 1),
         order_key_base_(std::uint64_t{config_.client_id} << 32) {}
 
   OrderEntryClient(const OrderEntryClient&) = delete;
@@ -173,7 +175,7 @@ class OrderEntryClient {
   bool stopped() const noexcept { return state_ == SessionState::kStopped; }
   // The interval in force (LogonAck), or the one asked for before that.
   std::uint32_t heartbeat_ms() const noexcept {
-    return static_cast<std::uint32_t>(core::whole_ms_from_ns(heartbeat_ns_));
+    return static_cast<std::uint32_t>(core::whole_ms_from_ns(liveness_.interval_ns()));
   }
   std::uint64_t session_id() const noexcept { return session_id_; }
   const Disconnect& last_disconnect() const noexcept { return last_disconnect_; }
@@ -210,10 +212,9 @@ class OrderEntryClient {
     }
     counters_.connects.add();
     state_ = SessionState::kLoggingOn;
-    next_out_seq_ = 1;
-    expected_in_seq_ = 1;
-    connected_ns_ = last_in_ns_ = last_out_ns_ = now_ns_;
-    heartbeat_ns_ = core::ns_from_ms(config_.heartbeat_ms);
+    seq_.reset();
+    liveness_.start(now_ns_, core::ns_from_ms(config_.heartbeat_ms));
+    out_.reset();
     auto logon = proto::make_message<proto::Logon>(0);
     logon.client_id = config_.client_id;
     logon.heartbeat_ms = config_.heartbeat_ms;
@@ -241,11 +242,9 @@ class OrderEntryClient {
     }
     was_logged_on_ = state_ == SessionState::kActive || state_ == SessionState::kLoggingOut;
     deliver_stamps();  // messages fully written before the end still count
-    stamps_.drop_unstamped();
+    out_.discard();    // the unwritten tail is gone
     stream_.close();
     in_.clear();
-    out_.clear();
-    queued_bytes_ = written_bytes_;  // the unwritten tail is gone
     close_pending_ = false;
     end_connection(reason, close_detail_, fatal);
   }
@@ -280,19 +279,19 @@ class OrderEntryClient {
   void run_timers() noexcept {
     switch (state_) {
       case SessionState::kLoggingOn:
-        if (now_ns_ - connected_ns_ >= core::ns_from_ms(config_.logon_timeout_ms))
+        if (now_ns_ - liveness_.connected_ns() >= core::ns_from_ms(config_.logon_timeout_ms))
           close_later(DisconnectReason::kLogonTimeout, 0, false);
         break;
       case SessionState::kActive:
-        if (now_ns_ - last_in_ns_ > 3 * heartbeat_ns_) {
+        if (liveness_.silent(now_ns_)) {
           if (enqueue(proto::make_message<proto::Logout>(0))) flush();
           close_later(DisconnectReason::kHeartbeatTimeout, 0, false);
-        } else if (now_ns_ - last_out_ns_ >= heartbeat_ns_) {
+        } else if (liveness_.heartbeat_due(now_ns_)) {
           if (enqueue(proto::make_message<proto::Heartbeat>(0))) counters_.heartbeats_sent.add();
         }
         break;
       case SessionState::kLoggingOut:
-        if (now_ns_ - logout_sent_ns_ >= 3 * heartbeat_ns_) close_later(DisconnectReason::kClientLogout, 0, true);
+        if (liveness_.stalled_too_long(logout_sent_ns_, now_ns_)) close_later(DisconnectReason::kClientLogout, 0, true);
         break;
       default: break;
     }
@@ -302,14 +301,13 @@ class OrderEntryClient {
 
   template <typename M>
   bool enqueue(M m) noexcept {
-    m.header.seq = next_out_seq_;
-    if (!out_.append(&m, sizeof m)) {
+    m.header.seq = seq_.next_out();
+    if (!out_.append(m)) {
       flush();  // make room with what the socket takes now
-      if (!out_.append(&m, sizeof m)) return false;
+      if (!out_.append(m)) return false;
     }
-    ++next_out_seq_;
-    queued_bytes_ += sizeof m;
-    last_out_ns_ = now_ns_;
+    seq_.sent();
+    liveness_.sent(now_ns_);
     counters_.messages_out.add();
     return true;
   }
@@ -317,12 +315,12 @@ class OrderEntryClient {
   template <typename M>
   SendResult send_order(const M& m) noexcept {
     if (state_ != SessionState::kActive || close_pending_) return {0, SendStatus::kNotLoggedOn};
-    const std::uint32_t seq = next_out_seq_;
-    if (stamps_.full() || !enqueue(m)) {
+    const std::uint32_t seq = seq_.next_out();
+    if (out_.stamps().full() || !enqueue(m)) {
       counters_.output_full.add();
       return {0, SendStatus::kOutputFull};
     }
-    stamps_.push(seq, queued_bytes_);
+    (void)out_.stamps().push(out_.queued_end(), order_key_base_ | seq, seq);  // not full: checked above
     counters_.orders_sent.add();
     if (!corked_) flush();
     return {seq, SendStatus::kSent};
@@ -330,12 +328,11 @@ class OrderEntryClient {
 
   void flush() noexcept {
     while (!out_.empty() && !close_pending_) {
-      const std::span<const std::uint8_t> pending = out_.readable();
+      const std::span<const std::uint8_t> pending = out_.pending();
       const net::IoResult r = stream_.write_some(pending);
       if (r.status == net::IoStatus::kOk) {
         if (r.bytes < pending.size()) counters_.partial_writes.add();
-        out_.consume(r.bytes);
-        written_bytes_ += r.bytes;
+        out_.wrote(r.bytes);
         counters_.bytes_out.add(r.bytes);
         continue;
       }
@@ -343,16 +340,16 @@ class OrderEntryClient {
       close_later(r.status == net::IoStatus::kClosed ? DisconnectReason::kPeerClosed : DisconnectReason::kIoError,
                   static_cast<std::uint16_t>(r.error), false);
     }
-    if (stamps_.has_unstamped_below(written_bytes_)) {
+    if (out_.stamps().has_written(out_.written())) {
       last_written_tsc_ = clock_.now();
-      stamps_.stamp_below(written_bytes_, last_written_tsc_);
+      out_.stamps().stamp_written(out_.written(), last_written_tsc_);
     }
   }
 
   std::size_t deliver_stamps() noexcept {
-    return stamps_.deliver([this](std::uint32_t seq, std::uint64_t tsc) {
-      NT_HOP_AT(tr_tcp_write, tsc, order_key_base_ | seq);
-      handler_.on_order_written(seq, tsc);
+    return out_.stamps().take_stamped([this](const proto::WrittenStamps::Entry& e) {
+      NT_HOP_AT(tr_tcp_write, e.written_tsc, e.key);
+      handler_.on_order_written(static_cast<std::uint32_t>(e.aux), e.written_tsc);
     });
   }
 
@@ -391,10 +388,10 @@ class OrderEntryClient {
       if (f.status == proto::FrameStatus::kNeedMore) return;
       if (f.status != proto::FrameStatus::kMessage) return protocol_error(ProtocolError::kMalformed);
       counters_.messages_in.add();
-      if (f.header.seq != expected_in_seq_)
-        return protocol_error(f.header.seq > expected_in_seq_ ? ProtocolError::kSeqGap : ProtocolError::kSeqRepeat);
-      ++expected_in_seq_;
-      last_in_ns_ = now_ns_;
+      if (const proto::SeqCheck c = seq_.check(f.header.seq); c != proto::SeqCheck::kExpected)
+        return protocol_error(c == proto::SeqCheck::kGap ? ProtocolError::kSeqGap : ProtocolError::kSeqRepeat);
+      seq_.accept();
+      liveness_.heard(now_ns_);
       dispatch(f.header.type, bytes.data());
       in_.consume(f.length);
     }
@@ -412,7 +409,7 @@ class OrderEntryClient {
         if (state_ != SessionState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
         const auto m = proto::read_message<proto::LogonAck>(bytes);
         if (m.client_id != config_.client_id || m.heartbeat_ms == 0) return protocol_error(ProtocolError::kBadLogonAck);
-        heartbeat_ns_ = core::ns_from_ms(m.heartbeat_ms);
+        liveness_.set_interval_ns(core::ns_from_ms(m.heartbeat_ms));
         session_id_ = m.session_id;
         state_ = SessionState::kActive;
         backoff_.reset();
@@ -483,14 +480,10 @@ class OrderEntryClient {
   SessionState state_ = SessionState::kDisconnected;
   std::uint64_t now_ns_ = 0;           // read once per poll()
   std::uint64_t next_attempt_ns_ = 0;  // kDisconnected: connect at or after this time (0: at once)
-  std::uint64_t connected_ns_ = 0;
-  std::uint64_t last_in_ns_ = 0;
-  std::uint64_t last_out_ns_ = 0;
   std::uint64_t logout_sent_ns_ = 0;
-  std::uint64_t heartbeat_ns_ = 0;
   std::uint64_t session_id_ = 0;
-  std::uint32_t next_out_seq_ = 1;
-  std::uint32_t expected_in_seq_ = 1;
+  proto::SessionSequence seq_;
+  proto::SessionLiveness liveness_;
   bool was_logged_on_ = false;
   // A session that must end (failure found while reading, writing or inside
   // a callback): poll() closes it at its next safe point.
@@ -500,10 +493,8 @@ class OrderEntryClient {
   DisconnectReason close_reason_ = DisconnectReason::kPeerClosed;
   std::uint16_t close_detail_ = 0;
   core::ByteBuffer in_;
-  core::ByteBuffer out_;
-  std::uint64_t queued_bytes_ = 0;   // bytes ever appended to out_ and not dropped
-  std::uint64_t written_bytes_ = 0;  // bytes ever written to a socket
-  WriteStamps stamps_;
+  // Order messages wait in its stamps for their write: key (client << 32) | seq, aux the seq.
+  proto::OutputStream out_;
   const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)
   std::uint64_t last_written_tsc_ = 0;
   Disconnect last_disconnect_{};

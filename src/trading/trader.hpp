@@ -4,7 +4,7 @@
 // The agent graph, wired here (runners from [threads]: core::ThreadLayout):
 //
 //   UDP -> [MdSockets] -> [MdConsumer -> TradeEngine -> Strategy -> OrderEntryClient] -> TCP
-//   compact:   runner "engine" = all of it (the caller's thread, run())
+//   compact:   runner "engine" = all of it (EngineAgent on the caller's thread, run())
 //   dedicated: runner "receiver" = MdSockets -> DatagramRing (ReceiverAgent on a
 //              core::ConfiguredAgentRunner) | runner "engine" = the rest
 //
@@ -51,6 +51,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -141,16 +142,18 @@ class Trader {
     return work;
   }
 
-  // Runs passes until stop() returns true (checked every pass), idling with
-  // `Idle` when a pass found nothing to do; then winds down. `status` is
+  // Runs the "engine" runner on the calling thread (EngineAgent on
+  // core::run_on_this_thread, idling as `idle` says when a pass found
+  // nothing to do) until stop() returns true (checked every pass) or the
+  // session failed for good; then winds down. `status` is
   // called on this thread with: a std::string warning at start-up (before the
   // first pass), a SessionEnd when the session ends, and a TraderStatus every
   // [trader] status_interval_ms -- the last two between passes, so it must
   // neither format nor block (apps/trader.cpp logs them with NT_LOG_WITH,
   // dropping when the log ring is full).
   // Throws std::logic_error if a telemetry recorder is bound elsewhere already.
-  template <typename Idle, typename Stop, typename Status>
-  void run(Idle& idle, Stop&& stop, Status&& status) {
+  template <typename Stop, typename Status>
+  void run(const core::IdleConfig& idle, Stop&& stop, Status&& status) {
     std::optional<telemetry::ThreadBinding> binding;  // this thread is the engine's until run() returns
     if (telemetry_.engine != nullptr) binding.emplace(*telemetry_.engine);
     // Dedicated: the receiver agent on its runner ([threads.receiver]: cpu,
@@ -166,7 +169,10 @@ class Trader {
           *receiver_agent, core::RunnerOptions{.thread_name = "md-receiver", .cpu = r.cpu}, idle_config));
       receiver->start();  // throws (naming the CPU) if the thread cannot be pinned where the config says
     }
-    run_engine(idle, stop, status);
+    EngineAgent<std::remove_reference_t<Status>> engine(*this, status);
+    core::run_on_this_thread(engine, idle, [&] { return engine.finished() || stop(); });
+    publish_gauges();
+    counters_.mark_stopped();  // run() ends here without an exception: the values are final
   }
 
   // Cancels every open order, waits up to 2 s for the answers (a disconnected
@@ -351,35 +357,46 @@ class Trader {
     }
   }
 
-  template <typename Idle, typename Stop, typename Status>
-  void run_engine(Idle& idle, Stop&& stop, Status&& status) {
-    const TimeNs interval = core::ns_from_ms(config_.status_interval_ms);
-    TimeNs next_status = engine_.now_ns() + interval;
-    TimeNs next_gauges = engine_.now_ns();
-    while (!stop()) {
-      idle.idle(poll());
-      if (engine_.now_ns() >= next_gauges) [[unlikely]] {
-        publish_gauges();
-        if (ring_) ring_depth_.set(ring_->size());
+  // The "engine" runner's agent: a pass, then the duties between passes
+  // (gauges, the session's news, status lines); on close, the wind-down.
+  template <typename Status>
+  struct EngineAgent {
+    EngineAgent(Trader& t, Status& s)
+        : trader(t),
+          status(s),
+          interval(core::ns_from_ms(t.config_.status_interval_ms)),
+          next_status(t.engine_.now_ns() + interval),
+          next_gauges(t.engine_.now_ns()) {}
+    Trader& trader;
+    Status& status;
+    const TimeNs interval;
+    TimeNs next_status;
+    TimeNs next_gauges;
+
+    std::string_view role_name() const noexcept { return "engine"; }
+    // A logon reject retrying cannot cure stopped the gateway: the run ends.
+    bool finished() const noexcept { return trader.session_failed_; }
+    int do_work() {
+      Trader& t = trader;
+      const int work = t.poll();
+      if (t.engine_.now_ns() >= next_gauges) [[unlikely]] {
+        t.publish_gauges();
+        if (t.ring_) t.ring_depth_.set(t.ring_->size());
         next_gauges += TraderGauges::kPublishPeriodNs;
       }
-      if (engine_.disconnect_events() != seen_disconnects_) {  // rare: told as it happens
-        seen_disconnects_ = engine_.disconnect_events();
-        status(SessionEnd::of(engine_.last_disconnect()));
+      if (t.engine_.disconnect_events() != t.seen_disconnects_) {  // rare: told as it happens
+        t.seen_disconnects_ = t.engine_.disconnect_events();
+        status(SessionEnd::of(t.engine_.last_disconnect()));
       }
-      if (gateway_.state() == SessionState::kStopped) {  // a logon reject retrying cannot cure
-        session_failed_ = true;
-        break;
-      }
-      if (interval != 0 && engine_.now_ns() >= next_status) {
-        status(status_figures());
+      if (t.gateway_.state() == SessionState::kStopped) t.session_failed_ = true;
+      if (interval != 0 && t.engine_.now_ns() >= next_status) {
+        status(t.status_figures());
         next_status += interval;
       }
+      return work;
     }
-    wind_down();
-    publish_gauges();
-    counters_.mark_stopped();  // run() ends here without an exception: the values are final
-  }
+    void on_close() { trader.wind_down(); }
+  };
 
   void poll_quietly() noexcept {
     if (poll() == 0) BusySpinIdle::pause();
