@@ -1,6 +1,6 @@
 // Concurrency stress for core::SpscRing: a real producer thread and a real
-// consumer thread move NANOTICK_STRESS_ITEMS items (default 20,000,000;
-// 2,000,000 under a sanitizer) through the ring with every API pairing, and the
+// consumer thread move NANOTICK_STRESS_ITEMS items (default 5,000,000;
+// 1,000,000 under a sanitizer: CI-sized; --stress N for the long form) through the ring with every API pairing, and the
 // consumer checks strict order (sequence numbers), payload integrity (a check
 // word derived from the sequence number) and, at the end, that nothing was lost
 // or duplicated (count and checksum against the producer's).
@@ -21,7 +21,7 @@ using nanotick::core::SpscRing;
 
 using nanotick::test::mix;
 
-std::uint64_t stress_items() { return nanotick::test::stress_items(20'000'000, 2'000'000); }
+std::uint64_t stress_items() { return nanotick::test::stress_items(5'000'000, 1'000'000); }
 
 struct Item {
   std::uint64_t seq;

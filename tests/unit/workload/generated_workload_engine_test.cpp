@@ -41,7 +41,9 @@ struct CountingSink {
 
 class GeneratedWorkloadOnEngine : public ::testing::TestWithParam<WorkloadKind> {};
 
-template <template <engine::EngineSink> class Engine>
+// Unconstrained on purpose: clang 16 crashes on a concept-constrained template
+// template parameter here (its constraint check of Engine<CountingSink>).
+template <template <typename> class Engine>
 void expect_modelled_outcomes(WorkloadKind kind) {
   const bool regime = std::ranges::find(kRegimeKinds, kind) != std::end(kRegimeKinds);
   GenStats stats;
