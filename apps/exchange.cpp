@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app_main.hpp"
+#include "observability_options.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -35,19 +36,8 @@ int main(int argc, char** argv) {
   app.add_option("--journal-dir", journal_dir, "overrides [journal] dir");
   app.add_option("--status", status_every, "print a status line every N seconds (0: never)")
       ->check(CLI::Range(0.0, 3600.0));
-  std::string counters_path;
-  app.add_option("--counters", counters_path,
-                 "keep the counters in this memory-mapped file, readable live by ./nanotick stat (put it on tmpfs, "
-                 "e.g. /dev/shm, for a production run)");
-  std::string telemetry_dir;
-  // Offered only when the macros are compiled in (a build with
-  // -DNANOTICK_TELEMETRY=OFF would write files without records): the demo
-  // passes it to the binaries whose --help lists it.
-#if NANOTICK_TELEMETRY
-  app.add_option("--telemetry", telemetry_dir,
-                 "write hop stamps and function timers to DIR/exchange.ntt (docs/TELEMETRY.md)")
-      ->check(CLI::ExistingDirectory);
-#endif
+  ObservabilityOptions observe;
+  add_observability_options(app, observe, "exchange.ntt");
   CLI11_PARSE(app, argc, argv);
 
   install_stop_handlers();
@@ -61,10 +51,10 @@ int main(int argc, char** argv) {
     if (!journal_dir.empty()) config.journal.dir = journal_dir;
     // Declared before the server: it must outlive the threads recording into it.
     std::unique_ptr<nanotick::telemetry::Writer> telemetry;
-    if (!telemetry_dir.empty())
-      telemetry = std::make_unique<nanotick::telemetry::Writer>(
-          nanotick::telemetry::WriterOptions{.path = telemetry_dir + "/exchange.ntt", .process_name = "exchange"});
-    ExchangeServer server(config, log_line, telemetry.get(), counters_path);
+    if (!observe.telemetry_dir.empty())
+      telemetry = std::make_unique<nanotick::telemetry::Writer>(nanotick::telemetry::WriterOptions{
+          .path = observe.telemetry_dir + "/exchange.ntt", .process_name = "exchange"});
+    ExchangeServer server(config, log_line, telemetry.get(), observe.counters_path);
     if (telemetry) telemetry->start();
     server.start();
     log_line("order entry listening on " + server.order_entry_address().to_string() + ", market data " +

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app_main.hpp"
+#include "observability_options.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -168,19 +169,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e7));
   std::string book_dump_path;
   app.add_option("--book-dump", book_dump_path, "at exit, write every book order by order to this file");
-  std::string counters_path;
-  app.add_option("--counters", counters_path,
-                 "keep the counters in this memory-mapped file, readable live by ./nanotick stat (put it on tmpfs, "
-                 "e.g. /dev/shm, for a production run)");
-  std::string telemetry_dir;
-  // Offered only when the macros are compiled in (a build with
-  // -DNANOTICK_TELEMETRY=OFF would write files without records): the demo
-  // passes it to the binaries whose --help lists it.
-#if NANOTICK_TELEMETRY
-  app.add_option("--telemetry", telemetry_dir,
-                 "write hop stamps and function timers to DIR/<trader name>.ntt (docs/TELEMETRY.md)")
-      ->check(CLI::ExistingDirectory);
-#endif
+  ObservabilityOptions observe;
+  add_observability_options(app, observe, "<trader name>.ntt");
   CLI11_PARSE(app, argc, argv);
 
   install_stop_handlers();
@@ -192,14 +182,14 @@ int main(int argc, char** argv) {
     ProcessLog process_log("nanotick-trader[" + config.name + "]");
     switch (config.strategy) {
       case StrategyKind::kMarketMaker:
-        return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir,
-                     counters_path);
+        return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, observe.telemetry_dir,
+                     observe.counters_path);
       case StrategyKind::kLiquidityTaker:
-        return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path, telemetry_dir,
-                     counters_path);
+        return trade(config, LiquidityTaker(config.strategy_params), duration_s, book_dump_path, observe.telemetry_dir,
+                     observe.counters_path);
       case StrategyKind::kRandom:
         return trade(config, RandomStrategy(config.strategy_params, config.seed), duration_s, book_dump_path,
-                     telemetry_dir, counters_path);
+                     observe.telemetry_dir, observe.counters_path);
     }
     log_line("error: unknown strategy kind");
     return 2;

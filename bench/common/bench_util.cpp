@@ -155,4 +155,11 @@ void print_throughput_table(std::string_view title, const std::vector<Throughput
   std::fflush(stdout);
 }
 
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
 }  // namespace nanotick::bench

@@ -28,6 +28,10 @@ void pin_or_warn(int cpu);
 // and build flavour, so every table carries the machine it was measured on.
 void print_machine_header(const char* bench_name);
 
+// /proc/loadavg's 1, 5 and 15 minute figures ("0.52 0.61 0.70"): the noise
+// a shared machine adds, printed beside a run's results.
+std::string load_average();
+
 struct LatencyRow {
   std::string name;
   core::LatencyHistogram ns;  // samples in nanoseconds

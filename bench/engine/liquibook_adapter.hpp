@@ -95,15 +95,7 @@ class LiquibookAdapter {
     }
   }
 
-  PeerResult process(const engine::Request& r) {
-    switch (r.type) {
-      case engine::RequestType::kNew: return on_new(r);
-      case engine::RequestType::kCancel: return on_cancel(r);
-      case engine::RequestType::kModify: return on_modify(r);
-      case engine::RequestType::kMassCancel: break;  // the venue's request: in no workload a peer replays
-    }
-    return PeerResult::kRejected;
-  }
+  PeerResult process(const engine::Request& r) { return dispatch_to_peer(*this, r); }
 
   std::size_t live_orders() const noexcept { return index_.size(); }
 
@@ -120,6 +112,8 @@ class LiquibookAdapter {
   }
 
  private:
+  template <typename Peer>
+  friend PeerResult dispatch_to_peer(Peer&, const engine::Request&);
   static std::size_t max_orders_of(const engine::EngineConfig& config) noexcept {
     std::size_t n = 0;
     for (const engine::InstrumentConfig& ic : config.instruments) n += ic.max_orders;

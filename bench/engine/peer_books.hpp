@@ -88,6 +88,18 @@ enum class PeerResult : std::uint8_t {
   kUnknownOrder,  // cancel/modify of an order that is not live
 };
 
+// A request to the peer book's handler of its kind (the peers' process()).
+template <typename Peer>
+PeerResult dispatch_to_peer(Peer& peer, const engine::Request& r) {
+  switch (r.type) {
+    case engine::RequestType::kNew: return peer.on_new(r);
+    case engine::RequestType::kCancel: return peer.on_cancel(r);
+    case engine::RequestType::kModify: return peer.on_modify(r);
+    case engine::RequestType::kMassCancel: break;  // the venue's request: in no workload a peer replays
+  }
+  return PeerResult::kRejected;
+}
+
 // Shared validation of a new order's fields against its instrument.
 inline bool peer_new_order_valid(const engine::Request& r, const std::vector<engine::InstrumentConfig>& instruments) {
   using engine::OrderType;
@@ -126,15 +138,7 @@ class StdPeerBook {
   StdPeerBook(const engine::EngineConfig& config, Sink& sink)
       : instruments_(config.instruments), books_(config.instruments.size()), sink_(sink) {}
 
-  PeerResult process(const engine::Request& r) {
-    switch (r.type) {
-      case engine::RequestType::kNew: return on_new(r);
-      case engine::RequestType::kCancel: return on_cancel(r);
-      case engine::RequestType::kModify: return on_modify(r);
-      case engine::RequestType::kMassCancel: break;  // the venue's request: in no workload a peer replays
-    }
-    return PeerResult::kRejected;
-  }
+  PeerResult process(const engine::Request& r) { return dispatch_to_peer(*this, r); }
 
   std::size_t live_orders() const { return index_.size(); }
 
@@ -162,6 +166,8 @@ class StdPeerBook {
   }
 
  private:
+  template <typename Peer>
+  friend PeerResult dispatch_to_peer(Peer&, const engine::Request&);
   template <typename Levels>
   static bool best_of(const Levels& levels, engine::Price& price, engine::Qty& qty) {
     if (levels.empty()) return false;

@@ -787,13 +787,6 @@ std::string journal_fs(const std::filesystem::path& dir) {
   }
 }
 
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -821,13 +814,13 @@ int main(int argc, char** argv) {
         "Exchange: %s, compact mode, idle spin, critical thread pinned on CPU %d; client thread pinned on "
         "CPU %d; echo peer thread pinned on CPU %d. Journal under %s (%s). Load average at start: %s.%s\n\n",
         ctx.exchange_binary.string().c_str(), args.cpu_b, args.cpu_a, args.cpu_b,
-        probe.path().parent_path().string().c_str(), journal_fs(probe.path()).c_str(), load_average().c_str(),
+        probe.path().parent_path().string().c_str(), journal_fs(probe.path()).c_str(), nb::load_average().c_str(),
         args.quick ? " (--quick: tiny counts, a smoke run)" : "");
     std::fflush(stdout);
     const LatencyResults lat = run_latency_section(ctx);
     const std::vector<LoadCase> load = run_load_section(ctx);
     print_targets(lat, load);
-    std::printf("Load average at the end: %s.\n", load_average().c_str());
+    std::printf("Load average at the end: %s.\n", nb::load_average().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "order_entry_bench: %s\n", e.what());
     return 1;

@@ -417,13 +417,6 @@ void report(const Options& o, const std::vector<Measurement>& ms) {
       o.quick ? " (--quick: a smoke run, too short for tails.)" : "");
 }
 
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -437,7 +430,7 @@ int main(int argc, char** argv) {
         "with the floor peer thread beside it (same idle); the floor's reader thread on CPU %d. %.0f s "
         "per window. Load average at start: %s.\n\n",
         bin.exchange.string().c_str(), bin.trader.string().c_str(), o.rate, o.venue_cpu, o.measured_cpu, o.venue_cpu,
-        o.seconds, load_average().c_str());
+        o.seconds, nb::load_average().c_str());
     if (o.telemetry.size() > 1 || o.telemetry[0])
       std::printf("Telemetry: %s (every subject with --telemetry DIR, files in the measurement's temp dir).\n\n",
                   o.telemetry.size() > 1 ? "each idle setting without, then with it" : "on");
@@ -455,7 +448,7 @@ int main(int argc, char** argv) {
       }
     }
     report(o, ms);
-    std::printf("Load average at the end: %s.\n", load_average().c_str());
+    std::printf("Load average at the end: %s.\n", nb::load_average().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tick_to_trade_bench: %s\n", e.what());
     return 1;

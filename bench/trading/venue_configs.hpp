@@ -88,6 +88,14 @@ inline void trader_head(std::ostringstream& t, std::string_view name, std::strin
     << "[market_data]\nreorder_packets = 8\nreorder_us = 200\nbuffer_messages = 65536\n\n";
 }
 
+// The two instruments of the venue, as each trader's config names them.
+struct VenueInstrument {
+  const char* symbol;
+  long long reference;
+  long long band;  // 100 ticks
+};
+inline constexpr VenueInstrument kVenueInstruments[] = {{"NTK1", 10000, 100}, {"NTK2", 50000, 500}};
+
 }  // namespace detail
 
 // Client A: random actions at load_actions_per_s (half per instrument),
@@ -100,12 +108,7 @@ inline std::string load_trader_toml(const VenueSetup& s) {
   const auto global_rate = static_cast<long long>(s.load_actions_per_s * 4 + 100);
   t << "[risk]\nmax_open_orders = 128\nmax_open_notional = 1000000000000\nmax_loss = 1000000000000\n"
     << "orders_per_second = " << global_rate << "\nburst = " << global_rate << "\n\n";
-  struct Instrument {
-    const char* symbol;
-    long long reference;
-    long long band;  // 100 ticks
-  };
-  for (const Instrument& in : {Instrument{"NTK1", 10000, 100}, Instrument{"NTK2", 50000, 500}}) {
+  for (const detail::VenueInstrument& in : detail::kVenueInstruments) {
     t << "[[instruments]]\nsymbol = \"" << in.symbol << "\"\nreference_price = " << in.reference
       << "\nmax_order_qty = 100\nmax_position = 1000000\nmax_open_orders = 48\nmax_open_notional = 100000000000\n"
       << "max_loss = 100000000000\nprice_band = " << in.band << "\norders_per_second = " << per_instrument
@@ -125,12 +128,7 @@ inline std::string maker_trader_toml(const VenueSetup& s) {
   detail::trader_head(t, "maker", "market_maker", s.measured_cpu, s.maker_idle, kMakerClient, s);
   t << "[risk]\nmax_open_orders = 64\nmax_open_notional = 1000000000000\nmax_loss = 1000000000000\n"
     << "orders_per_second = 100000\nburst = 10000\n\n";
-  struct Instrument {
-    const char* symbol;
-    long long reference;
-    long long band;  // 100 ticks
-  };
-  for (const Instrument& in : {Instrument{"NTK1", 10000, 100}, Instrument{"NTK2", 50000, 500}}) {
+  for (const detail::VenueInstrument& in : detail::kVenueInstruments) {
     t << "[[instruments]]\nsymbol = \"" << in.symbol << "\"\nreference_price = " << in.reference
       << "\nmax_order_qty = 100\nmax_position = 1000000\nmax_open_orders = 8\nmax_open_notional = 100000000000\n"
       << "max_loss = 100000000000\nprice_band = " << in.band << "\nfair_price = \"microprice\"\n"

@@ -35,6 +35,10 @@ class TableReader {
 
   // Optional integer in [min, max], `fallback` when absent.
   std::int64_t integer(std::string_view key, std::int64_t fallback, std::int64_t min, std::int64_t max);
+  // Optional integer in [min, max] as a u32 (max at most 2^32 - 1), `fallback` when absent.
+  std::uint32_t u32(std::string_view key, std::uint32_t fallback, std::int64_t min, std::int64_t max = 0xffff'ffffLL) {
+    return static_cast<std::uint32_t>(integer(key, fallback, min, max < 0xffff'ffffLL ? max : 0xffff'ffffLL));
+  }
   // Required integer in [min, max].
   std::int64_t required_integer(std::string_view key, std::int64_t min, std::int64_t max);
   bool boolean(std::string_view key, bool fallback);

@@ -13,19 +13,12 @@ namespace {
 using config::ConfigError;
 using config::TableReader;
 
-constexpr std::int64_t kU32 = 0xffff'ffffLL;
-
-std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min,
-                  std::int64_t max = kU32) {
-  return static_cast<std::uint32_t>(t.integer(key, fallback, min, max));
-}
-
 JournalConfig read_journal(TableReader t) {
   JournalConfig j;
   j.dir = t.required_string("dir");
   const std::string fsync = t.choice("fsync", "batch", {"every", "batch", "none"});
   j.fsync = fsync == "every" ? FsyncPolicy::kEvery : fsync == "none" ? FsyncPolicy::kNone : FsyncPolicy::kBatch;
-  j.batch_window_us = u32(t, "batch_window_us", j.batch_window_us, 1, 10'000'000);
+  j.batch_window_us = t.u32("batch_window_us", j.batch_window_us, 1, 10'000'000);
   j.segment_bytes = static_cast<std::uint64_t>(
       t.integer("segment_bytes", static_cast<std::int64_t>(j.segment_bytes), 1 << 16, std::int64_t{1} << 40));
   if (j.segment_bytes % 64 != 0) t.fail("segment_bytes", "must be a multiple of 64 (the record size)");

@@ -1,11 +1,14 @@
 // What both floors' agents share: refusing an idle strategy that cannot wait
-// on a socket, and remembering the first reason a thread stopped early.
+// on a socket, starting an agent on its own runner, and remembering the first
+// reason a thread stopped early.
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "core/agent_runner.hpp"
 #include "core/idle_strategy.hpp"
 
 namespace nanotick::floors {
@@ -16,6 +19,18 @@ inline void require_socket_idle(core::IdleKind kind, const char* who) {
   if (kind == core::IdleKind::block)
     throw std::invalid_argument(std::string(who) +
                                 ": idle \"block\" cannot wait on sockets: use spin, yield or backoff");
+}
+
+// Starts `agent` on a runner of its own: thread `name`, pinned to `cpu` (-1:
+// not pinned), idling as `kind` says. Throws std::system_error naming the CPU
+// when the thread cannot be pinned there.
+template <core::Agent A>
+void start_agent(std::optional<core::ConfiguredAgentRunner<A>>& runner, A& agent, const char* name, int cpu,
+                 core::IdleKind kind) {
+  core::IdleConfig idle;
+  idle.kind = kind;
+  runner.emplace(core::make_agent_runner(agent, {name, cpu}, idle));
+  runner->start();
 }
 
 // The first failure any thread reported (a static string), readable from

@@ -92,11 +92,8 @@ class RoundTripFloor {
   void start() {
     if (started_) throw std::logic_error("round trip floor: start() called twice");
     started_ = true;
-    echo_.emplace(core::make_agent_runner(echo_agent_, {"nt-floor-echo", setup_.echo_cpu}, idle(setup_.echo_idle)));
-    echo_->start();
-    client_.emplace(
-        core::make_agent_runner(client_agent_, {"nt-floor-ping", setup_.client_cpu}, idle(setup_.client_idle)));
-    client_->start();
+    start_agent(echo_, echo_agent_, "nt-floor-echo", setup_.echo_cpu, setup_.echo_idle);
+    start_agent(client_, client_agent_, "nt-floor-ping", setup_.client_cpu, setup_.client_idle);
   }
 
   // Stops and joins the client, then the echo (idempotent).
@@ -121,11 +118,6 @@ class RoundTripFloor {
     require_socket_idle(s.client_idle, "round trip floor");
     require_socket_idle(s.echo_idle, "round trip floor");
     return s;
-  }
-  static core::IdleConfig idle(core::IdleKind kind) {
-    core::IdleConfig c;
-    c.kind = kind;
-    return c;
   }
 
   void fail(const char* why) noexcept { failure_.set(why); }

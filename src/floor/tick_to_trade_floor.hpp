@@ -110,10 +110,8 @@ class TickToTradeFloor {
   void start() {
     if (started_) throw std::logic_error("tick-to-trade floor: start() called twice");
     started_ = true;
-    sink_.emplace(core::make_agent_runner(sink_agent_, {"nt-floor-sink", setup_.sink_cpu}, idle(setup_.sink_idle)));
-    sink_->start();
-    peer_.emplace(core::make_agent_runner(peer_agent_, {"nt-floor-peer", setup_.peer_cpu}, idle(setup_.peer_idle)));
-    peer_->start();
+    start_agent(sink_, sink_agent_, "nt-floor-sink", setup_.sink_cpu, setup_.sink_idle);
+    start_agent(peer_, peer_agent_, "nt-floor-peer", setup_.peer_cpu, setup_.peer_idle);
   }
 
   // Stops and joins the peer, then the sink (idempotent).
@@ -140,11 +138,6 @@ class TickToTradeFloor {
     require_socket_idle(s.peer_idle, "tick-to-trade floor");
     require_socket_idle(s.sink_idle, "tick-to-trade floor");
     return s;
-  }
-  static core::IdleConfig idle(core::IdleKind kind) {
-    core::IdleConfig c;
-    c.kind = kind;
-    return c;
   }
 
   void fail(const char* why) noexcept { failure_.set(why); }

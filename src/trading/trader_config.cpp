@@ -31,10 +31,6 @@ constexpr std::int64_t kQtyLimit = std::int64_t{1} << 40;    // the engine's max
 constexpr std::int64_t kMaxTicks = 1'000'000;                // distances in ticks: far beyond any band
 constexpr std::int64_t kMaxMs = 3'600'000;
 
-std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min, std::int64_t max) {
-  return static_cast<std::uint32_t>(t.integer(key, fallback, min, max));
-}
-
 std::string number_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -113,7 +109,7 @@ InstrumentRiskLimits read_risk(TableReader& t, const market::InstrumentConfig& i
   InstrumentRiskLimits r;
   r.max_order_qty = t.required_integer("max_order_qty", 1, in.max_order_qty);
   r.max_position = t.required_integer("max_position", 0, kQtyLimit * 1024);
-  r.max_open_orders = u32(t, "max_open_orders", r.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
+  r.max_open_orders = t.u32("max_open_orders", r.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
   r.max_open_notional = t.required_integer("max_open_notional", 1, kI64Max);
   r.max_loss = t.required_integer("max_loss", 0, kI64Max);
   r.price_band = t.required_integer("price_band", 0, kPriceLimit);
@@ -163,7 +159,7 @@ void read_liquidity_taker(TableReader& t, toml::table& table, LiquidityTakerPara
   if (const auto v = take_number(table, t, "flow_threshold", 0.0, 1e15, true)) p.flow_threshold = *v;
   if (const auto v = take_number(table, t, "min_aggressive_ratio", 0.0, 1.0)) p.min_aggressive_ratio = *v;
   p.slippage_ticks = t.integer("slippage_ticks", p.slippage_ticks, 0, kMaxTicks);
-  p.min_interval_ms = u32(t, "min_interval_ms", p.min_interval_ms, 0, kMaxMs);
+  p.min_interval_ms = t.u32("min_interval_ms", p.min_interval_ms, 0, kMaxMs);
   require_qty(t, "clip_qty", p.clip_qty, r);
   require_in_band(t, "slippage_ticks", p.slippage_ticks, in.tick_size, r.price_band,
                   "every order would be blocked (the touch plus slippage lies beyond the band)");
@@ -173,15 +169,15 @@ void read_random(TableReader& t, toml::table& table, RandomParams& p, const mark
                  const InstrumentRiskLimits& r) {
   p.enabled = true;
   if (const auto v = take_number(table, t, "orders_per_second", 0.0, 1e6, true)) p.orders_per_second = *v;
-  p.weight_new = u32(t, "weight_new", p.weight_new, 0, 1'000'000);
-  p.weight_cancel = u32(t, "weight_cancel", p.weight_cancel, 0, 1'000'000);
-  p.weight_modify = u32(t, "weight_modify", p.weight_modify, 0, 1'000'000);
-  p.weight_ioc = u32(t, "weight_ioc", p.weight_ioc, 0, 1'000'000);
+  p.weight_new = t.u32("weight_new", p.weight_new, 0, 1'000'000);
+  p.weight_cancel = t.u32("weight_cancel", p.weight_cancel, 0, 1'000'000);
+  p.weight_modify = t.u32("weight_modify", p.weight_modify, 0, 1'000'000);
+  p.weight_ioc = t.u32("weight_ioc", p.weight_ioc, 0, 1'000'000);
   if (p.weight_new + p.weight_cancel + p.weight_modify + p.weight_ioc == 0)
     t.fail("weight_new", "weight_new, weight_cancel, weight_modify and weight_ioc are all 0: at least one must be > 0");
   p.price_range_ticks = t.integer("price_range_ticks", p.price_range_ticks, 0, kMaxTicks);
   p.max_qty = t.integer("max_qty", p.max_qty, 1, kQtyLimit);
-  p.max_open_orders = u32(t, "random_max_open_orders", p.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
+  p.max_open_orders = t.u32("random_max_open_orders", p.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
   require_qty(t, "max_qty", p.max_qty, r);
   require_in_band(t, "price_range_ticks", p.price_range_ticks + 1, in.tick_size,
                   r.price_band,  // limits rest 1..range+1 ticks away
@@ -276,7 +272,7 @@ OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex,
   if (!client->credential.matches(std::span<const char>(s.api_key.data(), s.api_key.size())))
     t.fail("api_key", "does not match the credential of client " + std::to_string(s.client_id) + " (\"" + client->name +
                           "\") in " + ex_path + " (the exchange would answer BadCredentials)");
-  s.heartbeat_ms = u32(t, "heartbeat_ms", s.heartbeat_ms, 0, kMaxMs);
+  s.heartbeat_ms = t.u32("heartbeat_ms", s.heartbeat_ms, 0, kMaxMs);
   if (s.heartbeat_ms != 0 &&
       (s.heartbeat_ms < ex.server.min_heartbeat_ms || s.heartbeat_ms > ex.server.max_heartbeat_ms))
     t.fail("heartbeat_ms", "must be 0 (the exchange's default) or within the exchange's [" +
@@ -293,10 +289,10 @@ OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex,
       t.fail("exchange", e.what());
     }
   }
-  s.connect_timeout_ms = u32(t, "connect_timeout_ms", s.connect_timeout_ms, 1, 60'000);
-  s.logon_timeout_ms = u32(t, "logon_timeout_ms", s.logon_timeout_ms, 1, 600'000);
-  s.reconnect_initial_ms = u32(t, "reconnect_initial_ms", s.reconnect_initial_ms, 1, 600'000);
-  s.reconnect_max_ms = u32(t, "reconnect_max_ms", s.reconnect_max_ms, s.reconnect_initial_ms, kMaxMs);
+  s.connect_timeout_ms = t.u32("connect_timeout_ms", s.connect_timeout_ms, 1, 60'000);
+  s.logon_timeout_ms = t.u32("logon_timeout_ms", s.logon_timeout_ms, 1, 600'000);
+  s.reconnect_initial_ms = t.u32("reconnect_initial_ms", s.reconnect_initial_ms, 1, 600'000);
+  s.reconnect_max_ms = t.u32("reconnect_max_ms", s.reconnect_max_ms, s.reconnect_initial_ms, kMaxMs);
   t.finish();
   try {
     validate(s);
@@ -332,9 +328,9 @@ TraderConfig::MarketData read_market_data(TableReader t, const venue::MarketData
   m.incremental = checked_group(t, "incremental", t.string("incremental", ex.incremental));
   m.snapshot = checked_group(t, "snapshot", t.string("snapshot", ex.snapshot));
   if (m.incremental == m.snapshot) t.fail("snapshot", "must differ from market_data.incremental");
-  m.reorder_packets = u32(t, "reorder_packets", m.reorder_packets, 0, MdConsumerConfig::kMaxReorderPackets);
-  m.reorder_us = u32(t, "reorder_us", m.reorder_us, 0, 1'000'000);
-  m.buffer_messages = u32(t, "buffer_messages", m.buffer_messages, 16, 1 << 24);
+  m.reorder_packets = t.u32("reorder_packets", m.reorder_packets, 0, MdConsumerConfig::kMaxReorderPackets);
+  m.reorder_us = t.u32("reorder_us", m.reorder_us, 0, 1'000'000);
+  m.buffer_messages = t.u32("buffer_messages", m.buffer_messages, 16, 1 << 24);
   m.max_datagram_bytes = ex.mtu;
   t.finish();
   return m;
@@ -342,11 +338,11 @@ TraderConfig::MarketData read_market_data(TableReader t, const venue::MarketData
 
 GlobalRiskLimits read_global_risk(TableReader t) {
   GlobalRiskLimits g;
-  g.max_open_orders = u32(t, "max_open_orders", g.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
+  g.max_open_orders = t.u32("max_open_orders", g.max_open_orders, 1, GlobalRiskLimits::kMaxOpenOrdersCap);
   g.max_open_notional = t.required_integer("max_open_notional", 1, kI64Max);
   g.max_loss = t.required_integer("max_loss", 0, kI64Max);
-  g.orders_per_second = u32(t, "orders_per_second", g.orders_per_second, 1, 100'000'000);
-  g.burst = u32(t, "burst", g.burst, 1, 1'000'000);
+  g.orders_per_second = t.u32("orders_per_second", g.orders_per_second, 1, 100'000'000);
+  g.burst = t.u32("burst", g.burst, 1, 1'000'000);
   t.finish();
   return g;
 }
@@ -401,7 +397,7 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
   const venue::VenueConfig ex = read_exchange(trader, source, c, trader.required_string("exchange_config"));
   c.strategy = parse_kind(trader, trader.required_string("strategy"));
   c.seed = static_cast<std::uint64_t>(trader.integer("seed", 1, 0, kI64Max));
-  c.status_interval_ms = u32(trader, "status_interval_ms", c.status_interval_ms, 0, kMaxMs);
+  c.status_interval_ms = trader.u32("status_interval_ms", c.status_interval_ms, 0, kMaxMs);
   c.max_orders = static_cast<std::size_t>(trader.integer("max_orders", 4096, 1, std::int64_t{1} << 24));
   trader.finish();
 

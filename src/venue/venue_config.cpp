@@ -12,27 +12,21 @@ namespace {
 using config::ConfigError;
 using config::TableReader;
 
-constexpr std::int64_t kU32 = 0xffff'ffffLL;
 constexpr std::int64_t kPriceLimit = std::int64_t{1} << 61;  // the engine's price bound
-
-std::uint32_t u32(TableReader& t, std::string_view key, std::uint32_t fallback, std::int64_t min,
-                  std::int64_t max = kU32) {
-  return static_cast<std::uint32_t>(t.integer(key, fallback, min, max));
-}
 
 ServerConfig read_server(TableReader t) {
   ServerConfig s;
   s.order_entry = t.required_string("order_entry");
-  s.max_sessions = u32(t, "max_sessions", s.max_sessions, 1, 4096);
-  s.logon_timeout_ms = u32(t, "logon_timeout_ms", s.logon_timeout_ms, 1, 3'600'000);
-  s.min_heartbeat_ms = u32(t, "min_heartbeat_ms", s.min_heartbeat_ms, 1, 3'600'000);
-  s.max_heartbeat_ms = u32(t, "max_heartbeat_ms", s.max_heartbeat_ms, 1, 3'600'000);
+  s.max_sessions = t.u32("max_sessions", s.max_sessions, 1, 4096);
+  s.logon_timeout_ms = t.u32("logon_timeout_ms", s.logon_timeout_ms, 1, 3'600'000);
+  s.min_heartbeat_ms = t.u32("min_heartbeat_ms", s.min_heartbeat_ms, 1, 3'600'000);
+  s.max_heartbeat_ms = t.u32("max_heartbeat_ms", s.max_heartbeat_ms, 1, 3'600'000);
   if (s.min_heartbeat_ms > s.max_heartbeat_ms)
     t.fail("min_heartbeat_ms", "must be <= max_heartbeat_ms (" + std::to_string(s.max_heartbeat_ms) + ")");
-  s.heartbeat_ms = u32(t, "heartbeat_ms", s.heartbeat_ms, s.min_heartbeat_ms, s.max_heartbeat_ms);
+  s.heartbeat_ms = t.u32("heartbeat_ms", s.heartbeat_ms, s.min_heartbeat_ms, s.max_heartbeat_ms);
   // Allocated for every session slot at start-up: max_sessions x this.
-  s.output_buffer_bytes = u32(t, "output_buffer_bytes", s.output_buffer_bytes, 4096, 64 << 20);
-  s.read_budget_bytes = u32(t, "read_budget_bytes", s.read_budget_bytes, 256, 1 << 30);
+  s.output_buffer_bytes = t.u32("output_buffer_bytes", s.output_buffer_bytes, 4096, 64 << 20);
+  s.read_budget_bytes = t.u32("read_budget_bytes", s.read_budget_bytes, 256, 1 << 30);
   t.finish();
   return s;
 }
@@ -43,10 +37,10 @@ MarketDataConfig read_market_data(TableReader t) {
   m.incremental = t.required_string("incremental");
   m.snapshot = t.required_string("snapshot");
   if (m.incremental == m.snapshot) t.fail("snapshot", "must differ from market_data.incremental");
-  m.ttl = u32(t, "ttl", m.ttl, 0, 255);
-  m.mtu = u32(t, "mtu", m.mtu, 128, 65000);
-  m.heartbeat_ms = u32(t, "heartbeat_ms", m.heartbeat_ms, 1, 3'600'000);
-  m.snapshot_interval_ms = u32(t, "snapshot_interval_ms", m.snapshot_interval_ms, 1, 3'600'000);
+  m.ttl = t.u32("ttl", m.ttl, 0, 255);
+  m.mtu = t.u32("mtu", m.mtu, 128, 65000);
+  m.heartbeat_ms = t.u32("heartbeat_ms", m.heartbeat_ms, 1, 3'600'000);
+  m.snapshot_interval_ms = t.u32("snapshot_interval_ms", m.snapshot_interval_ms, 1, 3'600'000);
   t.finish();
   return m;
 }
@@ -60,8 +54,8 @@ market::InstrumentConfig read_instrument(TableReader t, std::set<std::string>& s
   in.max_price = t.required_integer("max_price", -kPriceLimit, kPriceLimit);
   in.collar = t.integer("collar", in.collar, 0, kPriceLimit);
   in.max_order_qty = t.required_integer("max_order_qty", 1, kPriceLimit);
-  in.max_orders = u32(t, "max_orders", in.max_orders, 1, 1 << 26);
-  in.max_levels = u32(t, "max_levels", in.max_levels, 1, 1 << 24);
+  in.max_orders = t.u32("max_orders", in.max_orders, 1, 1 << 26);
+  in.max_levels = t.u32("max_levels", in.max_levels, 1, 1 << 24);
   t.finish();
   return in;
 }
@@ -77,8 +71,8 @@ ClientConfig read_client(TableReader t, std::set<std::uint32_t>& ids) {
   } catch (const std::invalid_argument& e) {
     t.fail("credential", e.what());
   }
-  c.rate_limit_per_s = u32(t, "rate_limit_per_s", c.rate_limit_per_s, 1, 100'000'000);
-  c.rate_burst = u32(t, "rate_burst", c.rate_burst, 1, 100'000'000);
+  c.rate_limit_per_s = t.u32("rate_limit_per_s", c.rate_limit_per_s, 1, 100'000'000);
+  c.rate_burst = t.u32("rate_burst", c.rate_burst, 1, 100'000'000);
   c.cancel_on_disconnect = t.boolean("cancel_on_disconnect", c.cancel_on_disconnect);
   t.finish();
   return c;

@@ -18,22 +18,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root: tools.counters
 from tools.counters.counters_file import CountersFileError, read  # noqa: E402
-
-_NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
+from tools.counters.summary_text import parse_counters  # noqa: E402,F401 (also this module's API)
 
 TRADER_KEYS = ("fills", "volume", "pnl.realised", "pnl.total", "orders.placed", "orders.modifies", "orders.cancels",
                "tick_to_trade_ns.p50", "tick_to_trade_ns.p99", "tick_to_trade_ns.count")
 EXCHANGE_KEYS = ("requests_sequenced", "messages_in", "messages_out")
-
-
-def parse_counters(text: str) -> Dict[str, str]:
-    """The "key value" lines (keys may contain spaces; values are integers or reals as printed)."""
-    out: Dict[str, str] = {}
-    for line in text.splitlines():
-        key, _, value = line.strip().rpartition(" ")
-        if key and _NUMBER_RE.fullmatch(value):
-            out[key] = value
-    return out
 
 
 def read_counters(path: pathlib.Path) -> Dict[str, str]:

@@ -24,16 +24,16 @@ Pure functions and plain data: thread-safe.
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
+
+from tools.counters.summary_text import parse_counters
 
 from . import stats
 
 FLOOR_FILE = Path("counters") / "floor.txt"
 COLUMNS = ("p50", "p99", "p99.9", "max")
-_NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 @dataclass(frozen=True)
@@ -65,16 +65,6 @@ PAIRS = (
     ("tick_to_trade", "tick-to-trade", "tick_to_trade_floor", "floor: multicast recv -> 64 B TCP send"),
     ("order_round_trip", "order round trip", "round_trip_floor", "floor: TCP ping-pong, 40 B -> 96 B"),
 )
-
-
-def parse_counters(text: str) -> Dict[str, str]:
-    """The "key value" lines of a summary (the demo's parser, demo_summary.parse_counters)."""
-    out: Dict[str, str] = {}
-    for line in text.splitlines():
-        key, _, value = line.strip().rpartition(" ")
-        if key and _NUMBER_RE.fullmatch(value):
-            out[key] = value
-    return out
 
 
 def floor_figures(counters: Dict[str, str], prefix: str) -> Optional[Figures]:

@@ -15,13 +15,14 @@
 #include <vector>
 
 #include "core/time_units.hpp"
+#include "trading/strategies/strategy_defaults.hpp"
 #include "trading/strategies/strategy_params.hpp"
 #include "trading/strategies/strategy_support.hpp"
 #include "trading/trade_engine.hpp"
 
 namespace nanotick::trading {
 
-class LiquidityTaker {
+class LiquidityTaker : public StrategyDefaults {
  public:
   explicit LiquidityTaker(std::vector<StrategyParams> params)
       : params_(std::move(params)), last_order_ns_(params_.size(), 0), pending_(params_.size(), 0) {}
@@ -38,16 +39,6 @@ class LiquidityTaker {
   void on_trade(Engine&, const TradeEvent& t) noexcept {
     if (t.instrument < params_.size() && params_[t.instrument].liquidity_taker.enabled) pending_[t.instrument] = 1;
   }
-  template <typename Engine>
-  void on_order_event(Engine&, const OrderEvent&) noexcept {}
-  template <typename Engine>
-  void on_instrument_state(Engine& e, InstrumentId i, bool live) noexcept {
-    if (!live) e.cancel_all(i);
-  }
-  template <typename Engine>
-  void on_timer(Engine&, TimeNs) noexcept {}
-  template <typename Engine>
-  void on_session(Engine&, bool) noexcept {}
 
  private:
   template <typename Engine>

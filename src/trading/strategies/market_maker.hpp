@@ -21,13 +21,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "trading/strategies/strategy_defaults.hpp"
 #include "trading/strategies/strategy_params.hpp"
 #include "trading/strategies/strategy_support.hpp"
 #include "trading/trade_engine.hpp"
 
 namespace nanotick::trading {
 
-class MarketMaker {
+class MarketMaker : public StrategyDefaults {
  public:
   explicit MarketMaker(std::vector<StrategyParams> params) : params_(std::move(params)), quotes_(params_.size()) {}
 
@@ -35,8 +36,6 @@ class MarketMaker {
   void on_book(Engine& e, InstrumentId i) noexcept {
     requote(e, i);
   }
-  template <typename Engine>
-  void on_trade(Engine&, const TradeEvent&) noexcept {}
   template <typename Engine>
   void on_order_event(Engine& e, const OrderEvent& ev) noexcept {
     if (ev.instrument >= quotes_.size()) return;

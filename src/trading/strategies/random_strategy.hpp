@@ -18,29 +18,17 @@
 #include <vector>
 
 #include "core/time_units.hpp"
+#include "trading/strategies/strategy_defaults.hpp"
 #include "trading/strategies/strategy_params.hpp"
 #include "trading/strategies/strategy_support.hpp"
 #include "trading/trade_engine.hpp"
 
 namespace nanotick::trading {
 
-class RandomStrategy {
+class RandomStrategy : public StrategyDefaults {
  public:
   RandomStrategy(std::vector<StrategyParams> params, std::uint64_t seed)
       : params_(std::move(params)), next_due_ns_(params_.size(), 0), rng_(seed) {}
-
-  template <typename Engine>
-  void on_book(Engine&, InstrumentId) noexcept {}
-  template <typename Engine>
-  void on_trade(Engine&, const TradeEvent&) noexcept {}
-  template <typename Engine>
-  void on_order_event(Engine&, const OrderEvent&) noexcept {}
-  template <typename Engine>
-  void on_instrument_state(Engine& e, InstrumentId i, bool live) noexcept {
-    if (!live) e.cancel_all(i);
-  }
-  template <typename Engine>
-  void on_session(Engine&, bool) noexcept {}
 
   template <typename Engine>
   void on_timer(Engine& e, TimeNs now) noexcept {
