@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstdio>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "core/histogram.hpp"
 #include "floor/round_trip_floor.hpp"
@@ -46,6 +48,12 @@ inline void percentiles(std::string& out, const std::string& prefix, const core:
   line(out, prefix + ".mean_ns", real(h.mean()));
 }
 
+// One "<prefix>.<name> <value>" line per count.
+inline void counts(std::string& out, const std::string& prefix,
+                   std::initializer_list<std::pair<const char*, std::uint64_t>> values) {
+  for (const auto& [name, value] : values) line(out, prefix + "." + name, std::to_string(value));
+}
+
 }  // namespace summary_detail
 
 inline std::string summary(const TickToTradeFloorResult& t) {
@@ -53,13 +61,14 @@ inline std::string summary(const TickToTradeFloorResult& t) {
   std::string out;
   const std::string k = "tick_to_trade_floor";
   summary_detail::percentiles(out, k, t.hop_ns);
-  line(out, k + ".datagrams", std::to_string(t.datagrams));
-  line(out, k + ".truncated", std::to_string(t.truncated));
-  line(out, k + ".recv_errors", std::to_string(t.recv_errors));
-  line(out, k + ".short_writes", std::to_string(t.short_writes));
-  line(out, k + ".write_errors", std::to_string(t.write_errors));
-  line(out, k + ".bytes_sunk", std::to_string(t.bytes_sunk));
-  line(out, k + ".sink_errors", std::to_string(t.sink_errors));
+  summary_detail::counts(out, k,
+                         {{"datagrams", t.datagrams},
+                          {"truncated", t.truncated},
+                          {"recv_errors", t.recv_errors},
+                          {"short_writes", t.short_writes},
+                          {"write_errors", t.write_errors},
+                          {"bytes_sunk", t.bytes_sunk},
+                          {"sink_errors", t.sink_errors}});
   line(out, k + ".seconds", summary_detail::real(t.seconds));
   return out;
 }
@@ -69,12 +78,13 @@ inline std::string summary(const RoundTripFloorResult& r, double pings_per_s) {
   std::string out;
   const std::string k = "round_trip_floor";
   summary_detail::percentiles(out, k, r.round_trip_ns);
-  line(out, k + ".pings", std::to_string(r.pings));
-  line(out, k + ".late_pings", std::to_string(r.late_pings));
-  line(out, k + ".short_writes", std::to_string(r.short_writes));
-  line(out, k + ".client_errors", std::to_string(r.client_errors));
-  line(out, k + ".answers", std::to_string(r.answers));
-  line(out, k + ".echo_errors", std::to_string(r.echo_errors));
+  summary_detail::counts(out, k,
+                         {{"pings", r.pings},
+                          {"late_pings", r.late_pings},
+                          {"short_writes", r.short_writes},
+                          {"client_errors", r.client_errors},
+                          {"answers", r.answers},
+                          {"echo_errors", r.echo_errors}});
   line(out, k + ".seconds", summary_detail::real(r.seconds));
   line(out, k + ".pings_per_s", summary_detail::real(pings_per_s));
   return out;
