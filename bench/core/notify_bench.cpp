@@ -20,8 +20,6 @@
 #include <linux/futex.h>
 #include <mqueue.h>
 #include <semaphore.h>
-#include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -42,6 +40,7 @@
 #include <benchmark/benchmark.h>
 
 #include "common/bench_util.hpp"
+#include "common/wakeup.hpp"
 #include "core/compiler.hpp"
 #include "core/histogram.hpp"
 #include "core/idle_strategy.hpp"
@@ -56,10 +55,6 @@ using core::BusySpinIdle;
 [[noreturn]] void die(const char* what) {
   std::fprintf(stderr, "notify_bench: %s failed: %s\n", what, std::strerror(errno));
   std::exit(1);
-}
-
-long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value) {
-  return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), op, value, nullptr, nullptr, 0);
 }
 
 // Returns once `word` holds `want`; while it holds another value `seen`,
@@ -185,34 +180,15 @@ class PosixSemaphore {
   sem_t sem_{};
 };
 
-class EventFd {
+// The shared EventFd (common/wakeup.hpp) with the post(n)/wait(n) interface
+// of the other mechanisms: a post on every call, a read per wake-up.
+class EventFdMechanism {
  public:
-  EventFd() : fd_(::eventfd(0, EFD_CLOEXEC)) {
-    if (fd_ < 0) {
-      throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
-    }
-  }
-  ~EventFd() { ::close(fd_); }
-  EventFd(const EventFd&) = delete;
-  EventFd& operator=(const EventFd&) = delete;
-
-  void post(std::uint64_t /*n*/) {
-    const std::uint64_t one = 1;
-    if (::write(fd_, &one, sizeof one) != static_cast<ssize_t>(sizeof one)) {
-      die("eventfd write");
-    }
-  }
-  void wait(std::uint64_t /*n*/) {
-    std::uint64_t count = 0;
-    while (::read(fd_, &count, sizeof count) != static_cast<ssize_t>(sizeof count)) {
-      if (errno != EINTR) {
-        die("eventfd read");
-      }
-    }
-  }
+  void post(std::uint64_t /*n*/) { fd_.post(); }
+  void wait(std::uint64_t /*n*/) { fd_.wait(); }
 
  private:
-  int fd_;
+  EventFd fd_;
 };
 
 class PosixMessageQueue {
@@ -378,7 +354,7 @@ void run_latency_table(const Args& args, Mode mode, Counts counts, const char* t
   add_row<PolledSequence<core::YieldIdle>>(table, "nanotick YieldIdle (sched_yield)", args, mode, counts);
   add_row<RawFutex>(table, "futex (raw syscall)", args, mode, counts);
   add_row<AtomicWaitNotify>(table, "std::atomic wait/notify", args, mode, counts);
-  add_row<EventFd>(table, "eventfd", args, mode, counts);
+  add_row<EventFdMechanism>(table, "eventfd", args, mode, counts);
   add_row<PosixSemaphore>(table, "POSIX semaphore", args, mode, counts);
   add_row<CondVar>(table, "std::condition_variable", args, mode, counts);
   add_row<PosixMessageQueue>(table, "POSIX message queue", args, mode, counts);
@@ -439,7 +415,7 @@ void register_post_cost_benchmarks() {
     }
   });
   benchmark::RegisterBenchmark("eventfd write", [](benchmark::State& state) {
-    EventFd mech;
+    EventFdMechanism mech;
     for (auto _ : state) {
       mech.post(0);
     }
