@@ -621,6 +621,26 @@ class BoostChannel {
 
 enum class FdKind : std::uint8_t { pipe, fifo, unix_stream, unix_dgram, tcp, udp };
 
+// The first system call an end of a kernel channel saw fail, for its error
+// text (the ends' hot paths only record it).
+class FailedCall {
+ public:
+  std::string error() const {
+    return std::string(failed_op_) + (failed_errno_ != 0 ? std::string(": ") + std::strerror(failed_errno_) : "");
+  }
+
+ protected:
+  NT_COLD bool fail(const char* op, int err) noexcept {
+    failed_op_ = op;
+    failed_errno_ = err;
+    return false;
+  }
+
+ private:
+  const char* failed_op_ = "none";
+  int failed_errno_ = 0;
+};
+
 // Descriptor transports. Four descriptors, made before fork() (FIFOs: opened
 // by name after it): the parent's receive and send ends and the child's. Each
 // side closes the other's, so a dead peer reads as EOF or EPIPE.
@@ -651,7 +671,7 @@ class FdChannel {
   FdChannel(const FdChannel&) = delete;
   FdChannel& operator=(const FdChannel&) = delete;
 
-  class End {
+  class End : public FailedCall {
    public:
     End(FdChannel& c, Role role) : channel_(&c), role_(role) {
       const std::size_t mine = role == Role::parent ? kParentRx : kChildRx;
@@ -683,9 +703,6 @@ class FdChannel {
         fifo_fds_[1] = std::move(second);
       }
       return "";
-    }
-    std::string error() const {
-      return std::string(failed_op_) + (failed_errno_ != 0 ? std::string(": ") + std::strerror(failed_errno_) : "");
     }
 
     // Datagrams and writes of up to PIPE_BUF bytes go whole; a stream socket
@@ -733,19 +750,11 @@ class FdChannel {
     }
 
    private:
-    NT_COLD bool fail(const char* op, int err) noexcept {
-      failed_op_ = op;
-      failed_errno_ = err;
-      return false;
-    }
-
     FdChannel* channel_;
     Role role_;
     int rx_ = -1;
     int tx_ = -1;
     std::array<UniqueFd, 2> fifo_fds_;
-    const char* failed_op_ = "none";
-    int failed_errno_ = 0;
   };
 
  private:
@@ -853,15 +862,12 @@ class MqChannel {
   MqChannel(const MqChannel&) = delete;
   MqChannel& operator=(const MqChannel&) = delete;
 
-  class End {
+  class End : public FailedCall {
    public:
     End(MqChannel& c, Role role)
         : tx_(role == Role::parent ? c.to_child_ : c.to_parent_),
           rx_(role == Role::parent ? c.to_parent_ : c.to_child_) {}
     std::string open() { return ""; }
-    std::string error() const {
-      return std::string(failed_op_) + (failed_errno_ != 0 ? std::string(": ") + std::strerror(failed_errno_) : "");
-    }
 
     NT_ALWAYS_INLINE bool send(const M& m) noexcept {
       while (::mq_send(tx_, reinterpret_cast<const char*>(&m), sizeof(M), 0) != 0) {
@@ -885,15 +891,8 @@ class MqChannel {
     }
 
    private:
-    NT_COLD bool fail(const char* op, int err) noexcept {
-      failed_op_ = op;
-      failed_errno_ = err;
-      return false;
-    }
     mqd_t tx_;
     mqd_t rx_;
-    const char* failed_op_ = "none";
-    int failed_errno_ = 0;
   };
 
  private:
