@@ -105,7 +105,9 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
   log_line(std::string("trading ") + std::string(trading::to_string(config.strategy)) + " on " +
            std::to_string(config.traded_instruments()) + " of " +
            std::to_string(config.instruments.instruments.size()) + " instruments as client " +
-           std::to_string(config.session.client_id) + ", exchange " + config.session.exchange.to_string() +
+           std::to_string(config.session.client_id) + ", exchange " +
+           (config.transport == ipc::Transport::kShm ? "shm:" + config.session.shm_path
+                                                     : config.session.exchange.to_string()) +
            ", market data " + config.market_data.incremental + " + " + config.market_data.snapshot);
   log_line("ready");
   const auto start = std::chrono::steady_clock::now();

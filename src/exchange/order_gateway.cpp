@@ -1,8 +1,7 @@
 #include "exchange/order_gateway.hpp"
 
-#include <sys/socket.h>
-
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "core/time_units.hpp"
@@ -31,7 +30,10 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
       clock_(core::TscClock::global()),
       session_id_base_(session_id_base),
       listener_(net::parse_socket_address(config.server.order_entry, net::PortZero::kAllowed)),
-      poller_(config.server.max_sessions + kOverflowSlots + 1),
+      shm_listener_(config.server.shm_path.empty()
+                        ? nullptr
+                        : std::make_unique<ipc::ShmListener>(config.server.shm_path, config.server.shm_ring_bytes)),
+      poller_(config.server.max_sessions + kOverflowSlots + 2),
       session_of_client_(engine::kMaxClientId + 1, -1),
       client_index_(engine::kMaxClientId + 1, -1),
       client_fills_(std::make_unique<ClientFillTotals[]>(config.clients.size())),
@@ -48,6 +50,10 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
     client_index_[config.clients[i].id & engine::kMaxClientId] = static_cast<std::int32_t>(i);
   if (const auto ec = poller_.add(listener_.fd(), net::Interest::kRead, kListenerToken); ec)
     throw std::runtime_error("gateway: cannot poll the listening socket: " + ec.message());
+  if (shm_listener_ != nullptr) {
+    if (const auto ec = poller_.add(shm_listener_->fd(), net::Interest::kRead, kShmListenerToken); ec)
+      throw std::runtime_error("gateway: cannot poll the shared-memory listener: " + ec.message());
+  }
   last_timer_ns_ = clock_.now_ns();
 }
 
@@ -58,6 +64,11 @@ void OrderGateway::place_counters(core::CountersFile& file) {
   file.begin_group();
   file.place(g.connections_accepted, "connections_accepted");
   file.place(g.connections_refused, "connections_refused");
+  file.place(g.shm_connections_accepted, "shm.connections_accepted");
+  file.place(g.shm_connections_refused, "shm.connections_refused");
+  file.place(g.shm_setup_failures, "shm.setup_failures");
+  file.place(g.shm_broken_rings, "shm.broken_rings");
+  file.place(g.shm_peer_gone, "shm.peer_process_gone");
   file.place(g.sessions_logged_on, "sessions_logged_on");
   file.place(g.sessions_closed, "sessions_closed");
   file.place(g.sessions_live, "sessions_live", core::CounterKind::kGauge);
@@ -116,9 +127,16 @@ int OrderGateway::do_work() noexcept {
       accept_all(now);
       continue;
     }
+    if (ev.token == kShmListenerToken) {
+      accept_shm(now);
+      continue;
+    }
     const auto index = static_cast<std::size_t>(ev.token);
     if (index >= sessions_.size() || sessions_[index]->state == SessionState::kFree) continue;
     Session& s = *sessions_[index];
+    // Shared memory: the event is the control socket's (the client's process
+    // ended); read_session() then takes what it published and sees the end.
+    if (s.link.is_shm() && s.link.check_peer()) counters_.shm_peer_gone.add();
     if (ev.readable() || ev.hangup() || ev.error()) read_session(s, now);
     if (ev.writable()) flush(s);
   }
@@ -126,11 +144,16 @@ int OrderGateway::do_work() noexcept {
     push_pending_cancels();
     ++work;  // not idle while cancels wait (shutdown waits for them)
   }
-  // Sessions that stopped because the sequencer ring was full retry.
   for (const auto& sp : sessions_) {
+    // Sessions that stopped because the sequencer ring was full retry.
     if (sp->input_blocked && sp->state == SessionState::kActive) {
       sp->input_blocked = false;
       process_input(*sp, now);
+    }
+    // Shared-memory input is polled, not announced: one load per session.
+    if (sp->state != SessionState::kFree && !sp->input_blocked && sp->link.shm_input_pending()) {
+      ++work;
+      read_session(*sp, now);
     }
   }
   if (now - last_timer_ns_ >= kTimerPeriodNs) {
@@ -159,42 +182,72 @@ int OrderGateway::flush_answers() noexcept {
 void OrderGateway::accept_all(std::uint64_t now) noexcept {
   while (auto stream = listener_.accept()) {
     if (!accepting_) continue;  // shutting down: the destructor of `stream` closes it
-    std::size_t index = sessions_.size();
-    for (std::size_t i = 0; i < sessions_.size(); ++i) {
-      if (sessions_[i]->state == SessionState::kFree) {
-        index = i;
-        break;
-      }
-    }
-    if (index == sessions_.size()) {
+    Session* s = free_slot();
+    if (s == nullptr) {
       counters_.connections_refused.add();
       continue;
     }
-    Session& s = *sessions_[index];
-    if (poller_.add(stream->fd(), net::Interest::kRead, index)) {
-      counters_.connections_refused.add();
-      continue;
-    }
-    s.stream = std::move(*stream);
-    s.state = SessionState::kAwaitingLogon;
-    s.generation = ++connection_serial_;  // wraps after 65536 connections
-    s.client_id = 0;
-    s.client = nullptr;
-    s.seq.reset();
-    s.liveness.start(now, core::ns_from_ms(config_.server.heartbeat_ms));
-    s.write_interest = false;
-    s.write_shut = false;
-    s.output_stalled_ns = 0;
-    s.output_held_back = false;
-    s.kernel_room = 0;
-    s.input_blocked = false;
-    s.in.clear();
-    s.out.reset();
-    s.received_seq.fill(0);
-    ++open_connections_;
-    counters_.connections_open.set(open_connections_);
-    counters_.connections_accepted.add();
+    s->link.attach(std::move(*stream));
+    open_session(*s, now);
   }
+}
+
+void OrderGateway::accept_shm(std::uint64_t now) noexcept {
+  for (;;) {
+    if (!accepting_ || open_shm_ >= config_.server.shm_slots || free_slot() == nullptr) {
+      // No slot: the connection is closed before a segment is made for it
+      // (the client's connect reports it); shutting down: likewise.
+      if (!shm_listener_->refuse()) return;
+      counters_.shm_connections_refused.add();
+      counters_.connections_refused.add();
+      continue;
+    }
+    const std::uint64_t failures = shm_listener_->accept_errors();
+    auto stream = shm_listener_->accept();
+    if (!stream) {
+      if (shm_listener_->accept_errors() == failures) return;  // none pending
+      counters_.shm_setup_failures.add();
+      continue;
+    }
+    Session& s = *free_slot();
+    s.link.attach(std::move(*stream));
+    ++open_shm_;
+    counters_.shm_connections_accepted.add();
+    open_session(s, now);
+  }
+}
+
+Session* OrderGateway::free_slot() noexcept {
+  for (const auto& sp : sessions_)
+    if (sp->state == SessionState::kFree) return sp.get();
+  return nullptr;
+}
+
+void OrderGateway::open_session(Session& s, std::uint64_t now) noexcept {
+  if (poller_.add(s.link.fd(), net::Interest::kRead, s.index)) {
+    counters_.connections_refused.add();
+    if (s.link.is_shm()) --open_shm_;
+    s.link.close();
+    return;
+  }
+  s.state = SessionState::kAwaitingLogon;
+  s.generation = ++connection_serial_;  // wraps after 65536 connections
+  s.client_id = 0;
+  s.client = nullptr;
+  s.seq.reset();
+  s.liveness.start(now, core::ns_from_ms(config_.server.heartbeat_ms));
+  s.write_interest = false;
+  s.write_shut = false;
+  s.output_stalled_ns = 0;
+  s.output_held_back = false;
+  s.kernel_room = 0;
+  s.input_blocked = false;
+  s.in.clear();
+  s.out.reset();
+  s.received_seq.fill(0);
+  ++open_connections_;
+  counters_.connections_open.set(open_connections_);
+  counters_.connections_accepted.add();
 }
 
 void OrderGateway::read_session(Session& s, std::uint64_t now) noexcept {
@@ -204,9 +257,10 @@ void OrderGateway::read_session(Session& s, std::uint64_t now) noexcept {
     std::span<std::uint8_t> room = s.in.writable();
     if (room.empty()) break;  // a full buffer of unprocessed input (ring full): read later
     if (room.size() > budget) room = room.first(budget);
-    const net::IoResult r = s.stream.read_some(room);
+    const net::IoResult r = s.link.read_some(room);
     if (r.status == net::IoStatus::kWouldBlock) break;
     if (r.status != net::IoStatus::kOk) {  // EOF, reset or error: whatever was complete is processed
+      if (r.error == EPROTO && s.link.is_shm()) counters_.shm_broken_rings.add();
       if (s.state != SessionState::kClosing) process_input(s, now);
       release(s);
       return;
@@ -468,9 +522,10 @@ void OrderGateway::start_closing(Session& s, std::uint64_t now) noexcept {
 void OrderGateway::release(Session& s) noexcept {
   if (s.state == SessionState::kFree) return;
   log_off(s);
-  (void)poller_.remove(s.stream.fd());
-  s.stream.discard_input();  // unread input would turn close() into a reset that discards our last messages
-  s.stream.close();
+  (void)poller_.remove(s.link.fd());
+  s.link.discard_input();  // unread input would turn close() into a reset that discards our last messages
+  if (s.link.is_shm()) --open_shm_;
+  s.link.close();
   s.state = SessionState::kFree;
   s.in.clear();
   s.out.discard();
@@ -510,12 +565,13 @@ void OrderGateway::flush(Session& s) noexcept {
       if (s.output_stalled_ns == 0) s.output_stalled_ns = clock_.now_ns();
       break;
     }
-    const net::IoResult r = s.stream.write_some(bytes.first(n));
+    const net::IoResult r = s.link.write_some(bytes.first(n));
     if (r.status == net::IoStatus::kWouldBlock) {
       if (s.output_stalled_ns == 0) s.output_stalled_ns = clock_.now_ns();
       break;
     }
     if (r.status != net::IoStatus::kOk) {
+      if (r.error == EPROTO && s.link.is_shm()) counters_.shm_broken_rings.add();
       release(s);
       return;
     }
@@ -530,7 +586,7 @@ void OrderGateway::flush(Session& s) noexcept {
   }
   if (s.out.stamps().has_written(s.out.written())) take_written_answers(s, clock_.now());
   if (s.state == SessionState::kClosing && s.out.empty() && !s.write_shut) {
-    ::shutdown(s.stream.fd(), SHUT_WR);  // then wait for the peer's EOF (read_session) or the deadline
+    s.link.shutdown_write();  // then wait for the peer's EOF (read_session) or the deadline
     s.write_shut = true;
   }
   update_write_interest(s);
@@ -549,8 +605,8 @@ void OrderGateway::flush(Session& s) noexcept {
 std::size_t OrderGateway::bytes_to_write(Session& s, std::span<const std::uint8_t> bytes) noexcept {
   if (bytes.size() <= s.kernel_room) [[likely]]
     return bytes.size();
-  const long queued = s.stream.queued_output_bytes();
-  const int limit = s.stream.send_buffer_limit();
+  const long queued = s.link.queued_output_bytes();
+  const int limit = s.link.send_buffer_limit();
   if (queued < 0 || limit <= 0) return bytes.size();  // cannot tell: the kernel decides, as it would anyway
   const auto cap = static_cast<std::uint64_t>(limit) / (s.state == SessionState::kClosing ? 2 : 4);
   const auto held = static_cast<std::uint64_t>(queued);
@@ -562,9 +618,11 @@ void OrderGateway::update_write_interest(Session& s) noexcept {
   // Output we hold back ourselves waits for the kernel's queue to drain,
   // which no epoll event reports (the socket is writable all along: EPOLLOUT
   // would wake every pass); flush_answers() retries it each pass instead.
-  const bool want = !s.out.empty() && !s.output_held_back;
+  // Shared memory has no writable event (its control socket is always
+  // writable): flush_answers() retries its output each pass likewise.
+  const bool want = !s.out.empty() && !s.output_held_back && !s.link.is_shm();
   if (want == s.write_interest || s.state == SessionState::kFree) return;
-  if (!poller_.modify(s.stream.fd(), want ? net::Interest::kReadWrite : net::Interest::kRead, s.index))
+  if (!poller_.modify(s.link.fd(), want ? net::Interest::kReadWrite : net::Interest::kRead, s.index))
     s.write_interest = want;
 }
 

@@ -1,5 +1,6 @@
 // The exchange's order-entry gateway (docs/EXCHANGE.md "Pipeline",
-// PROTOCOL.md §1): accepts TCP sessions, frames and checks their messages,
+// PROTOCOL.md §1): accepts TCP and shared-memory sessions (one protocol code
+// for both: each session's bytes move through an ipc::StreamLink), frames and checks their messages,
 // runs logon, sequence numbers, heartbeats and the rate limit, turns order
 // messages into engine requests pushed into the sequencer's ring, and turns
 // the engine's reports back into messages for the session of their client.
@@ -38,6 +39,7 @@
 #include "exchange/exchange_config.hpp"
 #include "exchange/pipeline.hpp"
 #include "exchange/session.hpp"
+#include "ipc/shm_listener.hpp"
 #include "net/epoll.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
@@ -46,7 +48,12 @@ namespace nanotick::exchange {
 
 struct GatewayCounters {
   core::Counter connections_accepted;
-  core::Counter connections_refused;  // no slot at all (beyond max_sessions + overflow)
+  core::Counter connections_refused;  // no slot at all (beyond max_sessions + overflow, or shm_slots)
+  core::Counter shm_connections_accepted;  // shared-memory sessions set up (segment sent)
+  core::Counter shm_connections_refused;   // no shared-memory slot free (or shutting down)
+  core::Counter shm_setup_failures;        // a segment could not be made or sent
+  core::Counter shm_broken_rings;          // a client published impossible ring positions: closed
+  core::Counter shm_peer_gone;             // a client's process ended (its control socket closed)
   core::Counter sessions_logged_on;
   core::Counter sessions_closed;
   core::Counter sessions_live;
@@ -144,9 +151,14 @@ class OrderGateway {
  private:
   static constexpr std::size_t kOverflowSlots = 4;  // room to tell a logon "max sessions"
   static constexpr std::uint64_t kListenerToken = ~std::uint64_t{0};
+  static constexpr std::uint64_t kShmListenerToken = ~std::uint64_t{0} - 1;
   static constexpr std::uint64_t kUnstampedAnswer = ~std::uint64_t{0};  // a written-stamp entry's aux: no ex_tcp_write
 
   void accept_all(std::uint64_t now) noexcept;
+  void accept_shm(std::uint64_t now) noexcept;
+  Session* free_slot() noexcept;
+  // A slot whose link was just attached starts a connection (awaiting logon).
+  void open_session(Session& s, std::uint64_t now) noexcept;
   void read_session(Session& s, std::uint64_t now) noexcept;
   void process_input(Session& s, std::uint64_t now) noexcept;
   // Handles one framed message; false = stop processing this session's input now.
@@ -188,6 +200,7 @@ class OrderGateway {
   const core::TscClock& clock_;
   std::uint64_t session_id_base_;
   net::TcpListener listener_;
+  std::unique_ptr<ipc::ShmListener> shm_listener_;  // null: no shared-memory sessions offered
   net::EpollPoller poller_;
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::int32_t> session_of_client_;  // client id -> logged-on session index, -1 none
@@ -195,6 +208,7 @@ class OrderGateway {
   std::unique_ptr<ClientFillTotals[]> client_fills_;
   std::size_t logged_on_ = 0;
   std::size_t open_connections_ = 0;
+  std::size_t open_shm_ = 0;  // of which shared memory (at most shm_slots)
   std::atomic<bool> shutdown_requested_{false};
   std::uint64_t last_timer_ns_ = 0;
   bool accepting_ = true;

@@ -1,5 +1,5 @@
 // One order-entry connection's state in the gateway (PROTOCOL.md §1.4): the
-// stream, its logon state, rate limit and fixed input buffer, and the session
+// stream (TCP or shared memory: the link), its logon state, rate limit and fixed input buffer, and the session
 // core both ends of order entry share (proto/: sequence numbers, the
 // heartbeat and silence rule, the framed output stream with its written
 // stamps). Allocated once per slot, reused for every connection the slot
@@ -16,7 +16,7 @@
 #include "core/byte_buffer.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/token_bucket.hpp"
-#include "net/tcp.hpp"
+#include "ipc/stream_link.hpp"
 #include "proto/output_stream.hpp"
 #include "proto/session_liveness.hpp"
 #include "proto/session_sequence.hpp"
@@ -41,7 +41,7 @@ struct Session {
       : index(slot_index), in(input_bytes), out(output_bytes, stamp_slots < kAckSlots ? kAckSlots : stamp_slots) {}
 
   const std::size_t index;  // slot number: the epoll token
-  net::TcpStream stream;
+  ipc::StreamLink link;
   SessionState state = SessionState::kFree;
   std::uint16_t generation = 0;  // bumped per connection on this slot (event ids)
   std::uint32_t client_id = 0;

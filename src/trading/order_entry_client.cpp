@@ -18,7 +18,12 @@ void require_range(std::string_view field, std::uint64_t value, std::uint64_t lo
 }  // namespace
 
 void validate(const OrderEntryClientConfig& c) {
-  if (c.exchange.port == 0) fail("exchange", "port 0 cannot be connected to: give the exchange's order_entry address");
+  if (c.transport == ipc::Transport::kShm) {
+    if (c.shm_path.empty() || c.shm_path.size() > 107)
+      fail("shm_path", "must name the exchange's server.shm_path (1..107 bytes: a UNIX socket path)");
+  } else if (c.exchange.port == 0) {
+    fail("exchange", "port 0 cannot be connected to: give the exchange's order_entry address");
+  }
   require_range("client_id", c.client_id, 1, market::kMaxClientId);
   // The exchange's rule for keys (exchange/credential.hpp): 16..32 printable ASCII, no spaces.
   if (c.api_key.size() < 16 || c.api_key.size() > proto::kCredentialBytes)

@@ -1,5 +1,6 @@
 // The trading client's order-entry session (docs/TRADER.md "OrderEntryClient",
-// PROTOCOL.md §1): connects to the exchange, logs on with the client id and
+// PROTOCOL.md §1): connects to the exchange over TCP or shared memory
+// (config.transport; the session logic is the same for both), logs on with the client id and
 // API key, numbers every outgoing message, checks the exchange's numbers (a
 // gap or a repeat is a protocol error: log out and reconnect), sends a
 // Heartbeat when it has sent nothing for the interval in force, treats 3
@@ -16,8 +17,8 @@
 // partial write for the next flush. The TSC is taken when each order message
 // has been written completely and handed to Handler::on_order_written(seq,
 // tsc) on the next poll() (tick-to-trade). The one blocking call is the
-// connect itself (net::tcp_connect, bounded by connect_timeout_ms; refused or
-// accepted at once on loopback and LAN).
+// connect itself (net::tcp_connect or ipc::shm_connect, bounded by
+// connect_timeout_ms; refused or accepted at once on loopback and LAN).
 //
 // Allocation: buffers are allocated in the constructor. The message path
 // (poll, send_*) never allocates; a reconnect may (tcp_connect builds its
@@ -44,6 +45,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 #include "core/byte_buffer.hpp"
@@ -53,6 +55,7 @@
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
 #include "net/socket_error.hpp"
+#include "ipc/stream_link.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
 #include "proto/order_entry_codec.hpp"
@@ -196,17 +199,25 @@ class OrderEntryClient {
     counters_.connect_attempts.add();
     int error = 0;
     try {
-      stream_ = net::tcp_connect(config_.exchange, std::chrono::milliseconds(config_.connect_timeout_ms));
-      if (config_.socket_send_buffer_bytes != 0)
-        (void)stream_.set_send_buffer_bytes(static_cast<int>(config_.socket_send_buffer_bytes));
+      const std::chrono::milliseconds timeout(config_.connect_timeout_ms);
+      if (config_.transport == ipc::Transport::kShm) {
+        link_.attach(ipc::shm_connect(config_.shm_path, timeout));
+      } else {
+        link_.attach(net::tcp_connect(config_.exchange, timeout));
+        if (config_.socket_send_buffer_bytes != 0)
+          (void)link_.tcp().set_send_buffer_bytes(static_cast<int>(config_.socket_send_buffer_bytes));
+      }
     } catch (const net::SocketError& e) {
       error = e.code().value();
       if (error == 0) error = -1;
+    } catch (const std::system_error& e) {  // shared memory: the segment could not be mapped
+      error = e.code().value();
+      if (error == 0) error = -1;
     } catch (...) {
-      error = -1;  // std::bad_alloc: counted as a failed attempt, retried after the back-off
+      error = -1;  // std::bad_alloc, or a segment that is not what the exchange said: retried after the back-off
     }
     if (error != 0) {
-      stream_.close();
+      link_.close();
       end_connection(DisconnectReason::kConnectFailed, static_cast<std::uint16_t>(error < 0 ? 0 : error), false);
       return;
     }
@@ -243,7 +254,7 @@ class OrderEntryClient {
     was_logged_on_ = state_ == SessionState::kActive || state_ == SessionState::kLoggingOut;
     deliver_stamps();  // messages fully written before the end still count
     out_.discard();    // the unwritten tail is gone
-    stream_.close();
+    link_.close();
     in_.clear();
     close_pending_ = false;
     end_connection(reason, close_detail_, fatal);
@@ -329,7 +340,7 @@ class OrderEntryClient {
   void flush() noexcept {
     while (!out_.empty() && !close_pending_) {
       const std::span<const std::uint8_t> pending = out_.pending();
-      const net::IoResult r = stream_.write_some(pending);
+      const net::IoResult r = link_.write_some(pending);
       if (r.status == net::IoStatus::kOk) {
         if (r.bytes < pending.size()) counters_.partial_writes.add();
         out_.wrote(r.bytes);
@@ -365,7 +376,7 @@ class OrderEntryClient {
         break;
       }
       if (room.size() > budget) room = room.first(budget);
-      const net::IoResult r = stream_.read_some(room);
+      const net::IoResult r = link_.read_some(room);
       if (r.status == net::IoStatus::kWouldBlock) break;
       if (r.status != net::IoStatus::kOk) {
         close_later(r.status == net::IoStatus::kClosed ? DisconnectReason::kPeerClosed : DisconnectReason::kIoError,
@@ -476,7 +487,7 @@ class OrderEntryClient {
   Handler& handler_;
   const core::TscClock& clock_;
   ReconnectBackoff backoff_;
-  net::TcpStream stream_;
+  ipc::StreamLink link_;  // TCP or shared memory (config_.transport)
   SessionState state_ = SessionState::kDisconnected;
   std::uint64_t now_ns_ = 0;           // read once per poll()
   std::uint64_t next_attempt_ns_ = 0;  // kDisconnected: connect at or after this time (0: at once)

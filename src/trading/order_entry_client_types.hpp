@@ -13,17 +13,20 @@
 
 #include "core/counter.hpp"
 #include "core/counters_file.hpp"
+#include "ipc/stream_link.hpp"
 #include "net/socket_address.hpp"
 #include "proto/order_entry.hpp"
 
 namespace nanotick::trading {
 
 struct OrderEntryClientConfig {
-  net::SocketAddress exchange;              // the exchange's order-entry address
+  ipc::Transport transport = ipc::Transport::kTcp;
+  net::SocketAddress exchange;              // TCP: the exchange's order-entry address
+  std::string shm_path;                     // shared memory: the exchange's server.shm_path
   std::uint32_t client_id = 0;              // 1..65535, as configured at the exchange
   std::string api_key;                      // 16..32 printable ASCII characters, no spaces
   std::uint32_t heartbeat_ms = 1000;        // asked at logon; 0 = the exchange's default
-  std::uint32_t connect_timeout_ms = 1000;  // bound of the (blocking) TCP connect
+  std::uint32_t connect_timeout_ms = 1000;  // bound of the (blocking) connect
   std::uint32_t logon_timeout_ms = 5000;    // connected but no LogonAck: reconnect
   std::uint32_t reconnect_initial_ms = 100;
   std::uint32_t reconnect_max_ms = 5000;

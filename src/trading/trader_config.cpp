@@ -255,8 +255,10 @@ net::SocketAddress default_exchange_address(const TableReader& t, const venue::V
   return a;
 }
 
-OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex, const std::string& ex_path) {
+OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex, const std::string& ex_path,
+                                    ipc::Transport transport) {
   OrderEntryClientConfig s;
+  s.transport = transport;
   s.client_id = static_cast<std::uint32_t>(t.required_integer("client_id", 1, market::kMaxClientId));
   const venue::ClientConfig* client = ex.find_client(s.client_id);
   if (client == nullptr)
@@ -280,7 +282,13 @@ OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex,
                                std::to_string(ex.server.max_heartbeat_ms) + "], got " + std::to_string(s.heartbeat_ms) +
                                " (the exchange would answer BadHeartbeat)");
   const std::string address = t.string("exchange", "");
-  if (address.empty()) {
+  s.shm_path = t.string("shm_path", ex.server.shm_path);
+  if (transport == ipc::Transport::kShm) {
+    if (!address.empty()) t.fail("exchange", "is a TCP address: with trader.transport = \"shm\" give session.shm_path");
+    if (s.shm_path.empty())
+      t.fail("shm_path", "trader.transport = \"shm\" needs the exchange config's server.shm_path (" + ex_path +
+                             " has none) or session.shm_path");
+  } else if (address.empty()) {
     s.exchange = default_exchange_address(t, ex);
   } else {
     try {
@@ -399,11 +407,16 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
   c.seed = static_cast<std::uint64_t>(trader.integer("seed", 1, 0, kI64Max));
   c.status_interval_ms = trader.u32("status_interval_ms", c.status_interval_ms, 0, kMaxMs);
   c.max_orders = static_cast<std::size_t>(trader.integer("max_orders", 4096, 1, std::int64_t{1} << 24));
+  const std::string transport = trader.string("transport", "tcp");
+  if (transport != "tcp" && transport != "shm")
+    trader.fail("transport", "must be \"tcp\" or \"shm\", got \"" + transport + "\"");
+  c.transport = transport == "shm" ? ipc::Transport::kShm : ipc::Transport::kTcp;
   trader.finish();
 
   if (auto t = root.table("threads")) c.threads = config::read_thread_layout(*t, kThreadRoles);
   c.session =
-      read_session(root.required_table("session", "[session] needs client_id and api_key"), ex, c.exchange_config);
+      read_session(root.required_table("session", "[session] needs client_id and api_key"), ex, c.exchange_config,
+                   c.transport);
   const toml::table no_overrides;
   c.market_data = read_market_data(root.table("market_data").value_or(TableReader(no_overrides, source, "market_data")),
                                    ex.market_data);

@@ -41,7 +41,10 @@ struct TraderConfig {
   // in trader.hpp.
   core::ThreadLayout threads = default_threads();
 
-  OrderEntryClientConfig session;  // exchange address defaults to the exchange config's server.order_entry
+  // Order entry over TCP or shared memory ([trader] transport; market data
+  // stays on UDP multicast either way for now: docs/TRADER.md "Transport").
+  ipc::Transport transport = ipc::Transport::kTcp;
+  OrderEntryClientConfig session;  // exchange address / shm_path default to the exchange config's server.order_entry / shm_path
 
   struct MarketData {
     // Defaults: the exchange config's [market_data].

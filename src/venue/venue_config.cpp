@@ -1,5 +1,6 @@
 #include "venue/venue_config.hpp"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -27,6 +28,11 @@ ServerConfig read_server(TableReader t) {
   // Allocated for every session slot at start-up: max_sessions x this.
   s.output_buffer_bytes = t.u32("output_buffer_bytes", s.output_buffer_bytes, 4096, 64 << 20);
   s.read_budget_bytes = t.u32("read_budget_bytes", s.read_budget_bytes, 256, 1 << 30);
+  s.shm_path = t.string("shm_path", s.shm_path);
+  if (s.shm_path.size() > 107) t.fail("shm_path", "longer than 107 bytes (a UNIX socket path)");
+  s.shm_slots = t.u32("shm_slots", std::min(s.shm_slots, s.max_sessions), 1, s.max_sessions);
+  s.shm_ring_bytes = t.u32("shm_ring_bytes", s.shm_ring_bytes, 4096, 64 << 20);
+  if ((s.shm_ring_bytes & (s.shm_ring_bytes - 1)) != 0) t.fail("shm_ring_bytes", "must be a power of two");
   t.finish();
   return s;
 }

@@ -34,6 +34,12 @@ struct ServerConfig {
   std::uint32_t max_heartbeat_ms = 60000;
   std::uint32_t output_buffer_bytes = 1u << 20;
   std::uint32_t read_budget_bytes = 1u << 16;
+  // Shared-memory sessions (docs/EXCHANGE.md "Shared-memory sessions"): the
+  // UNIX socket path where clients ask for one (empty: none offered), how
+  // many may be open at once, and each direction's ring.
+  std::string shm_path;
+  std::uint32_t shm_slots = 8;
+  std::uint32_t shm_ring_bytes = 1u << 16;
 };
 
 // The market data feeds: where they are published and how they are cut.

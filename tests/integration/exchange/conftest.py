@@ -37,8 +37,20 @@ def start_exchange(exchange_binary):
     for p in started:
         if p.alive():
             p.kill()
+        # A killed exchange leaves its shared-memory socket file (the next one
+        # would replace it); a test run leaves nothing behind in /tmp.
+        shm_path = p.config.server.get("shm_path")
+        if shm_path:
+            pathlib.Path(str(shm_path)).unlink(missing_ok=True)
+
+
+@pytest.fixture(params=["tcp", "shm"])
+def transport(request) -> str:
+    """The order-entry transport a test's sessions use: every test that takes
+    `config` runs over both (the gateway's session code is one for both)."""
+    return request.param
 
 
 @pytest.fixture
-def config(tmp_path) -> ExchangeConfig:
-    return make_config(tmp_path)
+def config(tmp_path, transport) -> ExchangeConfig:
+    return make_config(tmp_path, transport=transport)

@@ -96,6 +96,7 @@ class ExchangeConfig:
     market_data: Dict[str, object] = field(default_factory=dict)
     journal: Dict[str, object] = field(default_factory=dict)
     threads: Dict[str, object] = field(default_factory=dict)
+    transport: str = "tcp"  # what ExchangeProcess.client() connects over: "tcp" or "shm"
 
     @property
     def path(self) -> pathlib.Path:
@@ -143,7 +144,14 @@ class ExchangeConfig:
         return self.path
 
 
-def make_config(tmp_path: pathlib.Path, n_clients: int = 4, **overrides) -> ExchangeConfig:
+_shm_serial = itertools.count(1)
+
+
+def next_shm_path() -> str:
+    return f"/tmp/ntx-{os.getpid()}-{next(_shm_serial)}.sock"
+
+
+def make_config(tmp_path: pathlib.Path, n_clients: int = 4, transport: str = "tcp", **overrides) -> ExchangeConfig:
     """A small config for one test: two instruments (tick 1 and tick 5), `n_clients` clients."""
     incr, snap = next_multicast_pair()
     cfg = ExchangeConfig(
@@ -159,6 +167,10 @@ def make_config(tmp_path: pathlib.Path, n_clients: int = 4, **overrides) -> Exch
             "max_heartbeat_ms": 60000,
             "output_buffer_bytes": 1 << 20,
             "read_budget_bytes": 65536,
+            # Every test exchange offers shared-memory sessions too; a short
+            # path (a UNIX socket path has at most 107 bytes; tmp_path may be longer).
+            "shm_path": next_shm_path(),
+            "shm_ring_bytes": 65536,
         },
         market_data={
             "interface": "127.0.0.1",
@@ -177,6 +189,7 @@ def make_config(tmp_path: pathlib.Path, n_clients: int = 4, **overrides) -> Exch
             "snapshot_every": 0,
         },
         threads={"mode": "compact", "idle": "backoff", "cpus": []},
+        transport=transport,
     )
     for section, values in overrides.items():
         getattr(cfg, section).update(values)
@@ -232,6 +245,10 @@ class ExchangeProcess(LoggedProcess):
         return out
 
     def client(self, timeout: float = 5.0, rcvbuf: Optional[int] = None) -> w.OrderEntryClient:
+        """A new connection over the config's transport (`rcvbuf`: TCP only)."""
+        if self.config.transport == "shm":
+            assert rcvbuf is None, "rcvbuf is a TCP setting"
+            return w.ShmOrderEntryClient(str(self.config.server["shm_path"]), timeout=timeout)
         assert self.port is not None
         return w.OrderEntryClient(self.port, timeout=timeout, rcvbuf=rcvbuf)
 
