@@ -4,11 +4,11 @@
 // stdout (and written to --summary FILE):
 //   - tick-to-trade floor: joins the exchange's incremental multicast group
 //     and, for every datagram, writes a 64-byte order to a loopback TCP
-//     connection read like the exchange reads its sessions (src/floor/
-//     tick_to_trade_floor.hpp);
-//   - round trip floor: a TCP ping-pong on loopback of an order's and its
-//     answer's sizes, paced at --rate pings/s, against an echo that waits
-//     like the exchange's gateway (src/floor/round_trip_floor.hpp).
+//     connection (or a shared-memory session: --transport shm) read like
+//     the exchange reads its sessions (src/floor/tick_to_trade_floor.hpp);
+//   - round trip floor: a ping-pong over the same transport of an order's
+//     and its answer's sizes, paced at --rate pings/s, against an echo that
+//     waits like the exchange's gateway (src/floor/round_trip_floor.hpp).
 // The group comes from the exchange config as the trader reads it
 // ([market_data] incremental and interface), or from --group/--port. The
 // threads standing in for a trader idle with --idle; those standing in for
@@ -80,6 +80,7 @@ struct Where {
   nanotick::net::SocketAddress group;
   nanotick::net::Ipv4Address interface;
   nanotick::core::IdleKind venue_idle = nanotick::core::IdleKind::backoff;
+  std::uint64_t shm_ring_bytes = 1u << 16;  // the exchange's server.shm_ring_bytes
   std::string source;  // for the log
 };
 
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
   double duration_s = 0;
   double rate = 1000;
   std::string idle_text = "backoff";
+  std::string transport_text = "tcp";
   std::string summary_path;
   double status_every = 0;
   CLI::Option* config_opt =
@@ -122,6 +124,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--idle", idle_text, "how the trader-side threads (the floor peer, the ping client) wait")
       ->check(CLI::IsMember({"backoff", "spin"}))
+      ->capture_default_str();
+  app.add_option("--transport", transport_text,
+                 "the order-entry transport the floor stands for: the order leg of the tick-to-trade floor and the "
+                 "round trip floor's ping-pong go over loopback TCP or a shared-memory session (the exchange's)")
+      ->check(CLI::IsMember({"tcp", "shm"}))
       ->capture_default_str();
   app.add_option("--summary", summary_path, "also write the summary to FILE");
   app.add_option("--status", status_every, "log a status line every N seconds (0: never)")
@@ -152,6 +159,7 @@ int main(int argc, char** argv) {
       where.venue_idle =
           config.threads.runner(config.threads.mode == nanotick::core::ThreadMode::kDedicated ? "gateway" : "critical")
               .idle;
+      where.shm_ring_bytes = config.server.shm_ring_bytes;
       where.source = config_path;
     } else {
       where.group = {nn::parse_ipv4(group_text), static_cast<std::uint16_t>(port)};
@@ -167,8 +175,10 @@ int main(int argc, char** argv) {
   try {
     ProcessLog process_log("nanotick-floor");  // the lines above and in the catch block: straight to stderr
     const nc::IdleKind trader_idle = nc::parse_idle_kind(idle_text);
-    nf::TickToTradeFloor t2t({where.interface, where.group, trader_idle, where.venue_idle, -1, -1});
-    nf::RoundTripFloor rt({rate, trader_idle, where.venue_idle, -1, -1});
+    const auto transport = transport_text == "shm" ? nanotick::ipc::Transport::kShm : nanotick::ipc::Transport::kTcp;
+    nf::TickToTradeFloor t2t(
+        {where.interface, where.group, trader_idle, where.venue_idle, -1, -1, transport, where.shm_ring_bytes});
+    nf::RoundTripFloor rt({rate, trader_idle, where.venue_idle, -1, -1, transport, where.shm_ring_bytes});
     t2t.start();
     rt.start();
     // "ready" only once the peer records: a datagram sent after it is answered.
@@ -177,7 +187,8 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (!t2t.recording()) throw std::runtime_error("the tick-to-trade floor's peer did not start within 10 s");
     log_line("tick-to-trade floor on " + t2t.group().to_string() + " (joined on " + where.interface.to_string() +
-             ", from " + where.source + "), round trip floor at " + number(rate) + " pings/s; idle " + idle_text +
+             ", from " + where.source + "), round trip floor at " + number(rate) + " pings/s, order entry over " +
+             transport_text + "; idle " + idle_text +
              " (trader side), " + std::string(nc::to_string(where.venue_idle)) + " (exchange side)");
     log_line("ready");
     const auto start = std::chrono::steady_clock::now();
@@ -201,7 +212,7 @@ int main(int argc, char** argv) {
     if (stop_signal() != 0) log_line(std::string("received ") + stop_signal_name() + ", stopping");
     rt.stop();
     t2t.stop();
-    const std::string text = nf::summary(t2t.result()) + nf::summary(rt.result(), rate);
+    const std::string text = nf::transport_summary(transport) + nf::summary(t2t.result()) + nf::summary(rt.result(), rate);
     std::printf("%s", text.c_str());
     std::fflush(stdout);
     if (!summary_path.empty()) {

@@ -20,6 +20,7 @@
 #include "core/histogram.hpp"
 #include "floor/round_trip_floor.hpp"
 #include "floor/tick_to_trade_floor.hpp"
+#include "ipc/stream_link.hpp"
 
 namespace nanotick::floors {
 
@@ -55,6 +56,15 @@ inline void counts(std::string& out, const std::string& prefix,
 }
 
 }  // namespace summary_detail
+
+// Which order-entry transport the floor stood for: "floor.order_entry_shm 1"
+// (shared memory) or 0 (TCP). A number, like every summary value, so the
+// one "key value" parser reads it (tools/report/floor.py names the floor by it).
+inline std::string transport_summary(ipc::Transport t) {
+  std::string out;
+  summary_detail::line(out, "floor.order_entry_shm", t == ipc::Transport::kShm ? "1" : "0");
+  return out;
+}
 
 inline std::string summary(const TickToTradeFloorResult& t) {
   using summary_detail::line;

@@ -1,5 +1,6 @@
 // RoundTripFloor: the floor of the order round trip on this machine -- a raw
-// TCP ping-pong on loopback of an order's and its answer's sizes (a NewOrder,
+// ping-pong over the order-entry transport (TCP on loopback, or a
+// shared-memory session: setup.transport) of an order's and its answer's sizes (a NewOrder,
 // 40 bytes out; an ExecutionReport, 96 bytes back) with no session, no
 // sequencer, no journal and no engine. A client thread sends one ping at a
 // time, paced (pings_per_s, one every 1/rate s: a trader's order flow, not a
@@ -44,6 +45,7 @@
 #include "floor/floor_thread_support.hpp"
 #include "floor/live_figures.hpp"
 #include "floor/loopback_pair.hpp"
+#include "ipc/stream_link.hpp"
 #include "net/epoll.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
@@ -56,6 +58,8 @@ struct RoundTripFloorSetup {
   core::IdleKind echo_idle = core::IdleKind::backoff;    // the exchange's
   int client_cpu = -1;  // -1: not pinned
   int echo_cpu = -1;
+  ipc::Transport transport = ipc::Transport::kTcp;  // the order-entry transport it stands for
+  std::uint64_t shm_ring_bytes = 1u << 16;          // shm: each direction's ring (the exchange's shm_ring_bytes)
 };
 
 struct RoundTripFloorResult {
@@ -78,7 +82,7 @@ class RoundTripFloor {
   explicit RoundTripFloor(const RoundTripFloorSetup& setup)
       : setup_(checked(setup)),
         period_ticks_(static_cast<std::uint64_t>(clock_.ticks_from_ns(core::ns_from_sec(1.0) / setup.pings_per_s))),
-        pair_(make_loopback_pair()),
+        pair_(make_loopback_pair(setup.transport, setup.shm_ring_bytes)),
         poller_(4) {
     if (const std::error_code ec = poller_.add(pair_.server.fd(), net::Interest::kRead, 0); ec)
       throw std::runtime_error("round trip floor: cannot watch the echo's socket: " + ec.message());
@@ -125,7 +129,7 @@ class RoundTripFloor {
   // Writes all of `bytes` (a partial write is finished at once, spinning:
   // with one message in flight the socket buffer is never full). False when
   // the connection failed or a stop was asked meanwhile.
-  static bool write_all(net::TcpStream& s, std::span<const std::uint8_t> bytes, const std::atomic<bool>& stop,
+  static bool write_all(ipc::StreamLink& s, std::span<const std::uint8_t> bytes, const std::atomic<bool>& stop,
                         std::uint64_t& short_writes) noexcept {
     std::size_t sent = 0;
     while (sent < bytes.size()) {
@@ -225,7 +229,9 @@ class RoundTripFloor {
     std::string_view role_name() const noexcept { return "nt-floor-echo"; }
     void on_start() noexcept { answer.fill(0xa5); }
     int do_work() noexcept {
-      if (broken || f.poller_.wait(0).empty()) return 0;
+      if (broken) return 0;
+      // Shared memory is polled (read_some says kWouldBlock when empty), as the gateway does.
+      if (!f.pair_.server.is_shm() && f.poller_.wait(0).empty()) return 0;
       int work = 0;
       std::uint64_t ignored_short = 0;
       for (;;) {

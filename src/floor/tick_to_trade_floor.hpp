@@ -2,7 +2,8 @@
 // trader pays for "market data packet read -> order written to the socket"
 // with no book, no strategy and no risk in between. A peer thread joins the
 // exchange's incremental multicast group and, for every datagram, writes one
-// order-sized message (kOrderBytes) to a loopback TCP connection, timed
+// order-sized message (kOrderBytes) to a loopback TCP connection (or a
+// shared-memory session, setup.transport: the trader's order entry), timed
 // exactly like the trader's hop: the TSC right after recv() returned -> the
 // TSC right after send() returned (MdSockets and the order gateway take the
 // same two readings, with the same socket classes from src/net). A sink
@@ -51,6 +52,7 @@
 #include "floor/floor_thread_support.hpp"
 #include "floor/live_figures.hpp"
 #include "floor/loopback_pair.hpp"
+#include "ipc/stream_link.hpp"
 #include "net/epoll.hpp"
 #include "net/socket_address.hpp"
 #include "net/tcp.hpp"
@@ -65,6 +67,8 @@ struct TickToTradeFloorSetup {
   core::IdleKind sink_idle = core::IdleKind::backoff;  // the exchange's
   int peer_cpu = -1;  // -1: not pinned (the demo pins nothing)
   int sink_cpu = -1;
+  ipc::Transport transport = ipc::Transport::kTcp;  // how the order leaves: the trader's order-entry transport
+  std::uint64_t shm_ring_bytes = 1u << 16;
 };
 
 struct TickToTradeFloorResult {
@@ -92,7 +96,7 @@ class TickToTradeFloor {
       : setup_(checked(setup)),
         receiver_({setup.interface, setup.group, 4 * 1024 * 1024}),
         buffer_(std::make_unique<std::uint8_t[]>(kDatagramBytes)),
-        pair_(make_loopback_pair()),
+        pair_(make_loopback_pair(setup.transport, setup.shm_ring_bytes)),
         poller_(4) {
     if (const std::error_code ec = poller_.add(pair_.server.fd(), net::Interest::kRead, 0); ec)
       throw std::runtime_error("tick-to-trade floor: cannot watch the sink's socket: " + ec.message());
@@ -221,7 +225,9 @@ class TickToTradeFloor {
 
     std::string_view role_name() const noexcept { return "nt-floor-sink"; }
     int do_work() noexcept {
-      if (broken || f.poller_.wait(0).empty()) return 0;
+      if (broken) return 0;
+      // Shared memory is polled (read_some says kWouldBlock when empty), as the gateway does.
+      if (!f.pair_.server.is_shm() && f.poller_.wait(0).empty()) return 0;
       return drain();
     }
     void on_close() noexcept {

@@ -52,8 +52,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
-from demo_config import (ExchangeSpec, TraderSpec, load_exchange, load_traders, trader_address, write_exchange_copy,
-                         write_trader_copy)
+from demo_config import (TRANSPORTS, ExchangeSpec, TraderSpec, load_exchange, load_traders, shm_path_for,
+                         trader_address, write_exchange_copy, write_trader_copy)
 from demo_console import CountersRows, LiveView, format_row, is_status, strip_prefix
 from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
 from demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args
@@ -97,6 +97,10 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     p.add_argument("--build-dir", type=pathlib.Path, default=None, metavar="DIR",
                    help="the release build with bin/nanotick-exchange and bin/nanotick-trader "
                         "(default ROOT/build/release)")
+    p.add_argument("--transport", choices=TRANSPORTS, default="tcp",
+                   help="order entry between the traders and the exchange: loopback TCP (default) or the "
+                        "exchange's shared-memory sessions (docs/EXCHANGE.md \"Shared-memory sessions\"); the "
+                        "floor measures the same transport")
     p.add_argument("--no-report", action="store_true", help="skip report.html")
     p.add_argument("--no-floor", action="store_true",
                    help="do not run nanotick-floor (the loopback floor measured beside the traders)")
@@ -126,6 +130,7 @@ class Plan:
     duration: float
     report: bool
     status_every: float
+    transport: str = "tcp"  # order entry: "tcp" or "shm"
 
 
 def find_binary(bin_dir: pathlib.Path, name: str) -> pathlib.Path:
@@ -180,9 +185,10 @@ def prepare(args: argparse.Namespace) -> Plan:
     traders = load_traders(root, [t.strip() for t in args.traders.split(",") if t.strip()], exchange)
     telemetry = {b.name: offers_telemetry(b) for b in (exchange_bin, trader_bin)}
     run_dir = make_run_dir(root, args.run_dir)
-    exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal")
+    exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal",
+                                        shm_path_for(run_dir) if args.transport == "shm" else None)
     return Plan(root, run_dir, exchange_bin, trader_bin, exchange, exchange_copy, traders, floor_bin, telemetry,
-                args.duration, not args.no_report, args.status_every)
+                args.duration, not args.no_report, args.status_every, args.transport)
 
 
 def _error_lines(lines: List[str]) -> List[str]:
@@ -313,13 +319,16 @@ class DemoRun:
         if self.address is None:
             raise DemoError(f"the exchange logged 'ready' but no 'order entry listening on' line: cannot point the "
                             f"traders at it\n{exchange.describe(TAIL_LINES)}")
-        self.say(f"  {'exchange':<10} ready, order entry on {self.address} (pid {exchange.pid})")
+        where = (f"{self.address}, shared-memory sessions at {shm_path_for(self.plan.run_dir)}"
+                 if self.plan.transport == "shm" else self.address)
+        self.say(f"  {'exchange':<10} ready, order entry on {where} (pid {exchange.pid})")
 
     def _start_floor(self) -> None:
         p = self.plan
         if p.floor_bin is None:
             return
-        floor = self._start("floor", floor_args(p.floor_bin, p.exchange_copy), lambda c: setattr(self, "floor", c))
+        floor = self._start("floor", floor_args(p.floor_bin, p.exchange_copy, p.transport),
+                            lambda c: setattr(self, "floor", c))
         self._write_state()
         self._wait_ready(floor, "the floor (nanotick-floor)", FLOOR_READY_S)
         self.say(f"  {'floor':<10} ready, loopback floor beside the traders (pid {floor.pid})")
@@ -328,7 +337,7 @@ class DemoRun:
         p = self.plan
         connect_to = trader_address(self.address or "")
         for spec in p.traders:
-            copy = write_trader_copy(spec, p.run_dir / "configs", p.exchange, connect_to)
+            copy = write_trader_copy(spec, p.run_dir / "configs", p.exchange, connect_to, p.transport)
             args = ([str(p.trader_bin), "--config", str(copy), "--counters", str(self._counters_file(spec.process))]
                     + self._telemetry_args(p.trader_bin))
             child = self._start(spec.process, args, lambda c, s=spec: self.traders.append((s, c)))
@@ -439,6 +448,7 @@ class DemoRun:
             "ran_s": round(self.ran_s, 3),
             "traders": [t.name for t in p.traders],
             "floor": p.floor_bin is not None,
+            "transport": p.transport,
             "exchange_config": str(p.exchange.path),
             "exchange_address": self.address,
             "processes": processes,

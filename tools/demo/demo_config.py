@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import pathlib
 import re
 import tomllib
@@ -282,9 +283,28 @@ def _header(source: pathlib.Path) -> str:
     return f"# The nanotick demo's copy of {source}; the lines marked \"{MARK}\" differ from it.\n"
 
 
-def write_exchange_copy(exchange: ExchangeSpec, configs_dir: pathlib.Path, journal_dir: pathlib.Path) -> pathlib.Path:
-    """configs/exchange.toml: the exchange config with its journal in the run directory."""
-    text = rewrite(exchange.text, exchange.data, {("journal", "dir"): str(journal_dir)}, exchange.path)
+TRANSPORTS = ("tcp", "shm")
+SHM_SOCKET = "order-entry.sock"
+UNIX_PATH_MAX = 107  # bytes of a UNIX socket path (sun_path less its terminating NUL)
+
+
+def shm_path_for(run_dir: pathlib.Path) -> str:
+    """Where the exchange of a shared-memory demo offers its sessions: in the run directory when
+    the path fits a UNIX socket address, else a short one in /tmp named after the run."""
+    path = str(run_dir / SHM_SOCKET)
+    if len(path.encode()) <= UNIX_PATH_MAX:
+        return path
+    return f"/tmp/nanotick-demo-{os.getpid()}-{run_dir.name[:40]}.sock"
+
+
+def write_exchange_copy(exchange: ExchangeSpec, configs_dir: pathlib.Path, journal_dir: pathlib.Path,
+                        shm_path: Optional[str] = None) -> pathlib.Path:
+    """configs/exchange.toml: the exchange config with its journal in the run directory and,
+    for a shared-memory run, its server.shm_path."""
+    changes: Dict[Tuple[str, str], object] = {("journal", "dir"): str(journal_dir)}
+    if shm_path is not None:
+        changes[("server", "shm_path")] = shm_path
+    text = rewrite(exchange.text, exchange.data, changes, exchange.path)
     out = configs_dir / EXCHANGE_COPY
     out.write_text(_header(exchange.path) + text, encoding="utf-8")
     return out
@@ -297,13 +317,18 @@ def trader_address(listen_address: str) -> str:
 
 
 def write_trader_copy(trader: TraderSpec, configs_dir: pathlib.Path, exchange: ExchangeSpec,
-                      order_entry: str) -> pathlib.Path:
+                      order_entry: str, transport: str = "tcp") -> pathlib.Path:
     """configs/trader-<name>.toml: the trader config pointed at the exchange copy and the
-    running exchange's order-entry address."""
-    changes: Dict[Tuple[str, str], object] = {
-        ("trader", "exchange_config"): EXCHANGE_COPY,
-        ("session", "exchange"): order_entry,
-    }
+    running exchange's order-entry address (tcp), or told to use its shared-memory sessions
+    (shm: the trader reads server.shm_path from the exchange copy)."""
+    changes: Dict[Tuple[str, str], object] = {("trader", "exchange_config"): EXCHANGE_COPY}
+    if transport == "shm":
+        changes[("trader", "transport")] = "shm"
+        session = trader.data.get("session", {})
+        if isinstance(session, dict) and "exchange" in session:
+            raise _fail(f"{trader.path}: session.exchange is a TCP address: remove it to run with --transport shm")
+    else:
+        changes[("session", "exchange")] = order_entry
     own_md, venue_md = trader.data.get("market_data", {}), exchange.market_data
     for key in ("interface", "incremental", "snapshot"):
         if isinstance(own_md, dict) and key in own_md and key in venue_md:

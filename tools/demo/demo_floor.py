@@ -26,10 +26,11 @@ FLOOR_KEYS = ("tick_to_trade_floor.count", "tick_to_trade_floor.p50_ns", "tick_t
               "round_trip_floor.count", "round_trip_floor.p50_ns", "round_trip_floor.p99_ns")
 
 
-def floor_args(binary: pathlib.Path, exchange_config: pathlib.Path) -> List[str]:
-    """nanotick-floor on the exchange copy's incremental group (as the traders read it), a status
-    line a second like the others, until the demo's SIGINT."""
-    return [str(binary), "--config", str(exchange_config), "--status", "1"]
+def floor_args(binary: pathlib.Path, exchange_config: pathlib.Path, transport: str = "tcp") -> List[str]:
+    """nanotick-floor on the exchange copy's incremental group (as the traders read it), its order
+    leg over the run's order-entry transport, a status line a second like the others, until the
+    demo's SIGINT."""
+    return [str(binary), "--config", str(exchange_config), "--status", "1", "--transport", transport]
 
 
 def check_floor(counters: Dict[str, str]) -> List[str]:

@@ -175,3 +175,30 @@ def test_trader_copy_makes_market_data_addresses_it_names_follow_the_exchange(tm
 def test_trader_address_maps_the_wildcard_to_loopback():
     assert dc.trader_address("0.0.0.0:9100") == "127.0.0.1:9100"
     assert dc.trader_address("127.0.0.1:41000") == "127.0.0.1:41000"
+
+
+def test_shm_run_gives_the_exchange_a_socket_path_and_the_traders_the_transport(tmp_path):
+    ex = exchange()
+    path = dc.shm_path_for(tmp_path)
+    assert path == str(tmp_path / dc.SHM_SOCKET)
+    out = dc.write_exchange_copy(ex, tmp_path, tmp_path / "journal", path)
+    assert tomllib.loads(out.read_text())["server"]["shm_path"] == path
+    mm1 = dc.load_traders(ROOT, ["mm1"], ex)[0]
+    parsed = tomllib.loads(dc.write_trader_copy(mm1, tmp_path, ex, "127.0.0.1:1", "shm").read_text())
+    assert parsed["trader"]["transport"] == "shm"
+    assert "exchange" not in parsed["session"]  # a TCP address: the trader refuses it with shm
+
+
+def test_shm_socket_path_falls_back_to_tmp_when_the_run_dir_is_too_deep(tmp_path):
+    deep = tmp_path / ("d" * 120)
+    path = dc.shm_path_for(deep)
+    assert path.startswith("/tmp/nanotick-demo-") and len(path.encode()) <= dc.UNIX_PATH_MAX
+
+
+def test_shm_run_refuses_a_trader_config_that_names_a_tcp_address(tmp_path):
+    ex = exchange()
+    src = copy_config(ROOT / "config" / "trader-mm1.toml", tmp_path,
+                      [("[session]\n", '[session]\nexchange = "127.0.0.1:9100"\n')])
+    trader = dc.load_traders(ROOT, [str(src)], ex)[0]
+    with pytest.raises(DemoError, match="session.exchange is a TCP address"):
+        dc.write_trader_copy(trader, tmp_path, ex, "127.0.0.1:1", "shm")

@@ -44,7 +44,9 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 def test_the_floor_runs_on_the_exchange_copy_with_a_status_line():
     args = dfl.floor_args(pathlib.Path("/b/nanotick-floor"), pathlib.Path("/run/configs/exchange.toml"))
-    assert args == ["/b/nanotick-floor", "--config", "/run/configs/exchange.toml", "--status", "1"]
+    assert args == ["/b/nanotick-floor", "--config", "/run/configs/exchange.toml", "--status", "1", "--transport", "tcp"]
+    args = dfl.floor_args(pathlib.Path("/b/nanotick-floor"), pathlib.Path("/run/configs/exchange.toml"), "shm")
+    assert args[-2:] == ["--transport", "shm"]
 
 
 def test_a_complete_floor_summary_is_no_problem_and_a_missing_one_is_named():

@@ -4,8 +4,9 @@ same run (docs/TELEMETRY.md "The loopback floor").
 nanotick-floor runs beside the traders, under the same load, on the same
 CPUs, and prints its summary at exit; the demo keeps it in
 RUN_DIR/counters/floor.txt ("key value" lines, src/floor/floor_summary.hpp):
-  tick_to_trade_floor.{count,p50_ns,p90_ns,p99_ns,p99.9_ns,max_ns}: multicast recv -> 64-byte TCP send
-  round_trip_floor.{count,p50_ns,...}: a 40-byte ping -> its 96-byte answer read, TCP on loopback
+  floor.order_entry_shm: 1 when the order leg went over a shared-memory session (else TCP on loopback)
+  tick_to_trade_floor.{count,p50_ns,p90_ns,p99_ns,p99.9_ns,max_ns}: multicast recv -> 64-byte order written
+  round_trip_floor.{count,p50_ns,...}: a 40-byte ping -> its 96-byte answer read
 Our figures are the report's own end-to-end metrics (analysis.tick_to_trade
 and analysis.order_round_trip over the traders' telemetry, every trader
 together), summarised by stats.summarize: the same numbers as the
@@ -60,11 +61,17 @@ class Line:
         return self.ours.ns[column] / f if f > 0 else None
 
 
-# (our metric in analysis.py, its name here, the floor's key prefix, what the floor measures)
+# (our metric in analysis.py, its name here, the floor's key prefix, what the floor measures: {transport})
 PAIRS = (
-    ("tick_to_trade", "tick-to-trade", "tick_to_trade_floor", "floor: multicast recv -> 64 B TCP send"),
-    ("order_round_trip", "order round trip", "round_trip_floor", "floor: TCP ping-pong, 40 B -> 96 B"),
+    ("tick_to_trade", "tick-to-trade", "tick_to_trade_floor", "floor: multicast recv -> 64 B {transport} write"),
+    ("order_round_trip", "order round trip", "round_trip_floor", "floor: {transport} ping-pong, 40 B -> 96 B"),
 )
+TRANSPORT_KEY = "floor.order_entry_shm"  # 1: the floor's order leg was a shared-memory session (nanotick-floor --transport shm)
+
+
+def floor_transport(floor: Dict[str, str]) -> str:
+    """The order-entry transport the floor stood for, as the block names it."""
+    return "shm" if floor.get(TRANSPORT_KEY) == "1" else "TCP"
 
 
 def floor_figures(counters: Dict[str, str], prefix: str) -> Optional[Figures]:
@@ -91,7 +98,9 @@ def figures_of(values_ns: Sequence[float]) -> Figures:
 
 def lines(ours: Dict[str, Optional[Figures]], floor: Dict[str, str]) -> List[Line]:
     """`ours`: analysis metric name -> figures (None: no telemetry); `floor`: floor.txt parsed."""
-    return [Line(name, ours.get(metric), what, floor_figures(floor, prefix)) for metric, name, prefix, what in PAIRS]
+    transport = floor_transport(floor)
+    return [Line(name, ours.get(metric), what.format(transport=transport), floor_figures(floor, prefix))
+            for metric, name, prefix, what in PAIRS]
 
 
 def _us(f: Optional[Figures], column: str) -> str:
@@ -138,8 +147,9 @@ def html_block(block: Sequence[Line]) -> str:
     out = ["<h2>Beside the loopback floor (same run)</h2>",
            '<p class="note">The end-to-end figures above beside the floor nanotick-floor measured during the same '
            "run, under the same load, on the same CPUs: the tick-to-trade floor reads the same market data group "
-           "and writes a 64-byte order to a loopback TCP connection per datagram; the round trip floor is a TCP "
-           "ping-pong of an order's and its answer's sizes (40 and 96 bytes) against an echo that waits like the "
+           "and writes a 64-byte order per datagram over the run's order-entry transport (loopback TCP or a "
+           "shared-memory session, as each floor row names it); the round trip floor is a ping-pong over that "
+           "transport of an order's and its answer's sizes (40 and 96 bytes) against an echo that waits like the "
            "exchange's gateway. Ratio = ours / floor. Times in microseconds.</p>",
            f'<table><tr><th class="l">figure</th>{head}</tr>']
     for row in _rows(block):

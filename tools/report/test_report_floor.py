@@ -19,8 +19,8 @@ FLOOR_T2T = {"count": 5000, "p50": 2100, "p99": 7700, "p99.9": 15000, "max": 420
 FLOOR_RT = {"count": 900, "p50": 11000, "p99": 33000, "p99.9": 61000, "max": 250000}
 
 
-def write_floor(run_dir, t2t=FLOOR_T2T, rt=FLOOR_RT) -> None:
-    lines = []
+def write_floor(run_dir, t2t=FLOOR_T2T, rt=FLOOR_RT, shm=None) -> None:
+    lines = [] if shm is None else [f"floor.order_entry_shm {int(shm)}"]
     for prefix, f in (("tick_to_trade_floor", t2t), ("round_trip_floor", rt)):
         if f is None:
             continue
@@ -49,7 +49,7 @@ def test_the_block_puts_our_figures_beside_the_floor_with_ratios(synthetic_run):
     out, _, block = report.build(run_dir)
     rows = block_rows(block)
     for metric, label, f_label, fl in (("tick_to_trade", "tick-to-trade (all traders)",
-                                        "floor: multicast recv -> 64 B TCP send", FLOOR_T2T),
+                                        "floor: multicast recv -> 64 B TCP write", FLOOR_T2T),
                                        ("order_round_trip", "order round trip (all traders)",
                                         "floor: TCP ping-pong, 40 B -> 96 B", FLOOR_RT)):
         ns = [t / rate for t in scenario.expected_ticks[metric]]
@@ -79,6 +79,17 @@ def test_without_a_floor_file_there_is_no_block(synthetic_run):
     assert floor.block_for_run(run_dir) is None
 
 
+def test_the_block_names_the_floors_transport(synthetic_run):
+    run_dir, _ = synthetic_run
+    write_floor(run_dir, shm=True)
+    _, _, block = report.build(run_dir)
+    rows = block_rows(block)
+    assert "floor: shm ping-pong, 40 B -> 96 B" in rows and "floor: multicast recv -> 64 B shm write" in rows, rows.keys()
+    write_floor(run_dir, shm=False)
+    _, _, block = report.build(run_dir)
+    assert "floor: TCP ping-pong, 40 B -> 96 B" in block_rows(block)
+
+
 def test_a_floor_that_printed_half_its_summary_is_na(synthetic_run):
     run_dir, _ = synthetic_run
     write_floor(run_dir, rt=None)
@@ -86,7 +97,7 @@ def test_a_floor_that_printed_half_its_summary_is_na(synthetic_run):
     rows = block_rows(block)
     assert rows["floor: TCP ping-pong, 40 B -> 96 B"][0] == ["n/a"] * 5
     assert rows["ratio (ours / floor)"][1] == ["n/a"] * 4
-    assert rows["floor: multicast recv -> 64 B TCP send"][0][0] == str(FLOOR_T2T["count"])
+    assert rows["floor: multicast recv -> 64 B TCP write"][0][0] == str(FLOOR_T2T["count"])
 
 
 def test_printed_output_has_the_block_and_the_path_but_table_only_has_neither(synthetic_run, capsys):

@@ -24,6 +24,8 @@ import signal
 import time
 from typing import Dict
 
+import pytest
+
 import md_books as mb
 import nanotick_wire as w
 from exchange_harness import MdRecorder, make_config
@@ -56,13 +58,14 @@ def check_against_exchange(name: str, summary: Dict[str, str], counters: Dict[st
     return p.total_fills
 
 
-def test_market_maker_and_random_trader_agree_with_the_exchange(config, start_exchange, start_trader, tmp_path):
+@pytest.mark.parametrize("transport", ["tcp", "shm"])
+def test_market_maker_and_random_trader_agree_with_the_exchange(config, start_exchange, start_trader, tmp_path, transport):
     ex = start_exchange(config)
     mm = TraderSpec("mm", "market_maker", config.client(1), market_maker_instruments(quote_qty=5, half_spread_ticks=1),
-                    exchange_port=ex.port, seed=11)
+                    exchange_port=ex.port, seed=11, transport=transport)
     # IOCs within 5 ticks of the fair price: about half of them cross a quote one tick away.
     rnd = TraderSpec("rnd", "random", config.client(2), random_instruments(orders_per_second=100.0, weight_ioc=50),
-                     exchange_port=ex.port, seed=12)
+                     exchange_port=ex.port, seed=12, transport=transport)
     mm_proc = start_trader(mm.write(tmp_path))
     rnd_proc = start_trader(rnd.write(tmp_path), duration_s=5.0)  # stops itself; the market maker gets SIGINT
     time.sleep(2.7)
@@ -89,6 +92,9 @@ def test_market_maker_and_random_trader_agree_with_the_exchange(config, start_ex
     assert int(mm_sum["orders.open_at_end"]) == 0, f"the market maker logged out with open orders: {mm_proc.describe()}"
     assert int(rnd_sum["orders.open_at_end"]) == 0, f"the random trader logged out with open orders: {rnd_proc.describe()}"
     assert counters.get("disconnect_cancels") == 0, counters
+    if transport == "shm":
+        assert counters.get("shm.connections_accepted") == 2, counters
+        assert counters.get("connections_accepted") == 2, counters  # and none over TCP
 
 
 def wire_side(side: str) -> int:

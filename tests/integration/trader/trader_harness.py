@@ -65,6 +65,7 @@ class TraderSpec:
     exchange_port: Optional[int] = None  # the running exchange's order-entry port
     api_key: Optional[str] = None  # default: the client's key in the exchange config
     exchange_config: str = "exchange.toml"  # relative to the trader file's directory
+    transport: str = "tcp"  # [trader] transport: "shm" connects to the exchange config's server.shm_path
     seed: int = 1
     risk: Dict[str, object] = field(default_factory=lambda: {
         "max_open_orders": 64,
@@ -85,11 +86,12 @@ class TraderSpec:
             "reconnect_initial_ms": 100,
             "reconnect_max_ms": 1000,
         }
-        if self.exchange_port is not None:
+        if self.exchange_port is not None and self.transport == "tcp":
             session["exchange"] = f"127.0.0.1:{self.exchange_port}"
         out: List[Tuple[str, Dict[str, object]]] = [
             ("trader", {"name": self.name, "exchange_config": self.exchange_config, "strategy": self.strategy,
-                        "seed": self.seed, "status_interval_ms": 1000, "max_orders": 4096}),
+                        "seed": self.seed, "status_interval_ms": 1000, "max_orders": 4096,
+                        "transport": self.transport}),
             ("threads", {"mode": "compact", "idle": "backoff"}),
             ("session", session),
             ("market_data", {"reorder_packets": 8, "reorder_us": 200, "buffer_messages": 65536}),
