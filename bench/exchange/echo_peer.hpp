@@ -18,6 +18,8 @@
 // atomic flag).
 #pragma once
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -30,6 +32,8 @@
 #include "core/idle_strategy.hpp"
 #include "core/thread.hpp"
 #include "core/tsc_clock.hpp"
+#include "ipc/shm_listener.hpp"
+#include "ipc/stream_link.hpp"
 #include "net/epoll.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
@@ -41,11 +45,18 @@ enum class EchoWait : std::uint8_t { kBusyRead, kEpoll };
 
 class EchoPeer {
  public:
-  EchoPeer(int cpu, EchoWait wait)
+  // `shm`: serve one shared-memory session (at shm_path()) instead of TCP;
+  // its input is polled (kEpoll waits like kBusyRead: there is nothing to epoll).
+  EchoPeer(int cpu, EchoWait wait, bool shm = false)
       : listener_(net::parse_socket_address("127.0.0.1:0", net::PortZero::kAllowed)),
-        wait_(wait),
+        wait_(shm ? EchoWait::kBusyRead : wait),
         in_(kInBytes),
         out_(kOutBytes) {
+    if (shm) {
+      static int serial = 0;
+      shm_listener_.emplace("/tmp/nt-echo-peer-" + std::to_string(::getpid()) + "-" + std::to_string(++serial) + ".sock",
+                            std::uint64_t{1} << 20);  // as the bench exchange's rings
+    }
     thread_.emplace("nt-echo-peer", cpu, [this] { run(); });
   }
   ~EchoPeer() { stop(); }
@@ -53,6 +64,8 @@ class EchoPeer {
   EchoPeer& operator=(const EchoPeer&) = delete;
 
   const net::SocketAddress& address() const noexcept { return listener_.local_address(); }
+  // The shared-memory listener's path (empty when serving TCP).
+  std::string shm_path() const { return shm_listener_ ? shm_listener_->path() : std::string(); }
 
   // Stops serving and joins the peer's thread.
   void stop() noexcept {
@@ -70,8 +83,15 @@ class EchoPeer {
   bool stopping() const noexcept { return stop_.load(std::memory_order_acquire); }
 
   void run() noexcept {
-    std::optional<net::TcpStream> stream;
-    while (!stopping() && !(stream = listener_.accept())) core::BusySpinIdle::pause();
+    std::optional<ipc::StreamLink> stream;
+    while (!stopping() && !stream) {
+      if (shm_listener_) {
+        if (auto s = shm_listener_->accept()) stream.emplace().attach(std::move(*s));
+      } else if (auto s = listener_.accept()) {
+        stream.emplace().attach(std::move(*s));
+      }
+      if (!stream) core::BusySpinIdle::pause();
+    }
     if (!stream) return;
     std::optional<net::EpollPoller> poller;
     if (wait_ == EchoWait::kEpoll) {
@@ -131,6 +151,7 @@ class EchoPeer {
   static constexpr std::uint32_t kEchoInstrument = 0;
 
   net::TcpListener listener_;
+  std::optional<ipc::ShmListener> shm_listener_;
   EchoWait wait_;
   std::vector<std::uint8_t> in_;
   std::vector<std::uint8_t> out_;

@@ -23,6 +23,7 @@
 
 #include "core/compiler.hpp"
 #include "core/tsc_clock.hpp"
+#include "ipc/stream_link.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
 #include "proto/order_entry_codec.hpp"
@@ -40,10 +41,17 @@ class OrderClient {
  public:
   static constexpr std::size_t kBufferBytes = 1 << 16;
 
-  // Connects, logs on as `client_id` with `key` (asking for a 60 s heartbeat,
-  // so an idle pause never costs the session) and waits for the LogonAck.
-  OrderClient(const net::SocketAddress& server, std::uint32_t client_id, std::string_view key)
-      : stream_(net::tcp_connect(server, std::chrono::seconds(5))) {
+  // Connects (TCP to `server`, or a shared-memory session at the UNIX socket
+  // path `shm_path` when it is not empty), logs on as `client_id` with `key`
+  // (asking for a 60 s heartbeat, so an idle pause never costs the session)
+  // and waits for the LogonAck.
+  OrderClient(const net::SocketAddress& server, std::uint32_t client_id, std::string_view key,
+              const std::string& shm_path = {}) {
+    if (shm_path.empty()) {
+      stream_.attach(net::tcp_connect(server, std::chrono::seconds(5)));
+    } else {
+      stream_.attach(ipc::shm_connect(shm_path, std::chrono::seconds(5)));
+    }
     auto logon = proto::make_message<proto::Logon>(next_seq_++);
     logon.client_id = client_id;
     logon.heartbeat_ms = 60'000;
@@ -211,7 +219,7 @@ class OrderClient {
     client_fail("order entry: unexpected " + std::string(proto::to_string(h.type)) + ": " + why);
   }
 
-  net::TcpStream stream_;
+  ipc::StreamLink stream_;  // TCP or a shared-memory session
   std::uint32_t next_seq_ = 1;
   std::uint32_t next_peer_seq_ = 1;
   std::uint64_t last_read_tsc_ = 0;

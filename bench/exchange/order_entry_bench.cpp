@@ -94,6 +94,7 @@ using nb::spread_of;
 
 const char* const kRawBusy = "raw TCP ping-pong, busy-poll echo thread";
 const char* const kRawEpoll = "raw TCP ping-pong, epoll_wait(0) echo thread";
+const char* const kRawShm = "raw shm ping-pong, busy-poll echo thread";
 const char* const kCriticalThread = "nt-critical";  // the exchange's compact critical thread
 // Its background threads: snapshot publisher and journal syncs; the
 // snapshotter's shadow engine following the journal.
@@ -325,16 +326,23 @@ struct LatencyResults {
   std::vector<InternalAck> internal_ready;  // per policy: up to send() called
   Preemptions raw_preemptions;          // busy-poll echo runs
   std::vector<Preemptions> preemptions;  // per policy
+  // Over shared-memory sessions (fsync batch): the same client code, the echo
+  // peer and the exchange serving one shm session instead of a TCP connection.
+  Series raw_shm{kRawShm};
+  Series exchange_shm{"nanotick-exchange over shm, fsync batch: NewOrder -> Accepted"};
+  Series exchange_shm_cancel{"nanotick-exchange over shm, fsync batch: CancelOrder -> Cancelled"};
+  InternalAck internal_shm{"exchange-internal ack over shm (its counters), fsync batch", "ack_latency_ns", {}, {}, {}, {}};
+  Preemptions shm_preemptions;  // the exchange over shm
 };
 
 const std::vector<std::string> kLatencyPolicies = {"batch", "none", "every"};
 
 void measure_echo(const Context& ctx, nb::EchoWait wait, std::size_t pairs, Series& new_series, Series* cancel_series,
-                  Series* send_series, Preemptions* preemptions) {
-  nb::EchoPeer peer(ctx.args.cpu_b, wait);
+                  Series* send_series, Preemptions* preemptions, bool shm = false) {
+  nb::EchoPeer peer(ctx.args.cpu_b, wait, shm);
   RoundTrips rt;
   on_cpu(ctx, ctx.args.cpu_a, [&] {
-    nb::OrderClient client(peer.address(), 1, "echo-peer-ignores-the-key");
+    nb::OrderClient client(peer.address(), 1, "echo-peer-ignores-the-key", peer.shm_path());
     round_trips(client, ctx.plan.warmup_pairs, pairs, nullptr, rt);
   });
   peer.stop();
@@ -382,6 +390,30 @@ void measure_syscalls(const Context& ctx, LatencyResults& res) {
   res.udp_send.add(udp);
   res.epoll_idle.add(epoll);
   res.recv_idle.add(recv);
+}
+
+// The exchange over one shared-memory session, fsync batch.
+void measure_exchange_round_trips_shm(const Context& ctx, LatencyResults& res) {
+  nb::ExchangeSetup setup = ctx.base;
+  setup.fsync = "batch";
+  setup.clients = 1;
+  setup.shm = true;
+  const std::vector<nb::BenchClient> clients = make_clients(1);
+  nb::ExchangeProcess exchange(ctx.exchange_binary, setup, clients);
+  RoundTrips rt;
+  on_cpu(ctx, ctx.args.cpu_a, [&] {
+    nb::OrderClient client(exchange.order_entry(), clients[0].id, clients[0].key, exchange.shm_path());
+    round_trips(client, ctx.plan.warmup_pairs, ctx.plan.pairs, &exchange, rt);
+  });
+  const auto counters = exchange.stop();
+  check_counters(counters, 2 * (ctx.plan.warmup_pairs + ctx.plan.pairs), "round trips over shm");
+  if (counter(counters, "shm.connections_accepted") != 1)
+    throw std::runtime_error("round trips over shm: the exchange accepted no shared-memory session");
+  res.exchange_shm.add(rt.new_ns);
+  res.exchange_shm_cancel.add(rt.cancel_ns);
+  res.internal_shm.add(counters);
+  res.shm_preemptions.client.push_back(static_cast<double>(rt.client_switches) / rt.seconds);
+  res.shm_preemptions.critical.push_back(static_cast<double>(rt.critical_switches) / rt.seconds);
 }
 
 void measure_exchange_round_trips(const Context& ctx, std::size_t policy, LatencyResults& res) {
@@ -436,6 +468,8 @@ LatencyResults run_latency_section(const Context& ctx) {
                  &res.raw_preemptions);
     measure_echo(ctx, nb::EchoWait::kEpoll, ctx.plan.pairs, res.raw_epoll, nullptr, nullptr, nullptr);
     for (std::size_t p = 0; p < kLatencyPolicies.size(); ++p) measure_exchange_round_trips(ctx, p, res);
+    measure_echo(ctx, nb::EchoWait::kBusyRead, ctx.plan.pairs, res.raw_shm, nullptr, nullptr, nullptr, true);
+    measure_exchange_round_trips_shm(ctx, res);
     measure_syscalls(ctx, res);
   }
 
@@ -450,6 +484,17 @@ LatencyResults run_latency_section(const Context& ctx) {
   for (const Series& s : res.exchange_cancel) cancel_rows.push_back({s.name, s.merged});
   nb::print_latency_table("(1b) Cancel round trip: 24 bytes out, 96 bytes back, all repeats merged", cancel_rows,
                           res.raw_busy_cancel.name);
+
+  std::vector<nb::LatencyRow> shm_rows;
+  shm_rows.push_back({res.raw_shm.name, res.raw_shm.merged});
+  shm_rows.push_back({res.raw_busy.name, res.raw_busy.merged});
+  shm_rows.push_back({res.exchange_shm.name, res.exchange_shm.merged});
+  shm_rows.push_back({res.exchange_new[0].name, res.exchange_new[0].merged});
+  shm_rows.push_back({res.exchange_shm_cancel.name, res.exchange_shm_cancel.merged});
+  nb::print_latency_table(
+      "(1s) The same round trip over a shared-memory session (issue 16): the exchange and the echo peer "
+      "serving one shm session, beside their TCP rows of the same repeats, all repeats merged",
+      shm_rows, kRawShm);
 
   std::vector<nb::LatencyRow> syscall_rows;
   for (const Series* sr : {&res.echo_send, &res.udp_send, &res.epoll_idle, &res.recv_idle})
@@ -469,6 +514,9 @@ LatencyResults run_latency_section(const Context& ctx) {
   for (const Series& s : res.exchange_new) print_spread_row(s.name, s.p50s, s.p99s, s.p999s);
   for (const InternalAck& a : res.internal) print_spread_row(a.name, a.p50s, a.p99s, a.p999s);
   for (const InternalAck& a : res.internal_ready) print_spread_row(a.name, a.p50s, a.p99s, a.p999s);
+  print_spread_row(res.raw_shm.name, res.raw_shm.p50s, res.raw_shm.p99s, res.raw_shm.p999s);
+  print_spread_row(res.exchange_shm.name, res.exchange_shm.p50s, res.exchange_shm.p99s, res.exchange_shm.p999s);
+  print_spread_row(res.internal_shm.name, res.internal_shm.p50s, res.internal_shm.p99s, res.internal_shm.p999s);
   std::printf("\n");
   std::printf(
       "The exchange-internal rows are the gateway's own histograms (order message read -> first answer "
@@ -486,6 +534,8 @@ LatencyResults run_latency_section(const Context& ctx) {
   for (std::size_t p = 0; p < kLatencyPolicies.size(); ++p)
     std::printf("; with the exchange, fsync %s: client %s, exchange critical thread %s", kLatencyPolicies[p].c_str(),
                 format_rates(res.preemptions[p].client).c_str(), format_rates(res.preemptions[p].critical).c_str());
+  std::printf("; with the exchange over shm, fsync batch: client %s, exchange critical thread %s",
+              format_rates(res.shm_preemptions.client).c_str(), format_rates(res.shm_preemptions.critical).c_str());
   std::printf(".\n\n");
   std::fflush(stdout);
   return res;
@@ -583,11 +633,12 @@ LoadRun run_load(const std::vector<nb::OrderClient*>& clients, const Plan& plan,
 }
 
 struct LoadCase {
-  LoadCase(std::string policy, int n, LoadMix m = LoadMix::kNewCancel)
-      : fsync(std::move(policy)), sessions(n), mix(m) {}
+  LoadCase(std::string policy, int n, LoadMix m = LoadMix::kNewCancel, bool over_shm = false)
+      : fsync(std::move(policy)), sessions(n), mix(m), shm(over_shm) {}
   std::string fsync;  // empty: the raw echo peer
   int sessions;
   LoadMix mix;
+  bool shm;  // over shared-memory sessions instead of TCP
   std::vector<double> rates;
   nc::LatencyHistogram ack_ns;
   InternalAck internal{"", "ack_latency_ns", {}, {}, {}, {}};
@@ -598,10 +649,10 @@ struct LoadCase {
 };
 
 void measure_load_echo(const Context& ctx, LoadCase& lc) {
-  nb::EchoPeer peer(ctx.args.cpu_b, nb::EchoWait::kBusyRead);
+  nb::EchoPeer peer(ctx.args.cpu_b, nb::EchoWait::kBusyRead, lc.shm);
   LoadRun run;
   on_cpu(ctx, ctx.args.cpu_a, [&] {
-    nb::OrderClient client(peer.address(), 1, "echo-peer-ignores-the-key");
+    nb::OrderClient client(peer.address(), 1, "echo-peer-ignores-the-key", peer.shm_path());
     run = run_load({&client}, ctx.plan);
   });
   lc.rates.push_back(run.per_second);
@@ -619,6 +670,7 @@ void measure_load_exchange(const Context& ctx, LoadCase& lc) {
   nb::ExchangeSetup setup = ctx.base;
   setup.fsync = lc.fsync;
   setup.clients = lc.sessions;
+  setup.shm = lc.shm;
   const std::vector<nb::BenchClient> clients = make_clients(lc.sessions);
   nb::ExchangeProcess exchange(ctx.exchange_binary, setup, clients);
   LoadRun run;
@@ -628,7 +680,7 @@ void measure_load_exchange(const Context& ctx, LoadCase& lc) {
     std::vector<std::unique_ptr<nb::OrderClient>> owned;
     std::vector<nb::OrderClient*> raw;
     for (const nb::BenchClient& c : clients) {
-      owned.push_back(std::make_unique<nb::OrderClient>(exchange.order_entry(), c.id, c.key));
+      owned.push_back(std::make_unique<nb::OrderClient>(exchange.order_entry(), c.id, c.key, exchange.shm_path()));
       raw.push_back(owned.back().get());
     }
     critical = exchange.thread_sched(kCriticalThread).involuntary_switches;
@@ -662,6 +714,10 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
   for (const char* policy : {"batch", "none", "every"})
     for (const int n : ctx.plan.sessions) cases.emplace_back(policy, n);
   for (const int n : ctx.plan.sessions) cases.emplace_back("batch", n, LoadMix::kIocOnly);
+  // Over shared memory (issue 16), fsync batch, beside the TCP rows of the same repeats.
+  cases.emplace_back("", 1, LoadMix::kNewCancel, true);
+  for (const int n : ctx.plan.sessions) cases.emplace_back("batch", n, LoadMix::kNewCancel, true);
+  for (const int n : ctx.plan.sessions) cases.emplace_back("batch", n, LoadMix::kIocOnly, true);
   for (int rep = 0; rep < ctx.plan.repeats; ++rep) {
     std::fprintf(stderr, "order_entry_bench: sustained load, repeat %d/%d\n", rep + 1, ctx.plan.repeats);
     for (LoadCase& lc : cases) {
@@ -669,22 +725,26 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
       else measure_load_exchange(ctx, lc);
     }
   }
-  const double raw = spread_of(cases[0].rates).median;
+  // Each row against the raw echo peer of its own transport.
+  double raw_tcp = 0, raw_shm = 0;
+  for (const LoadCase& lc : cases)
+    if (lc.fsync.empty()) (lc.shm ? raw_shm : raw_tcp) = spread_of(lc.rates).median;
   std::printf(
       "### (2) Sustained order entry: order messages answered per second, window %zu per session, "
       "%.1f s measured after %.1f s warm-up, %d repeats\n\n",
       ctx.plan.window, ctx.plan.load_s, ctx.plan.load_warmup_s, ctx.plan.repeats);
   std::printf(
-      "| subject | sessions | median M msgs/s | min | max | vs raw echo | client-seen ack p50 / p99 (us) | "
+      "| subject | sessions | median M msgs/s | min | max | vs raw echo (same transport) | client-seen ack p50 / p99 (us) | "
       "exchange-internal ack p50 / p99 (us, medians) | journal records per fdatasync | involuntary "
       "switches/s, client / exchange critical (medians) | exchange background threads' CPU |\n"
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const LoadCase& lc : cases) {
     const Spread s = spread_of(lc.rates);
-    const std::string name = lc.fsync.empty() ? "raw TCP echo peer (busy-poll thread)"
+    const std::string over = lc.shm ? " over shm" : "";
+    const std::string name = lc.fsync.empty() ? std::string(lc.shm ? "raw shm" : "raw TCP") + " echo peer (busy-poll thread)"
                              : lc.mix == LoadMix::kIocOnly
-                                 ? "nanotick-exchange, fsync " + lc.fsync + ", IOC NewOrders only"
-                                 : "nanotick-exchange, fsync " + lc.fsync;
+                                 ? "nanotick-exchange" + over + ", fsync " + lc.fsync + ", IOC NewOrders only"
+                                 : "nanotick-exchange" + over + ", fsync " + lc.fsync;
     const std::string internal =
         lc.fsync.empty() ? "n/a"
                          : us(spread_of(lc.internal.p50s).median) + " / " + us(spread_of(lc.internal.p99s).median);
@@ -697,7 +757,7 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
     char aux[16] = "n/a";
     if (!lc.fsync.empty()) std::snprintf(aux, sizeof aux, "%.0f%%", 100 * spread_of(lc.aux_cpu_share).median);
     std::printf("| %s | %d | %.3f | %.3f | %.3f | %s | %s / %s | %s | %s%s | %s | %s |\n", name.c_str(), lc.sessions,
-                s.median / 1e6, s.min / 1e6, s.max / 1e6, nb::format_ratio(s.median / raw).c_str(),
+                s.median / 1e6, s.min / 1e6, s.max / 1e6, nb::format_ratio(s.median / (lc.shm ? raw_shm : raw_tcp)).c_str(),
                 us(static_cast<double>(lc.ack_ns.percentile(50))).c_str(),
                 us(static_cast<double>(lc.ack_ns.percentile(99))).c_str(), internal.c_str(), per_sync,
                 lc.segments_max > 1 ? " (journal segment rolled over)" : "", switches, aux);
