@@ -95,6 +95,18 @@ def config_seeds() -> None:
         put("trader_config", f.stem, f.read_bytes())
 
 
+def shm_byte_ring_seeds() -> None:
+    """Scripts for fuzz/shm_byte_ring_fuzz.cpp (its header lists the steps): honest traffic
+    around the wrap, and each hostile word a peer can publish."""
+    def word(step: int, value: int) -> bytes:
+        return bytes([step]) + value.to_bytes(8, "little")
+    put("shm_byte_ring", "write_read", bytes([0, 100, 1, 200, 0, 128, 1, 255, 4]))
+    put("shm_byte_ring", "wrap", bytes([0, 100, 1, 100] * 3 + [0, 127, 1, 127]))
+    put("shm_byte_ring", "hostile_tail", bytes([0, 10]) + word(2, 1 << 40) + bytes([1, 50, 0, 5]))
+    put("shm_byte_ring", "hostile_head", bytes([0, 10]) + word(3, 5000) + bytes([0, 100, 1, 10]))
+    put("shm_byte_ring", "tail_backwards", bytes([0, 50, 1, 50]) + word(2, 3) + bytes([1, 10, 4]))
+
+
 def workload_seeds() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "w.bin"
@@ -109,6 +121,7 @@ if __name__ == "__main__":
         shutil.rmtree(CORPUS)
     order_entry_seeds()
     config_seeds()
+    shm_byte_ring_seeds()
     workload_seeds()
     exchange_seeds()
     for d in sorted(CORPUS.iterdir()):
