@@ -19,6 +19,7 @@ constexpr std::size_t kInputBufferBytes = 64 * 1024;
 constexpr std::uint64_t kTimerPeriodNs = core::kNsPerMs;     // heartbeat/timeout checks: every 1 ms
 constexpr std::uint64_t kSummaryPeriodNs = core::kNsPerSec;  // latency summaries into the counters file
 constexpr std::uint64_t kCloseLingerNs = core::kNsPerSec;    // wait this long for the peer's EOF
+constexpr std::uint64_t kShmOnlyPollNs = 50 * core::kNsPerUs;  // epoll period while only shm sessions are open
 
 }  // namespace
 
@@ -121,7 +122,13 @@ int OrderGateway::do_work() noexcept {
   const std::uint64_t now = clock_.now_ns();
   int work = 0;
   if (accepting_ && shutdown_requested_.load(std::memory_order_acquire)) begin_shutdown();
-  for (const net::ReadyEvent& ev : poller_.wait(0)) {
+  // Sockets need epoll every pass; while every open session is a shared-memory
+  // one (their data is polled below), only the listeners and the control
+  // sockets remain, and once per kShmOnlyPollNs is soon enough for an accept
+  // or a client's death -- the system call (~0.3 us here) leaves each pass.
+  const bool poll_sockets = open_connections_ != open_shm_ || now - last_epoll_ns_ >= kShmOnlyPollNs;
+  if (poll_sockets) last_epoll_ns_ = now;
+  for (const net::ReadyEvent& ev : poll_sockets ? poller_.wait(0) : std::span<const net::ReadyEvent>{}) {
     ++work;
     if (ev.token == kListenerToken) {
       accept_all(now);

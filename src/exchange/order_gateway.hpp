@@ -211,6 +211,7 @@ class OrderGateway {
   std::size_t open_shm_ = 0;  // of which shared memory (at most shm_slots)
   std::atomic<bool> shutdown_requested_{false};
   std::uint64_t last_timer_ns_ = 0;
+  std::uint64_t last_epoll_ns_ = 0;  // the poller's last wait (throttled while only shm sessions are open)
   bool accepting_ = true;
   std::uint64_t next_session_serial_ = 0;
   std::uint16_t connection_serial_ = 0;  // gateway-wide: event ids tell connections apart across slots
