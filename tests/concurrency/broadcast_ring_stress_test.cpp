@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -163,6 +164,82 @@ TEST(BroadcastRingStress, ShouldNeverDeliverTornOrMisorderedMessagesOnATinyRing)
 TEST(BroadcastRingStress, ShouldAccountForEveryMessageWithReadersOfMixedSpeed) {
   // 4096 slots: the fast reader mostly keeps up, the slow ones are lapped.
   run<4096>({Pace{0, 0}, Pace{50, 0}, Pace{200, 100}}, 0);
+}
+
+// The form the market data ring uses: capacity chosen at run time (slots after
+// the object, in memory the test owns) and messages that say their own size,
+// published and read as only that many bytes. The length itself races with
+// the writer here: a torn length must only ever bound a copy the re-check
+// then rejects.
+struct SizedMessage {
+  std::uint64_t head;  // low 16 bits: bytes of the message (16..256); high 48: seq
+  std::uint64_t words[31];
+};
+static_assert(sizeof(SizedMessage) == 256);
+
+std::uint64_t sized_length(std::uint64_t seq) { return 16 + (mix(seq) % 31) * 8; }
+
+TEST(BroadcastRingStress, ShouldNeverDeliverATornSizedMessageFromARunTimeRing) {
+  using Ring = BroadcastRing<SizedMessage, std::dynamic_extent>;
+  constexpr std::size_t kSlots = 4;
+  const std::uint64_t n = stress_items() / 5;
+  std::unique_ptr<void, decltype(&std::free)> memory(std::aligned_alloc(64, Ring::bytes_for(kSlots)), &std::free);
+  ASSERT_NE(memory, nullptr);
+  Ring& ring = Ring::create_in(memory.get(), kSlots);
+  std::atomic<bool> done{false};
+  std::atomic<int> ready{0};
+  std::array<ReaderStats, 2> stats{};
+  std::vector<std::thread> readers;
+  for (std::size_t r = 0; r < stats.size(); ++r) {
+    readers.emplace_back([&, r] {
+      Ring::Reader reader(ring, kSlots);
+      ready.fetch_add(1, std::memory_order_release);
+      ReaderStats& st = stats[r];
+      std::uint64_t expected = 0;
+      for (;;) {
+        const bool finished = done.load(std::memory_order_acquire);
+        SizedMessage m{};
+        const auto result = reader.try_read_prefix(m, [](std::uint64_t head) { return head & 0xffff; });
+        if (result.status == Ring::ReadStatus::kOk) {
+          const std::uint64_t seq = m.head >> 16;
+          const std::uint64_t length = m.head & 0xffff;
+          if (seq != (expected & ((std::uint64_t{1} << 48) - 1))) ++st.order_errors;
+          bool whole = length == sized_length(expected);
+          for (std::size_t i = 0; whole && i < (length - 8) / 8; ++i) whole = m.words[i] == mix(expected * 64 + i);
+          if (!whole) ++st.torn;
+          ++expected;
+          ++st.received;
+        } else if (result.status == Ring::ReadStatus::kLapped) {
+          st.lost += result.lost;
+          expected += result.lost;
+        } else if (finished) {
+          break;
+        } else if (r == 1) {
+          std::this_thread::yield();  // the slow reader
+        } else {
+          _mm_pause();
+        }
+      }
+      st.position = reader.position();
+    });
+  }
+  while (ready.load(std::memory_order_acquire) != static_cast<int>(stats.size())) std::this_thread::yield();
+  for (std::uint64_t i = 0; i < n; ++i) {
+    SizedMessage m{};
+    const std::uint64_t length = sized_length(i);
+    m.head = (i << 16) | length;
+    for (std::size_t k = 0; k < (length - 8) / 8; ++k) m.words[k] = mix(i * 64 + k);
+    ring.publish(m, length);
+    if (i % 256 == 0) std::this_thread::yield();
+  }
+  done.store(true, std::memory_order_release);
+  for (std::thread& t : readers) t.join();
+  for (std::size_t r = 0; r < stats.size(); ++r) {
+    EXPECT_EQ(stats[r].order_errors, 0u) << "reader " << r;
+    EXPECT_EQ(stats[r].torn, 0u) << "reader " << r;
+    EXPECT_EQ(stats[r].received + stats[r].lost, n) << "reader " << r;
+    EXPECT_EQ(stats[r].position, n) << "reader " << r;
+  }
 }
 
 }  // namespace

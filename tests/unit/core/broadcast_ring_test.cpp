@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace {
@@ -62,6 +65,7 @@ TEST(BroadcastRing, ShouldRejectCapacityNotPowerOfTwo) {
   static_assert(ValidRing<std::uint64_t, 8>);
   static_assert(!ValidRing<std::uint64_t, 0>);
   static_assert(!ValidRing<std::uint64_t, 6>);
+  static_assert(ValidRing<std::uint64_t, std::dynamic_extent>);  // the capacity is chosen at run time
   static_assert(std::is_standard_layout_v<Ring>);
   EXPECT_EQ(Ring::capacity(), 8u);
 }
@@ -246,6 +250,92 @@ TEST(BroadcastRing, ShouldCarryHundredBytePayloadsIntact) {
       ASSERT_EQ(out.bytes[k], static_cast<std::uint8_t>(i * 13 + k));
     }
   }
+}
+
+// A record that says its own size in its first word, as the market data
+// ring's packets do.
+struct Sized {
+  std::uint64_t bytes;  // of the whole record that matter: 8 + payload
+  std::uint8_t payload[120];
+};
+std::uint64_t sized_bytes(std::uint64_t first_word) { return first_word; }
+
+TEST(BroadcastRing, ShouldCopyOnlyThePrefixASizedMessageNames) {
+  using SizedRing = BroadcastRing<Sized, 4>;
+  auto ring = std::make_unique<SizedRing>();
+  SizedRing::Reader reader(*ring);
+  Sized big{};
+  big.bytes = sizeof big;
+  std::memset(big.payload, 0xaa, sizeof big.payload);
+  ring->publish(big);
+  Sized small{};
+  small.bytes = 8 + 3;
+  small.payload[0] = 1;
+  small.payload[1] = 2;
+  small.payload[2] = 3;
+  small.payload[7] = 9;  // in the same word as the last named byte
+  small.payload[8] = 9;  // in the next word
+  ring->publish(small, small.bytes);
+
+  Sized out{};
+  ASSERT_EQ(reader.try_read_prefix(out, sized_bytes).status, SizedRing::ReadStatus::kOk);
+  EXPECT_EQ(out.bytes, sizeof big);
+  EXPECT_EQ(out.payload[119], 0xaa);
+  std::memset(&out, 0x55, sizeof out);
+  ASSERT_EQ(reader.try_read_prefix(out, sized_bytes).status, SizedRing::ReadStatus::kOk);
+  EXPECT_EQ(out.bytes, 11u);
+  EXPECT_EQ(out.payload[0], 1);
+  EXPECT_EQ(out.payload[2], 3);
+  EXPECT_EQ(out.payload[7], 9) << "whole words are copied: the rest of the last one comes along";
+  EXPECT_EQ(out.payload[8], 0x55) << "words past the named size are not copied";
+}
+
+TEST(BroadcastRing, ShouldClampAnImpossibleSizeToTheSlot) {
+  using SizedRing = BroadcastRing<Sized, 4>;
+  auto ring = std::make_unique<SizedRing>();
+  SizedRing::Reader reader(*ring);
+  Sized liar{};
+  liar.bytes = ~std::uint64_t{0};  // a writer that lies: the copy stops at the record
+  liar.payload[119] = 7;
+  ring->publish(liar, 1u << 30);
+  Sized out{};
+  ASSERT_EQ(reader.try_read_prefix(out, sized_bytes).status, SizedRing::ReadStatus::kOk);
+  EXPECT_EQ(out.bytes, liar.bytes);
+  EXPECT_EQ(out.payload[119], 7);
+  Sized tiny{};
+  tiny.bytes = 0;  // less than its own size word: one word is copied
+  ring->publish(tiny, 0);
+  ASSERT_EQ(reader.try_read_prefix(out, sized_bytes).status, SizedRing::ReadStatus::kOk);
+  EXPECT_EQ(out.bytes, 0u);
+}
+
+// The run-time capacity form, in memory the caller owns (as in a shared
+// segment): the same numbering, laps and losses as the compile-time form.
+TEST(BroadcastRing, ShouldBehaveTheSameWithItsCapacityChosenAtRunTime) {
+  using Dynamic = BroadcastRing<std::uint64_t, std::dynamic_extent>;
+  const std::size_t bytes = Dynamic::bytes_for(8);
+  EXPECT_EQ(bytes, sizeof(Dynamic) + 8 * 64);
+  std::unique_ptr<void, decltype(&std::free)> memory(std::aligned_alloc(64, bytes), &std::free);
+  ASSERT_NE(memory, nullptr);
+  std::memset(memory.get(), 0xee, bytes);  // construction must not rely on zeroed memory
+  Dynamic& ring = Dynamic::create_in(memory.get(), 8);
+  EXPECT_EQ(ring.slot_count(), 8u);
+  Dynamic::Reader reader(ring, 8);
+  std::uint64_t v = 0;
+  EXPECT_EQ(reader.try_read(v).status, Dynamic::ReadStatus::kEmpty);
+  for (std::uint64_t i = 0; i < 30; ++i) EXPECT_EQ(ring.publish(i), i);
+  const Dynamic::ReadResult r = reader.try_read(v);
+  ASSERT_EQ(r.status, Dynamic::ReadStatus::kLapped);
+  EXPECT_EQ(r.lost, 22u);
+  for (std::uint64_t i = 22; i < 30; ++i) {
+    ASSERT_EQ(reader.try_read(v).status, Dynamic::ReadStatus::kOk);
+    EXPECT_EQ(v, i);
+  }
+  EXPECT_EQ(reader.try_read(v).status, Dynamic::ReadStatus::kEmpty);
+  EXPECT_EQ(reader.total_lost(), 22u);
+  Dynamic::Reader oldest(ring, 8, Dynamic::StartAt::kOldest);
+  ASSERT_EQ(oldest.try_read(v).status, Dynamic::ReadStatus::kOk);
+  EXPECT_EQ(v, 22u);
 }
 
 }  // namespace
