@@ -1,73 +1,26 @@
 #include "ipc/shm_listener.hpp"
 
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
 
 #include "ipc/fd_passing.hpp"
-#include "net/socket_error.hpp"
 
 namespace nanotick::ipc {
 
-namespace {
-
-sockaddr_un unix_address(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path)
-    throw std::invalid_argument("shm_path '" + path + "' is empty or longer than " +
-                                std::to_string(sizeof addr.sun_path - 1) + " bytes (a UNIX socket path)");
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  return addr;
-}
-
-// A socket file at `path` that no process listens on any more (its exchange
-// died): connecting to it is refused.
-bool stale_socket_file(const std::string& path, const sockaddr_un& addr) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return false;
-  if (!S_ISSOCK(st.st_mode))
-    throw net::SocketError("shm_path " + path + " exists and is not a socket: not replacing it", EEXIST);
-  net::Fd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!probe) throw net::SocketError("shm_path " + path + ": socket", errno);
-  if (::connect(probe.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0)
-    throw net::SocketError("shm_path " + path + " is in use by a running exchange", EADDRINUSE);
-  return errno == ECONNREFUSED;
-}
-
-}  // namespace
-
 ShmListener::ShmListener(std::string path, std::uint64_t ring_bytes, int backlog)
-    : path_(std::move(path)), ring_bytes_(ring_bytes) {
-  if (!valid_ring_bytes(ring_bytes_))
-    throw std::invalid_argument("shm ring_bytes " + std::to_string(ring_bytes_) +
-                                ": must be a power of two from 4096 to 67108864");
-  const sockaddr_un addr = unix_address(path_);
-  if (stale_socket_file(path_, addr)) ::unlink(path_.c_str());
-  fd_ = net::Fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd_) throw net::SocketError("shm_path " + path_ + ": socket", errno);
-  if (::bind(fd_.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
-    throw net::SocketError("shm_path " + path_ + ": bind (does its directory exist and is it writable?)", errno);
-  // Owner-only before anyone can connect (connect needs write permission on the file).
-  if (::chmod(path_.c_str(), 0600) != 0 || ::listen(fd_.get(), backlog) != 0) {
-    const int e = errno;
-    ::unlink(path_.c_str());
-    throw net::SocketError("shm_path " + path_ + ": chmod 0600 / listen", e);
-  }
-}
+    : ring_bytes_(checked_ring_bytes(ring_bytes)), listener_(std::move(path), backlog, "shm_path") {}
 
-ShmListener::~ShmListener() {
-  if (fd_) ::unlink(path_.c_str());
+std::uint64_t ShmListener::checked_ring_bytes(std::uint64_t ring_bytes) {
+  if (!valid_ring_bytes(ring_bytes))
+    throw std::invalid_argument("shm ring_bytes " + std::to_string(ring_bytes) +
+                                ": must be a power of two from 4096 to 67108864");
+  return ring_bytes;
 }
 
 std::optional<ShmStream> ShmListener::accept() noexcept {
-  net::Fd conn(::accept4(fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+  net::Fd conn = listener_.accept();
   if (!conn) {
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       ++accept_errors_;
@@ -99,8 +52,7 @@ std::optional<ShmStream> ShmListener::accept() noexcept {
 }
 
 bool ShmListener::refuse() noexcept {
-  net::Fd conn(::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-  return conn.valid();
+  return listener_.accept(false).valid();
 }
 
 }  // namespace nanotick::ipc

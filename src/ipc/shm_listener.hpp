@@ -6,10 +6,10 @@
 // connection, never a reused one: a client that kept the mapping of its old
 // session can write into nothing but memory no one reads any more.
 //
-// The socket file is created 0600 before listen(), so only the exchange's
-// user can connect; a stale one a killed exchange left behind is replaced
-// (after a connect to it is refused -- a live exchange's is not), and the
-// file is removed by the destructor.
+// The socket file is a UnixListener (unix_listener.hpp): created 0600 before
+// listen(), so only the exchange's user can connect; a stale one a killed
+// exchange left behind is replaced (after a connect to it is refused -- a
+// live exchange's is not), and the file is removed by the destructor.
 //
 // Set-up throws net::SocketError / std::invalid_argument with the path; accept()
 // is noexcept and counts its failures. Not thread-safe: the gateway's thread.
@@ -21,7 +21,7 @@
 #include <string>
 
 #include "ipc/shm_stream.hpp"
-#include "net/fd.hpp"
+#include "ipc/unix_listener.hpp"
 
 namespace nanotick::ipc {
 
@@ -29,12 +29,11 @@ class ShmListener {
  public:
   // `ring_bytes`: each direction's buffer (a power of two, 4 KiB .. 64 MiB).
   ShmListener(std::string path, std::uint64_t ring_bytes, int backlog = 64);
-  ~ShmListener();
   ShmListener(const ShmListener&) = delete;
   ShmListener& operator=(const ShmListener&) = delete;
 
-  int fd() const noexcept { return fd_.get(); }
-  const std::string& path() const noexcept { return path_; }
+  int fd() const noexcept { return listener_.fd(); }
+  const std::string& path() const noexcept { return listener_.path(); }
   std::uint64_t ring_bytes() const noexcept { return ring_bytes_; }
 
   // Accepts one pending connection and sets up its session (segment created,
@@ -47,9 +46,10 @@ class ShmListener {
   int last_accept_error() const noexcept { return last_accept_error_; }
 
  private:
-  std::string path_;
+  static std::uint64_t checked_ring_bytes(std::uint64_t ring_bytes);
+
   std::uint64_t ring_bytes_;
-  net::Fd fd_;
+  UnixListener listener_;
   std::uint64_t accept_errors_ = 0;
   int last_accept_error_ = 0;
   std::uint64_t serial_ = 0;
