@@ -26,6 +26,7 @@
 #include "exchange/sequencer.hpp"
 #include "exchange/snapshot_publisher.hpp"
 #include "exchange/snapshotter.hpp"
+#include "ipc/md_ring_server.hpp"
 #include "proto/order_entry.hpp"
 #include "telemetry/bound_agent.hpp"
 #include "telemetry/writer.hpp"
@@ -134,6 +135,7 @@ struct ExchangeServer::Impl {
   std::unique_ptr<JournalWriter> journal;
   std::unique_ptr<OrderGateway> gateway;
   std::unique_ptr<Sequencer> sequencer;
+  std::unique_ptr<ipc::MdRingServer> md_ring;  // [market_data] shm_path: the incremental feed in shared memory
   std::unique_ptr<MdPublisher> publisher;
   std::unique_ptr<SnapshotPublisher> snapshots;
   std::unique_ptr<JournalSyncer> syncer;
@@ -169,14 +171,15 @@ struct ExchangeServer::Impl {
 
 // The pipeline, wired here and nowhere else (docs/EXCHANGE.md "Pipeline", "Threads"):
 //
-//  clients -TCP-> [gateway] -RequestRing-> [sequencer] -RequestRing-> [engine] --reports--> [gateway] -TCP-> clients
-//                                             |  append                    |
-//                                             v                            +--md events--> [md publisher] -UDP->
-//                                             incremental
-//                                        JournalWriter <- [journal syncer]                     |
-//                                             |                                                 +--MdRing--> [snapshot
-//                                             publisher] -UDP-> snapshots
-//                                             +--> [snapshotter] (engine snapshots from the journal)
+//  clients -TCP/shm-> [gateway] -RequestRing-> [sequencer] -RequestRing-> [engine] --reports--> [gateway] -> clients
+//                                                |  append                    |
+//                                                v                            +--md events--> [md publisher]
+//                                        JournalWriter <- [journal syncer]                     | -UDP-> incremental
+//                                                |                                             | -MdRingServer->
+//                                                |                                             |  shm readers (same packets)
+//                                                |                                             +--MdRing--> [snapshot
+//                                                |                                                 publisher] -UDP-> snapshots
+//                                                +--> [snapshotter] (engine snapshots from the journal)
 //
 // Runners ([threads]; config: core::ThreadLayout, roles in exchange_config.hpp):
 //   compact    "critical"  gateway + sequencer + engine + md publisher, one thread: the engine
@@ -380,6 +383,13 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
       config, *s.journal, with_engine([](auto& e) { return e.export_state(); }), rec.tail.next_seq - 1);
   s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots,
                                               with_engine([](auto& e) { return e.last_md_seq(); }) + 1);
+  if (!config.market_data.shm_path.empty()) {
+    // The incremental packets in shared memory too, for readers on this host;
+    // its readers are let in by the publisher's thread.
+    s.md_ring = std::make_unique<ipc::MdRingServer>(config.market_data.shm_path, config.market_data.shm_ring_packets);
+    s.publisher->share_in(*s.md_ring);
+    s.log("market data ring at " + s.md_ring->path() + ": " + std::to_string(s.md_ring->slots()) + " packets");
+  }
   const auto caps = s.capacities();
   s.snapshots = std::make_unique<SnapshotPublisher>(config.market_data, caps, s.md_to_snapshots);
   with_engine([&s](auto& e) { s.snapshots->seed_from(e); });

@@ -12,9 +12,18 @@
 // noexcept, no allocation, a refused datagram is counted, never retried (a
 // consumer sees the gap and recovers from the snapshot channel).
 //
-// Telemetry: on the incremental channel, each packet of messages sent (not a
-// heartbeat, not a refused one) is stamped ex_md_write with its first_seq,
-// right after the send returned, when a recorder is bound to the thread.
+// Shared memory: the incremental channel may also mirror every packet it
+// sends -- the same bytes, heartbeats included -- into the market data ring
+// (mirror_to(), ipc::MdRingServer), just before the datagram: a ring write
+// is a few stores, the send a system call, so the host's readers are not
+// made to wait for the kernel. A datagram the kernel refuses is still in
+// the ring.
+//
+// Telemetry: on the incremental channel, each packet of messages (not a
+// heartbeat) is stamped ex_md_write with its first_seq when a recorder is
+// bound to the thread: right after the ring write when there is a ring (the
+// packet is readable from then on), else right after the send returned (not
+// for a refused one).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +37,7 @@
 #include "core/counters_file.hpp"
 #include "core/tsc_clock.hpp"
 #include "exchange/exchange_config.hpp"
+#include "ipc/md_ring_server.hpp"
 #include "net/udp_multicast.hpp"
 #include "proto/md_packet.hpp"
 #include "telemetry/instrument.hpp"
@@ -79,6 +89,10 @@ class MdChannel {
     return true;
   }
 
+  // Start-up: every packet from now on also goes into `ring` (not owned;
+  // nullptr: none). The incremental channel's only.
+  void mirror_to(ipc::MdRingServer* ring) noexcept { ring_ = ring; }
+
   std::uint64_t next_seq() const noexcept { return next_seq_; }
   bool pending() const noexcept { return !writer_.empty(); }
   std::size_t mtu() const noexcept { return writer_.mtu(); }
@@ -111,6 +125,10 @@ class MdChannel {
   }
   void send(std::span<const std::uint8_t> packet, std::uint16_t count, bool heartbeat) noexcept {
     last_send_ticks_ = clock_.now();
+    if (ring_ != nullptr) {
+      ring_->publish(packet);
+      if (!heartbeat && stamp_sends_) NT_HOP(ex_md_write, first_seq_of(packet));
+    }
     if (!sender_.send(packet)) [[unlikely]] {
       send_drops_.add();
       return;
@@ -120,7 +138,7 @@ class MdChannel {
     messages_.add(count);
     if (heartbeat) {
       heartbeats_.add();
-    } else if (stamp_sends_) {
+    } else if (stamp_sends_ && ring_ == nullptr) {
       NT_HOP(ex_md_write, first_seq_of(packet));
     }
   }
@@ -133,6 +151,7 @@ class MdChannel {
   const core::TscClock& clock_;
   const bool stamp_sends_;  // the incremental channel: its packets are the md keys of telemetry
   net::UdpMulticastSender sender_;
+  ipc::MdRingServer* ring_ = nullptr;  // the incremental channel's shared-memory mirror, if any
   proto::PacketWriter writer_;
   std::uint64_t next_seq_;
   std::uint64_t heartbeat_ticks_;

@@ -19,7 +19,13 @@ constexpr proto::MdMsgHeader header(proto::MdMsgType type, std::uint8_t side) no
 
 MdPublisher::MdPublisher(const MarketDataConfig& config, MdRing& snapshot_ring, engine::Seq next_seq,
                          const core::TscClock& clock)
-    : clock_(clock), ring_(snapshot_ring), channel_(proto::Channel::kIncremental, config, next_seq, clock) {}
+    : clock_(clock),
+      ring_(snapshot_ring),
+      channel_(proto::Channel::kIncremental, config, next_seq, clock),
+      shm_poll_ticks_(ms_to_ticks(clock, 1)) {}
+
+// The publisher's slot is exactly the ring's: a config the venue accepted fits.
+static_assert(venue::kMaxShmMdPacketBytes == ipc::kMdRingMaxPacketBytes);
 
 void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
   switch (e.type) {
@@ -95,8 +101,14 @@ void MdPublisher::forward(const engine::MdEvent& e) noexcept {
 }
 
 int MdPublisher::do_work() noexcept {
-  if (channel_.flush()) return 1;
-  return channel_.heartbeat_if_idle(clock_.now()) ? 1 : 0;
+  const std::uint64_t now = clock_.now();
+  int work = 0;
+  if (shm_ring_ != nullptr && now >= next_shm_poll_) [[unlikely]] {
+    next_shm_poll_ = now + shm_poll_ticks_;
+    work += shm_ring_->poll_connections();
+  }
+  if (channel_.flush()) return work + 1;
+  return work + (channel_.heartbeat_if_idle(now) ? 1 : 0);
 }
 
 }  // namespace nanotick::exchange

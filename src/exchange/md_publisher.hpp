@@ -8,6 +8,13 @@
 // heartbeats when idle, and forwards every event to the snapshot publisher
 // through an MdRing.
 //
+// Shared memory (docs/EXCHANGE.md "Market data in shared memory"): given an
+// ipc::MdRingServer (share_in(), wired by the exchange server), every packet
+// the channel sends -- heartbeats included -- also goes into that ring, and
+// do_work() lets the ring's readers in (and notices them leave) about once a
+// millisecond: an epoll look from the agent's timer, never a system call
+// per packet.
+//
 // Thread-safety: one thread calls on_md/flush/do_work (the md publisher's
 // agent thread); the counters may be read from any thread. The MdRing's
 // consumer (SnapshotPublisher) must run on ANOTHER thread: a full ring is
@@ -27,6 +34,7 @@
 #include "exchange/exchange_config.hpp"
 #include "exchange/md_channel.hpp"
 #include "exchange/pipeline.hpp"
+#include "ipc/md_ring_server.hpp"
 
 namespace nanotick::exchange {
 
@@ -39,6 +47,14 @@ class MdPublisher {
   MdPublisher(const MarketDataConfig& config, MdRing& snapshot_ring, engine::Seq next_seq = 1,
               const core::TscClock& clock = core::TscClock::global());
 
+  // Start-up, before the publishing thread runs: mirror every incremental
+  // packet into `ring` (not owned; it must outlive the publisher's thread)
+  // and serve its readers from do_work().
+  void share_in(ipc::MdRingServer& ring) noexcept {
+    shm_ring_ = &ring;
+    channel_.mirror_to(&ring);
+  }
+
   // Encodes and queues one event (sending the packet before it if it does not
   // fit), then forwards it to the snapshot publisher.
   void on_md(const engine::MdEvent& e) noexcept;
@@ -48,8 +64,10 @@ class MdPublisher {
   // A partial packet waits for flush().
   bool pending() const noexcept { return channel_.pending(); }
 
-  // Agent duty cycle: sends a partial packet left over by the caller, else a
-  // heartbeat when nothing was sent for heartbeat_ms. Returns packets sent.
+  // Agent duty cycle: lets the shared-memory ring's readers in and out (at
+  // most once a millisecond), sends a partial packet left over by the
+  // caller, else a heartbeat when nothing was sent for heartbeat_ms. Returns
+  // packets sent plus readers let in or out.
   int do_work() noexcept;
   std::string_view role_name() const noexcept { return "md-publisher"; }
 
@@ -70,6 +88,7 @@ class MdPublisher {
     channel_.place_counters(file, "md.incremental");
     file.place(ring_full_spins_, "md.incremental.ring_full_spins");
     file.place(bad_events_, "md.incremental.bad_events");
+    if (shm_ring_ != nullptr) shm_ring_->place_counters(file);  // written by this thread too
   }
 
  private:
@@ -78,6 +97,9 @@ class MdPublisher {
   const core::TscClock& clock_;
   MdRing& ring_;
   MdChannel channel_;
+  ipc::MdRingServer* shm_ring_ = nullptr;
+  const std::uint64_t shm_poll_ticks_;  // ~1 ms: how often the ring's readers are looked at
+  std::uint64_t next_shm_poll_ = 0;
   core::Counter ring_full_spins_;
   core::Counter bad_events_;
 };

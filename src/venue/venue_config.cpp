@@ -1,6 +1,7 @@
 #include "venue/venue_config.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <set>
 #include <stdexcept>
 
@@ -47,6 +48,15 @@ MarketDataConfig read_market_data(TableReader t) {
   m.mtu = t.u32("mtu", m.mtu, 128, 65000);
   m.heartbeat_ms = t.u32("heartbeat_ms", m.heartbeat_ms, 1, 3'600'000);
   m.snapshot_interval_ms = t.u32("snapshot_interval_ms", m.snapshot_interval_ms, 1, 3'600'000);
+  m.shm_path = t.string("shm_path", m.shm_path);
+  if (m.shm_path.size() > 107) t.fail("shm_path", "longer than 107 bytes (a UNIX socket path)");
+  m.shm_ring_packets = t.u32("shm_ring_packets", m.shm_ring_packets, 16, 65536);
+  if (!std::has_single_bit(m.shm_ring_packets))
+    t.fail("shm_ring_packets", "must be a power of two, got " + std::to_string(m.shm_ring_packets));
+  if (!m.shm_path.empty() && m.mtu > kMaxShmMdPacketBytes)
+    t.fail("mtu", "must be at most " + std::to_string(kMaxShmMdPacketBytes) +
+                      " with market_data.shm_path set (every packet must fit a slot of the shared-memory ring), got " +
+                      std::to_string(m.mtu));
   t.finish();
   return m;
 }
@@ -100,6 +110,9 @@ VenueConfig read_venue(TableReader& root) {
   v.server = read_server(root.required_table("server", "[server] gives order_entry, the order-entry listen address"));
   v.market_data = read_market_data(
       root.required_table("market_data", "[market_data] gives the interface and the incremental and snapshot groups"));
+  if (!v.market_data.shm_path.empty() && v.market_data.shm_path == v.server.shm_path)
+    root.fail("market_data.shm_path", "must differ from server.shm_path (\"" + v.server.shm_path +
+                                          "\"): order entry and market data listen on sockets of their own");
   std::set<std::string> symbols;
   for (auto& t : root.tables("instruments")) v.instruments.instruments.push_back(read_instrument(t, symbols));
   if (v.instruments.instruments.empty()) root.fail("instruments", "at least one [[instruments]] table is required");

@@ -42,6 +42,12 @@ struct ServerConfig {
   std::uint32_t shm_ring_bytes = 1u << 16;
 };
 
+// The largest packet a slot of the shared-memory market data ring holds (an
+// Ethernet MTU's UDP payload; ipc::kMdRingMaxPacketBytes, which the exchange
+// and the trader check it equals): with market_data.shm_path set, the mtu
+// may not be larger.
+inline constexpr std::uint32_t kMaxShmMdPacketBytes = 1472;
+
 // The market data feeds: where they are published and how they are cut.
 struct MarketDataConfig {
   std::string interface = "127.0.0.1";           // required: IP_MULTICAST_IF
@@ -51,6 +57,11 @@ struct MarketDataConfig {
   std::uint32_t mtu = 1400;
   std::uint32_t heartbeat_ms = 1000;
   std::uint32_t snapshot_interval_ms = 1000;
+  // The incremental channel in shared memory too (docs/EXCHANGE.md "Market
+  // data in shared memory"): the UNIX socket path where readers ask for the
+  // ring (empty: not offered) and its slots, one packet each.
+  std::string shm_path;
+  std::uint32_t shm_ring_packets = 4096;
 };
 
 // A client who may log on, with its limits.

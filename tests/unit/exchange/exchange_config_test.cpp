@@ -265,6 +265,34 @@ TEST(ExchangeConfig, ErrorsNameTheKeyAndTheProblem) {
   expect_error(minimal("extra = 1\n"), "extra", "unknown key");
 }
 
+// [market_data] shm_path / shm_ring_packets (docs/EXCHANGE.md "Market data
+// in shared memory"): off by default; the ring's packets must fit its slots.
+TEST(ExchangeConfig, MarketDataRingKeysAreChecked) {
+  const nx::ExchangeConfig off = nx::parse_exchange_config(minimal(), "test.toml");
+  EXPECT_EQ(off.market_data.shm_path, "");
+  EXPECT_EQ(off.market_data.shm_ring_packets, 4096u);
+  const nx::ExchangeConfig on =
+      nx::parse_exchange_config(minimal("[market_data]\nshm_path = \"/tmp/md.sock\"\nshm_ring_packets = 16\n"), "test.toml");
+  EXPECT_EQ(on.market_data.shm_path, "/tmp/md.sock");
+  EXPECT_EQ(on.market_data.shm_ring_packets, 16u);
+  expect_error(minimal("[market_data]\nshm_ring_packets = 1000\n"), "market_data.shm_ring_packets",
+               "must be a power of two, got 1000");
+  expect_error(minimal("[market_data]\nshm_ring_packets = 8\n"), "market_data.shm_ring_packets",
+               "must be in [16, 65536], got 8");
+  expect_error(minimal("[market_data]\nshm_path = \"/" + std::string(107, 'x') + "\"\n"), "market_data.shm_path",
+               "longer than 107 bytes");
+  // An mtu the ring's slots cannot hold: refused only when the ring is on.
+  EXPECT_EQ(nx::parse_exchange_config(minimal("[market_data]\nmtu = 9000\n"), "test.toml").market_data.mtu, 9000u);
+  expect_error(minimal("[market_data]\nmtu = 1473\nshm_path = \"/tmp/md.sock\"\n"), "market_data.mtu",
+               "must be at most 1472 with market_data.shm_path set");
+  EXPECT_EQ(nx::parse_exchange_config(minimal("[market_data]\nmtu = 1472\nshm_path = \"/tmp/md.sock\"\n"),
+                                      "test.toml")
+                .market_data.mtu,
+            1472u);
+  expect_error(minimal("[server]\nshm_path = \"/tmp/same.sock\"\n[market_data]\nshm_path = \"/tmp/same.sock\"\n"),
+               "market_data.shm_path", "must differ from server.shm_path");
+}
+
 // minimal(extra) puts `extra` first: a [[clients]] in it is clients[0].
 TEST(ExchangeConfig, InstrumentAndClientErrorsCarryTheirIndex) {
   const std::string one_client = "[[clients]]\nid = 7\ncredential = \"" + kCredential + "\"\n";

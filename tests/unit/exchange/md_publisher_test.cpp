@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "ipc/md_ring_server.hpp"
+#include "ipc/md_ring_subscriber.hpp"
 #include "net/udp_multicast.hpp"
 #include "proto/md_packet.hpp"
 #include "support/allocation_counter.hpp"
@@ -30,6 +33,7 @@ namespace nx = nanotick::exchange;
 namespace ne = nanotick::engine;
 namespace nn = nanotick::net;
 namespace np = nanotick::proto;
+namespace ni = nanotick::ipc;
 
 namespace {
 
@@ -372,6 +376,83 @@ TEST(MdPublisher, ShouldNotAllocateWhilePublishing) {
   }
   EXPECT_EQ(scope.count(), 0u);
   EXPECT_EQ(drain(*ring).size(), 200u);
+}
+
+// With a shared-memory ring (docs/EXCHANGE.md "Market data in shared
+// memory"): the publisher's own timer lets a reader in, and every packet it
+// sends -- data and heartbeats -- is in the ring too, byte for byte, in order.
+TEST(MdPublisher, ShouldMirrorEveryPacketItSendsIntoTheSharedMemoryRing) {
+  Feed feed("239.255.78.11", 1400, 5);
+  auto ring = make_ring();
+  const std::string path = "/tmp/nt-mdpub-" + std::to_string(::getpid()) + ".sock";
+  ni::MdRingServer shm(path, 256);
+  nx::MdPublisher pub(feed.config, *ring, 7);
+  pub.share_in(shm);
+  ni::MdRingSubscriber sub(path);
+  ASSERT_EQ(sub.start_connect(), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  ni::MdRingSubscriber::Step step = ni::MdRingSubscriber::Step::kWaiting;
+  while (step == ni::MdRingSubscriber::Step::kWaiting && std::chrono::steady_clock::now() < deadline) {
+    (void)pub.do_work();  // at most once a millisecond it looks at the ring's socket
+    step = sub.poll_connect();
+  }
+  ASSERT_EQ(step, ni::MdRingSubscriber::Step::kConnected);
+  EXPECT_EQ(shm.readers(), 1u);
+  const std::uint64_t sent_before = pub.packets();
+
+  for (ne::Seq s = 7; s < 107; ++s) {
+    pub.on_md(add(s, s));
+    if (s % 10 == 0) pub.flush();
+  }
+  pub.flush();
+  const std::uint64_t beats = pub.heartbeats();
+  while (pub.heartbeats() < beats + 2 && std::chrono::steady_clock::now() < deadline) (void)pub.do_work();
+  ASSERT_GE(pub.heartbeats(), beats + 2);
+
+  std::vector<std::vector<std::uint8_t>> udp;
+  std::vector<std::uint8_t> buf(65536);
+  for (;;) {
+    pollfd p{feed.receiver.fd(), POLLIN, 0};
+    if (::poll(&p, 1, 100) != 1) break;
+    const nn::RecvResult r = feed.receiver.recv(buf);
+    ASSERT_EQ(r.status, nn::RecvStatus::kDatagram);
+    udp.emplace_back(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(r.bytes));
+  }
+  std::vector<std::vector<std::uint8_t>> shm_packets;
+  for (ni::MdRingSubscriber::Read r = sub.read(); r != ni::MdRingSubscriber::Read::kEmpty; r = sub.read()) {
+    ASSERT_EQ(r, ni::MdRingSubscriber::Read::kPacket);
+    shm_packets.emplace_back(sub.packet().begin(), sub.packet().end());
+  }
+  ASSERT_EQ(udp.size(), pub.packets());
+  ASSERT_EQ(shm.packets(), pub.packets()) << "every packet sent went into the ring";
+  ASSERT_EQ(shm_packets.size(), pub.packets() - sent_before) << "the reader has all those sent since it joined";
+  const std::size_t skip = udp.size() - shm_packets.size();
+  std::size_t heartbeats = 0;
+  for (std::size_t i = 0; i < shm_packets.size(); ++i) {
+    EXPECT_EQ(shm_packets[i], udp[skip + i]) << "packet " << i;
+    np::PacketHeader h{};
+    ASSERT_EQ(np::parse_packet(shm_packets[i], np::Channel::kIncremental, h), np::PacketError::kNone);
+    heartbeats += h.count == 0 ? 1 : 0;
+  }
+  EXPECT_GE(heartbeats, 2u) << "heartbeats go into the ring too";
+}
+
+TEST(MdPublisher, ShouldNotAllocateWhilePublishingIntoTheRing) {
+  Feed feed("239.255.78.12", 256, 1);
+  auto ring = make_ring();
+  const std::string path = "/tmp/nt-mdpub-alloc-" + std::to_string(::getpid()) + ".sock";
+  ni::MdRingServer shm(path, 64);
+  nx::MdPublisher pub(feed.config, *ring);
+  pub.share_in(shm);
+  const nanotick::test::AllocationScope scope;
+  for (ne::Seq s = 1; s <= 200; ++s) {
+    pub.on_md(add(s, s));
+    if (s % 7 == 0) pub.flush();
+    (void)pub.do_work();
+  }
+  EXPECT_EQ(scope.count(), 0u);
+  EXPECT_GT(shm.packets(), 0u);
+  EXPECT_EQ(shm.packets(), pub.packets());
 }
 
 TEST(MdPublisher, ShouldRejectABadConfigNamingTheKey) {
