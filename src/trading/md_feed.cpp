@@ -11,7 +11,7 @@ namespace nanotick::trading {
 void MdFeedConfig::validate() const {
   // The groups and the interface are checked by the receivers themselves
   // (multicast range, unicast interface), with the address in the message.
-  if (incremental.port != 0 && incremental == snapshot)
+  if (incremental_multicast && incremental.port != 0 && incremental == snapshot)
     throw std::invalid_argument("md feed: snapshot: must differ from incremental (" + incremental.to_string() +
                                 "): each channel needs its own group or port");
   if (receive_buffer_bytes <= 0)

@@ -1,6 +1,10 @@
 // The trading client's market data input (docs/TRADER.md "Pipeline"): two
 // non-blocking multicast receivers, one per channel (incremental and
-// snapshot, PROTOCOL.md §2), and one fixed receive buffer (MdSockets).
+// snapshot, PROTOCOL.md §2), and one fixed receive buffer (MdSockets). With
+// the shared-memory transport the incremental channel comes from the
+// exchange's ring instead (md_ring_feed.hpp, same sink, same path): then
+// no socket joins the incremental group (incremental_multicast = false) and
+// MdSockets reads the snapshot channel only.
 // poll(sink, now) reads up to poll_budget datagrams from each socket,
 // stamping each with the TSC right after it was read (the tick of
 // tick-to-trade), and hands them to the sink: the MdConsumer (md_consumer.hpp)
@@ -27,6 +31,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "core/counter.hpp"
@@ -46,6 +51,9 @@ struct MdFeedConfig {
   int receive_buffer_bytes = 4 * 1024 * 1024;  // SO_RCVBUF asked for each socket
   std::uint32_t max_datagram_bytes = 65000;  // receive buffer; larger datagrams are truncated (md.mtu is at most 65000)
   std::uint32_t poll_budget = 64;  // datagrams per socket per poll()
+  // false: the incremental channel is read from the shared-memory ring
+  // (MdRingFeed); no socket joins its group and `incremental` is not used.
+  bool incremental_multicast = true;
 
   // Throws std::invalid_argument "md feed: <field>: <problem>".
   void validate() const;
@@ -78,9 +86,11 @@ class MdSockets {
   explicit MdSockets(const MdFeedConfig& config, const core::TscClock& clock = core::TscClock::global())
       : config_(validated(config)),
         clock_(clock),
-        incremental_({config.interface, config.incremental, config.receive_buffer_bytes}),
         snapshot_({config.interface, config.snapshot, config.receive_buffer_bytes}),
-        buffer_(std::make_unique<std::uint8_t[]>(config.max_datagram_bytes)) {}
+        buffer_(std::make_unique<std::uint8_t[]>(config.max_datagram_bytes)) {
+    if (config.incremental_multicast)
+      incremental_.emplace(net::MulticastReceiverConfig{config.interface, config.incremental, config.receive_buffer_bytes});
+  }
   MdSockets(const MdSockets&) = delete;
   MdSockets& operator=(const MdSockets&) = delete;
 
@@ -88,7 +98,7 @@ class MdSockets {
   // Returns the datagrams read.
   template <typename Sink>
   int poll(Sink& sink, TimeNs now) noexcept {
-    int work = drain(sink, incremental_, proto::Channel::kIncremental, 0, now);
+    int work = incremental_ ? drain(sink, *incremental_, proto::Channel::kIncremental, 0, now) : 0;
     work += drain(sink, snapshot_, proto::Channel::kSnapshot, 1, now);
     return work;
   }
@@ -104,8 +114,9 @@ class MdSockets {
       file.place(counters_.recv_errors[ch], std::string("md.recv_errors.") + kChannel[ch]);
     }
   }
-  // The bound groups (the kernel's port when the config said 0).
-  const net::SocketAddress& incremental_address() const noexcept { return incremental_.local_address(); }
+  // The bound groups (the kernel's port when the config said 0); the
+  // incremental one only with incremental_multicast.
+  const net::SocketAddress& incremental_address() const noexcept { return incremental_->local_address(); }
   const net::SocketAddress& snapshot_address() const noexcept { return snapshot_.local_address(); }
 
  private:
@@ -141,7 +152,7 @@ class MdSockets {
 
   MdFeedConfig config_;
   const core::TscClock& clock_;
-  net::UdpMulticastReceiver incremental_;
+  std::optional<net::UdpMulticastReceiver> incremental_;  // absent: the ring carries the incremental channel
   net::UdpMulticastReceiver snapshot_;
   std::unique_ptr<std::uint8_t[]> buffer_;
   MdFeedCounters counters_;

@@ -3,10 +3,20 @@
 //
 // The agent graph, wired here (runners from [threads]: core::ThreadLayout):
 //
-//   UDP -> [MdSockets] -> [MdConsumer -> TradeEngine -> Strategy -> OrderEntryClient] -> TCP
+//   UDP -> [MdSockets] --------+
+//   shm -> [MdRingFeed] -------+-> [MdConsumer -> TradeEngine -> Strategy -> OrderEntryClient] -> TCP / shm
 //   compact:   runner "engine" = all of it (EngineAgent on the caller's thread, run())
 //   dedicated: runner "receiver" = MdSockets -> DatagramRing (ReceiverAgent on a
 //              core::ConfiguredAgentRunner) | runner "engine" = the rest
+//
+// Transport ([trader] transport, docs/TRADER.md "Transport"): "tcp" reads
+// both market data channels from their multicast groups (MdSockets) and
+// trades over TCP; "shm" reads the incremental channel from the exchange's
+// shared-memory ring (MdRingFeed, on the engine thread in both layouts: a
+// ring read is no system call worth a thread hop), the snapshot channel
+// still from its group, and trades over a shared-memory session. Both hand
+// their packets to the same sink, so the consumer and everything after it
+// run one code whichever transport fed them.
 //
 // Compact layout (one thread): a pass reads the sockets straight into the
 // consumer (book events reach the engine and its strategy at once), then
@@ -33,9 +43,11 @@
 // Telemetry (docs/TELEMETRY.md): given recorders (TraderTelemetry), run()
 // binds the engine's on the calling thread and the receiver's on the
 // receiver thread. Datagrams then reach the consumer through a sink that
-// stamps each incremental packet -- tr_udp_read at its receive TSC (compact:
-// the engine thread read it; dedicated: the receiver thread stamps it as it
-// reads), tr_engine_dequeue as the engine thread takes it, right before the
+// stamps each incremental packet -- tr_udp_read at its receive TSC (compact,
+// and the shm ring in both layouts: the engine thread read it; dedicated
+// multicast: the receiver thread stamps it as it reads; the key is the same
+// for both transports, the packet's first seq), tr_engine_dequeue as the
+// engine thread takes it, right before the
 // consumer applies it -- and tells the trade engine the packet's md key for
 // its tr_decision stamps. The engine and the gateway record the rest.
 //
@@ -68,6 +80,7 @@
 #include "trading/datagram_ring.hpp"
 #include "trading/md_consumer.hpp"
 #include "trading/md_feed.hpp"
+#include "trading/md_ring_feed.hpp"
 #include "trading/order_entry_client.hpp"
 #include "trading/trade_engine.hpp"
 #include "trading/trader_config.hpp"
@@ -115,6 +128,7 @@ class Trader {
         capacities_(book::capacities_of(config.instruments)),
         sender_{this},
         sockets_(feed_config(config)),
+        md_ring_(config.transport == ipc::Transport::kShm ? std::make_unique<MdRingFeed>(ring_config(config)) : nullptr),
         consumer_(capacities_, consumer_config(config), engine_),
         engine_(engine_config(config), strategy, sender_, consumer_.books()),
         gateway_(config.session, engine_) {
@@ -135,7 +149,9 @@ class Trader {
   // One pass of the engine's loop; returns the work done (0: idle).
   int poll() noexcept {
     const TimeNs now = engine_.now_ns();
-    int work = ring_ ? ring_->pop_into(dequeue_sink_, now, kRingBatch) : sockets_.poll(read_sink_, now);
+    // The shared-memory incremental channel first: it moves the books the strategy trades on.
+    int work = md_ring_ ? md_ring_->poll(read_sink_, now) : 0;
+    work += ring_ ? ring_->pop_into(dequeue_sink_, now, kRingBatch) : sockets_.poll(read_sink_, now);
     consumer_.on_timer(now);
     work += gateway_.poll();
     work += engine_.on_timer(now);
@@ -346,6 +362,7 @@ class Trader {
     core::CountersFile& f = counters_;
     engine_.place_counters(f);   // the engine's thread, like everything down to the gateway
     consumer_.place_counters(f);
+    if (md_ring_) md_ring_->place_counters(f);
     gateway_.place_counters(f);
     gauges_.place(f, config_.instruments);
     f.begin_group();             // the receiver thread's, in the dedicated layout
@@ -409,7 +426,18 @@ class Trader {
     f.incremental = net::parse_multicast_group(c.market_data.incremental);
     f.snapshot = net::parse_multicast_group(c.market_data.snapshot);
     f.max_datagram_bytes = c.market_data.max_datagram_bytes;
+    f.incremental_multicast = c.transport != ipc::Transport::kShm;  // shm: MdRingFeed reads it
     return f;
+  }
+  static MdRingFeedConfig ring_config(const TraderConfig& c) {
+    MdRingFeedConfig r;
+    r.path = c.market_data.shm_path;
+    // The order-entry session's connect and reconnect timing: one rule for
+    // everything the trader connects to.
+    r.connect_timeout_ms = c.session.connect_timeout_ms;
+    r.reconnect_initial_ms = c.session.reconnect_initial_ms;
+    r.reconnect_max_ms = c.session.reconnect_max_ms;
+    return r;
   }
   static MdConsumerConfig consumer_config(const TraderConfig& c) {
     MdConsumerConfig m;
@@ -438,6 +466,7 @@ class Trader {
   std::vector<book::InstrumentCapacity> capacities_;
   GatewaySender sender_;
   MdSockets sockets_;
+  std::unique_ptr<MdRingFeed> md_ring_;  // transport "shm": the incremental channel
   MdConsumer<Engine> consumer_;
   Engine engine_;
   OrderEntryClient<Engine> gateway_;

@@ -325,7 +325,8 @@ std::string checked_group(const TableReader& t, std::string_view key, const std:
   return text;
 }
 
-TraderConfig::MarketData read_market_data(TableReader t, const venue::MarketDataConfig& ex) {
+TraderConfig::MarketData read_market_data(TableReader t, const venue::MarketDataConfig& ex, const std::string& ex_path,
+                                          ipc::Transport transport) {
   TraderConfig::MarketData m;
   m.interface = t.string("interface", ex.interface);
   try {
@@ -340,6 +341,19 @@ TraderConfig::MarketData read_market_data(TableReader t, const venue::MarketData
   m.reorder_us = t.u32("reorder_us", m.reorder_us, 0, 1'000'000);
   m.buffer_messages = t.u32("buffer_messages", m.buffer_messages, 16, 1 << 24);
   m.max_datagram_bytes = ex.mtu;
+  // The incremental channel's ring: only with the shared-memory transport,
+  // where it is needed (the snapshot channel stays multicast).
+  const std::string shm_path = t.string("shm_path", "");
+  if (transport == ipc::Transport::kShm) {
+    m.shm_path = shm_path.empty() ? ex.shm_path : shm_path;
+    if (m.shm_path.empty())
+      t.fail("shm_path", "trader.transport = \"shm\" needs the exchange config's market_data.shm_path (" + ex_path +
+                             " has none) or market_data.shm_path: the incremental channel is read from that ring");
+    if (m.shm_path.size() > 107) t.fail("shm_path", "longer than 107 bytes (a UNIX socket path)");
+  } else if (!shm_path.empty()) {
+    t.fail("shm_path", "is read only with trader.transport = \"shm\" (with \"tcp\" the incremental channel is "
+                       "the multicast group)");
+  }
   t.finish();
   return m;
 }
@@ -419,7 +433,7 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
                    c.transport);
   const toml::table no_overrides;
   c.market_data = read_market_data(root.table("market_data").value_or(TableReader(no_overrides, source, "market_data")),
-                                   ex.market_data);
+                                   ex.market_data, c.exchange_config, c.transport);
   c.global_risk =
       read_global_risk(root.required_table("risk", "[risk] needs the global max_open_notional and max_loss"));
   if (c.max_orders < c.global_risk.max_open_orders)

@@ -41,8 +41,9 @@ struct TraderConfig {
   // in trader.hpp.
   core::ThreadLayout threads = default_threads();
 
-  // Order entry over TCP or shared memory ([trader] transport; market data
-  // stays on UDP multicast either way for now: docs/TRADER.md "Transport").
+  // Order entry and the incremental market data channel over TCP and UDP
+  // multicast, or both over shared memory ([trader] transport; the snapshot
+  // channel is multicast either way: docs/TRADER.md "Transport").
   ipc::Transport transport = ipc::Transport::kTcp;
   OrderEntryClientConfig session;  // exchange address / shm_path default to the exchange config's server.order_entry / shm_path
 
@@ -51,6 +52,7 @@ struct TraderConfig {
     std::string interface;    // local IPv4 address the groups are joined on
     std::string incremental;  // multicast group:port
     std::string snapshot;     // multicast group:port
+    std::string shm_path;     // transport "shm": the exchange's market data ring (its market_data.shm_path)
     std::uint32_t reorder_packets = 8;    // packets held while waiting for a missing one
     std::uint32_t reorder_us = 200;       // longest wait for a missing packet
     std::uint32_t buffer_messages = 65536;  // incrementals buffered for instruments in recovery, all together

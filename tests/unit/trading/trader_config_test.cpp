@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -616,6 +617,37 @@ TEST_F(TraderConfigTest, TheSessionMustMatchAClientOfTheExchange) {
   expect_error(replaced(trader("random", aaa), kKey, "test-key-0123456789abcdeX"), "session.api_key",
                "does not match the credential of client 9 (\"tester\")");
   expect_error(replaced(trader("random", aaa), kKey, "short"), "session.api_key", "16");
+}
+
+// [trader] transport = "shm": order entry and the incremental market data
+// channel both over shared memory, each at its path in the exchange config
+// (or the trader's own override); the snapshot channel stays multicast.
+TEST_F(TraderConfigTest, SharedMemoryTransportNeedsTheMarketDataRingToo) {
+  const std::string aaa = "[[instruments]]\nsymbol = \"AAA\"\n";
+  const std::string shm = "transport = \"shm\"\n";
+  write_exchange("order_entry = \"127.0.0.1:9300\"\nshm_path = \"/tmp/oe.sock\"");
+  expect_error(trader("random", aaa, shm), "market_data.shm_path",
+               "trader.transport = \"shm\" needs the exchange config's market_data.shm_path");
+  // With the ring in the exchange config.
+  const fs::path ex = dir_ / "exchange.toml";
+  std::ifstream in(ex);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  write_file(ex, replaced(text, "mtu = 1200", "mtu = 1200\nshm_path = \"/tmp/md.sock\""));
+  const nt::TraderConfig c = parse(trader("random", aaa, shm));
+  EXPECT_EQ(c.transport, nanotick::ipc::Transport::kShm);
+  EXPECT_EQ(c.session.shm_path, "/tmp/oe.sock");
+  EXPECT_EQ(c.market_data.shm_path, "/tmp/md.sock");
+  EXPECT_EQ(c.market_data.snapshot, "239.255.50.2:9402") << "the snapshot channel is multicast either way";
+  const nt::TraderConfig own = parse(trader("random", aaa + "[market_data]\nshm_path = \"/tmp/mine.sock\"\n", shm));
+  EXPECT_EQ(own.market_data.shm_path, "/tmp/mine.sock");
+  // TCP reads the multicast groups: the ring's path is not used, and naming one is an error.
+  const nt::TraderConfig tcp = parse(trader("random", aaa));
+  EXPECT_EQ(tcp.transport, nanotick::ipc::Transport::kTcp);
+  EXPECT_EQ(tcp.market_data.shm_path, "");
+  expect_error(trader("random", aaa + "[market_data]\nshm_path = \"/tmp/mine.sock\"\n"), "market_data.shm_path",
+               "is read only with trader.transport = \"shm\"");
+  expect_error(trader("random", aaa + "[market_data]\nshm_path = \"/" + std::string(107, 'x') + "\"\n", shm),
+               "market_data.shm_path", "longer than 107 bytes");
 }
 
 }  // namespace
