@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import pytest
 
-from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config
+from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config, shm_socket_paths
 
 
 @pytest.fixture
@@ -37,11 +37,10 @@ def start_exchange(exchange_binary):
     for p in started:
         if p.alive():
             p.kill()
-        # A killed exchange leaves its shared-memory socket file (the next one
-        # would replace it); a test run leaves nothing behind in /tmp.
-        shm_path = p.config.server.get("shm_path")
-        if shm_path:
-            pathlib.Path(str(shm_path)).unlink(missing_ok=True)
+        # A killed exchange leaves its shared-memory socket files (the next one
+        # would replace them); a test run leaves nothing behind in /tmp.
+        for path in shm_socket_paths(p.config):
+            pathlib.Path(path).unlink(missing_ok=True)
 
 
 @pytest.fixture(params=["tcp", "shm"])

@@ -151,6 +151,12 @@ def next_shm_path() -> str:
     return f"/tmp/ntx-{os.getpid()}-{next(_shm_serial)}.sock"
 
 
+def shm_socket_paths(config: "ExchangeConfig") -> List[str]:
+    """The UNIX socket files an exchange of `config` makes (order entry, market data ring):
+    a killed exchange leaves them behind for the next one to replace."""
+    return [str(p) for p in (config.server.get("shm_path"), config.market_data.get("shm_path")) if p]
+
+
 def make_config(tmp_path: pathlib.Path, n_clients: int = 4, transport: str = "tcp", **overrides) -> ExchangeConfig:
     """A small config for one test: two instruments (tick 1 and tick 5), `n_clients` clients."""
     incr, snap = next_multicast_pair()
@@ -180,6 +186,10 @@ def make_config(tmp_path: pathlib.Path, n_clients: int = 4, transport: str = "tc
             "mtu": 1400,
             "heartbeat_ms": 100,
             "snapshot_interval_ms": 200,
+            # ... and the incremental channel in shared memory too (the
+            # traders on transport "shm" read it from there).
+            "shm_path": next_shm_path(),
+            "shm_ring_packets": 4096,
         },
         journal={
             "dir": str(tmp_path / "journal"),

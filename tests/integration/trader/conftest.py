@@ -19,7 +19,7 @@ _EXCHANGE_TESTS = pathlib.Path(__file__).resolve().parent.parent / "exchange"
 if str(_EXCHANGE_TESTS) not in sys.path:
     sys.path.insert(0, str(_EXCHANGE_TESTS))
 
-from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config  # noqa: E402
+from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config, shm_socket_paths  # noqa: E402
 from trader_harness import TRADER_BINARY, TraderProcess  # noqa: E402
 
 
@@ -38,6 +38,9 @@ def processes(binaries):
     for p in reversed(started):
         if p.alive():
             p.kill()
+        if isinstance(p, ExchangeProcess):  # a killed exchange leaves its socket files behind
+            for path in shm_socket_paths(p.config):
+                pathlib.Path(path).unlink(missing_ok=True)
 
 
 @pytest.fixture

@@ -34,8 +34,8 @@ import md_books as mb
 import nanotick_wire as w
 from exchange_harness import make_config
 from netns import Network, NetnsUnavailable
-from test_trader import check_against_exchange, wire_side
-from trader_harness import TraderSpec, market_maker_instruments, parse_book_dump, random_instruments
+from test_trader import check_against_exchange
+from trader_harness import TraderSpec, market_maker_instruments, parse_book_dump, random_instruments, wire_side
 
 PORT = 9100
 

@@ -283,3 +283,35 @@ def parse_book_dump(text: str) -> BookDump:
         dump.orders[current].append(DumpedOrder(int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4)),
                                                 int(m.group(5))))
     return dump
+
+
+def wire_side(side: str) -> int:
+    """A dumped order's side ("B" / "S") as the wire's (nanotick_wire.BUY / SELL: 1 / 2)."""
+    return 1 if side == "B" else 2
+
+
+def assert_books_equal_multicast(dump: BookDump, incremental: list, instruments: int) -> int:
+    """The dumped books equal, order by order in priority order, the books rebuilt from the
+    recorded incremental multicast channel (`incremental`: MdRecorder packets from seq 1) up to
+    the dump's next_seq; every book is live. Returns the messages applied."""
+    import md_books as mb  # the exchange suite's (on sys.path via conftest.py)
+
+    assert dump.states == {i: "live" for i in range(instruments)}, f"not every book is live at exit: {dump.states}"
+    books = mb.IncrementalBooks()
+    applied = 0
+    for pkt in incremental:
+        for m in pkt.messages:
+            if m.seq < dump.next_seq:
+                books.apply(m)
+                applied += 1
+    assert applied == dump.next_seq - 1, (applied, dump.next_seq)
+    total = 0
+    for ins in range(instruments):
+        want = books.book(ins).priority_list()
+        got = [(wire_side(o.side), o.order_id, o.price, o.qty) for o in dump.orders[ins]]
+        assert got == want, (f"instrument {ins} at seq {dump.next_seq - 1}: the trader's book differs from multicast\n"
+                             f"trader only: {sorted(set(got) - set(want))}\nmulticast only: {sorted(set(want) - set(got))}\n"
+                             f"trader: {got}\nmulticast: {want}")
+        total += len(want)
+    assert total > 0, "every book is empty at the dump: the comparison proves nothing"
+    return applied

@@ -1,0 +1,127 @@
+"""The trader's incremental market data over shared memory, against the real
+exchange ([trader] transport = "shm"; docs/TRADER.md "Transport",
+docs/EXCHANGE.md "Market data in shared memory"), written as the failures
+would come:
+
+- a reader lapped by a tiny ring (16 packets): the market maker is stopped
+  (SIGSTOP) while a random trader keeps the feed busy, so the exchange
+  overwrites packets it never read. Resumed, it counts what it lost, the
+  consumer sees the gap and recovers the instruments through the snapshot
+  channel exactly as after lost datagrams, and at exit its books equal, order
+  by order, the books rebuilt from the multicast channel recorded beside it;
+- the exchange killed with kill -9: its socket files stay behind, the trader
+  sees its ring's control socket close, the next exchange on the same config
+  replaces the files, and the trader reconnects its ring (and its session)
+  and trades on the new exchange.
+
+The trading agreement over shm (fills and positions equal to the exchange's)
+is test_trader.py's, parametrized over both transports. Every process is
+bounded (--duration, SIGINT, or conftest.py's kill).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import signal
+import time
+
+from exchange_harness import MdRecorder, make_config, shm_socket_paths
+from trader_harness import (TraderSpec, assert_books_equal_multicast, market_maker_instruments, parse_book_dump,
+                            random_instruments)
+
+SYMBOLS = ("T0", "T1")  # make_config()'s instruments, in InstrumentId order
+
+
+def counter(summary, key: str) -> int:
+    return int(summary.get(key, "0"))
+
+
+def recoveries_completed(summary) -> int:
+    """Recoveries completed for any reason but the late join (every instrument's first)."""
+    return sum(int(v) for k, v in summary.items()
+               if k.startswith("md.recoveries.") and k.endswith(".completed") and "late join" not in k)
+
+
+def test_a_reader_lapped_by_a_tiny_ring_recovers_through_snapshots(start_exchange, start_trader, tmp_path):
+    config = make_config(tmp_path, n_clients=2, market_data={"shm_ring_packets": 16})
+    with MdRecorder(config) as md:  # the whole incremental channel from seq 1: the reference books
+        ex = start_exchange(config)
+        # Every action of the random trader is an engine batch of its own: a packet each.
+        rnd = TraderSpec("rnd", "random", config.client(2), random_instruments(orders_per_second=250.0, weight_ioc=20),
+                         exchange_port=ex.port, seed=31)
+        mm = TraderSpec("mm", "market_maker", config.client(1), market_maker_instruments(quote_qty=4),
+                        exchange_port=ex.port, seed=32, transport="shm")
+        rnd_proc = start_trader(rnd.write(tmp_path))
+        dump_path = tmp_path / "book.dump"
+        mm_proc = start_trader(mm.write(tmp_path), duration_s=4.5, book_dump=dump_path)
+        time.sleep(1.2)  # live (snapshots every 200 ms) and reading the ring
+        os.kill(mm_proc.pid, signal.SIGSTOP)
+        try:
+            time.sleep(0.6)  # ~300 actions: far more packets than the ring's 16 slots
+        finally:
+            os.kill(mm_proc.pid, signal.SIGCONT)
+        mm_rc = mm_proc.wait_exit(15.0)
+        rnd_rc = rnd_proc.stop(signal.SIGINT)
+        assert (mm_rc, rnd_rc) == (0, 0), "\n".join(p.describe() for p in (mm_proc, rnd_proc))
+        assert dump_path.exists(), mm_proc.describe()
+        dump = parse_book_dump(dump_path.read_text())
+        counters = ex.stop()
+
+        def recorded_through_dump():
+            incr = md.packets()[0]
+            return incr if incr and incr[-1].first_seq + len(incr[-1].messages) >= dump.next_seq else None
+
+        incremental = md.wait_for(recorded_through_dump, 3.0, f"incremental seq {dump.next_seq}")
+        md.check(from_start=True)
+    summary = mm_proc.summary()
+    what = f"{mm_proc.describe()}\nexchange counters {counters}"
+    assert counter(summary, "md.shm.laps") >= 1, f"the market maker was never lapped: {what}"
+    assert counter(summary, "md.shm.lost_packets") >= 1, what
+    assert counter(summary, "md.gaps") >= 1, f"the consumer saw no gap: {what}"
+    assert counter(summary, "md.messages_lost") >= 1, what
+    assert recoveries_completed(summary) >= 1, f"no instrument recovered through a snapshot: {what}"
+    assert counter(summary, "md.shm.exchange_gone") == 0, what
+    assert counter(summary, "md.datagrams.incremental") == 0, f"it read the multicast group: {what}"
+    assert counters.get("md.shm.connections_accepted") == 1, counters
+    assert_books_equal_multicast(dump, incremental, len(SYMBOLS))
+
+
+def test_trader_reconnects_its_ring_to_the_next_exchange_after_a_kill_9(start_exchange, start_trader, tmp_path):
+    config = make_config(tmp_path, n_clients=2)
+    ex = start_exchange(config)
+    mm = TraderSpec("mm", "market_maker", config.client(1), market_maker_instruments(quote_qty=5, half_spread_ticks=1),
+                    exchange_port=ex.port, seed=41, transport="shm")
+    rnd = TraderSpec("rnd", "random", config.client(2), random_instruments(orders_per_second=100.0, weight_ioc=50),
+                     transport="shm", seed=42)
+    dump_path = tmp_path / "book.dump"
+    mm_proc = start_trader(mm.write(tmp_path), duration_s=7.0, book_dump=dump_path)
+    rnd_proc = start_trader(rnd.write(tmp_path))
+    time.sleep(1.5)
+    ex.kill()
+    paths = shm_socket_paths(config)
+    assert len(paths) == 2
+    for path in paths:
+        assert pathlib.Path(path).is_socket(), f"kill -9 left no socket file at {path}"
+    time.sleep(0.5)  # the traders find nobody there and back off
+    ex2 = start_exchange(config)  # same journal, same paths: the stale files are replaced
+    mm_rc = mm_proc.wait_exit(20.0)
+    rnd_rc = rnd_proc.stop(signal.SIGINT)
+    counters = ex2.stop()
+    assert (mm_rc, rnd_rc) == (0, 0), "\n".join(p.describe() for p in (mm_proc, rnd_proc))
+    summary = mm_proc.summary()
+    what = f"{mm_proc.describe()}\nsecond exchange's counters {counters}"
+    assert counter(summary, "md.shm.exchange_gone") == 1, f"the ring's EOF was not seen: {what}"
+    assert counter(summary, "md.shm.connects") == 2, f"no reconnect to the second exchange's ring: {what}"
+    assert counter(summary, "md.shm.connected") == 1, what
+    assert counter(summary, "md.shm.connect_failures") >= 1, f"it never found the exchange gone: {what}"
+    assert counter(summary, "md.datagrams.incremental") == 0, what
+    assert counters.get("md.shm.connections_accepted") == 2, counters  # both traders' rings
+    assert counters.get("md.shm.readers_gone") == 2, counters  # both left at the end
+    # Trading resumed on the second exchange: the market maker's books went (or stayed) live
+    # on its feed, it quoted, and the random trader hit its quotes there.
+    assert counters.get("client.1.fills", 0) > 0, f"no fills after the restart: {what}"
+    dump = parse_book_dump(dump_path.read_text())
+    assert dump.states == {i: "live" for i in range(len(SYMBOLS))}, f"books not live at exit: {dump.states}\n{what}"
+    for path in paths:
+        assert not pathlib.Path(path).exists(), f"the second exchange's clean stop left {path}"
