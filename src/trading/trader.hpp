@@ -128,7 +128,8 @@ class Trader {
         capacities_(book::capacities_of(config.instruments)),
         sender_{this},
         sockets_(feed_config(config)),
-        md_ring_(config.transport == ipc::Transport::kShm ? std::make_unique<MdRingFeed>(ring_config(config)) : nullptr),
+        md_ring_(config.transport == ipc::Transport::kShm ? std::make_unique<MdRingFeed>(ring_config(config))
+                                                          : nullptr),
         consumer_(capacities_, consumer_config(config), engine_),
         engine_(engine_config(config), strategy, sender_, consumer_.books()),
         gateway_(config.session, engine_) {
@@ -151,7 +152,15 @@ class Trader {
     const TimeNs now = engine_.now_ns();
     // The shared-memory incremental channel first: it moves the books the strategy trades on.
     int work = md_ring_ ? md_ring_->poll(read_sink_, now) : 0;
-    work += ring_ ? ring_->pop_into(dequeue_sink_, now, kRingBatch) : sockets_.poll(read_sink_, now);
+    if (ring_) {
+      work += ring_->pop_into(dequeue_sink_, now, kRingBatch);
+    } else if (!md_ring_ || now >= next_socket_poll_ns_) {
+      // With the ring, the sockets hold only the snapshot channel: a system
+      // call per look, so they are looked at every kSnapshotSocketPeriodNs,
+      // not every pass (their kernel buffer holds far more than that brings).
+      next_socket_poll_ns_ = now + kSnapshotSocketPeriodNs;
+      work += sockets_.poll(read_sink_, now);
+    }
     consumer_.on_timer(now);
     work += gateway_.poll();
     work += engine_.on_timer(now);
@@ -308,6 +317,8 @@ class Trader {
 
  private:
   static constexpr int kRingBatch = 64;  // datagrams taken from the ring per pass
+  // Transport "shm", compact layout: how often the snapshot socket is read.
+  static constexpr TimeNs kSnapshotSocketPeriodNs = 50 * core::kNsPerUs;
 
   // The engine thread's way from a datagram to the consumer (see the header
   // comment): stamps an incremental packet's hops when telemetry records
@@ -467,6 +478,7 @@ class Trader {
   GatewaySender sender_;
   MdSockets sockets_;
   std::unique_ptr<MdRingFeed> md_ring_;  // transport "shm": the incremental channel
+  TimeNs next_socket_poll_ns_ = 0;       // transport "shm", compact: the next look at the snapshot socket
   MdConsumer<Engine> consumer_;
   Engine engine_;
   OrderEntryClient<Engine> gateway_;
