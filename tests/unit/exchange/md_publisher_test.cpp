@@ -365,22 +365,29 @@ TEST(MdPublisher, ShouldWaitForRoomInAFullSnapshotRingAndLoseNothing) {
 }
 
 TEST(MdPublisher, ShouldNotAllocateWhilePublishing) {
-  Feed feed("239.255.78.9", 256, 1);
-  auto ring = make_ring();
-  nx::MdPublisher pub(feed.config, *ring);
-  const nanotick::test::AllocationScope scope;
-  for (ne::Seq s = 1; s <= 200; ++s) {
-    pub.on_md(add(s, s));
-    if (s % 7 == 0) pub.flush();
-    (void)pub.do_work();
+  for (const bool shared : {false, true}) {  // multicast only, and mirrored into the shared-memory ring
+    SCOPED_TRACE(shared ? "with the ring" : "multicast only");
+    Feed feed(shared ? "239.255.78.12" : "239.255.78.9", 256, 1);
+    auto ring = make_ring();
+    const std::string path = "/tmp/nt-mdpub-alloc-" + std::to_string(::getpid()) + ".sock";
+    std::optional<ni::MdRingServer> shm;
+    nx::MdPublisher pub(feed.config, *ring);
+    if (shared) pub.share_in(shm.emplace(path, 64));
+    const nanotick::test::AllocationScope scope;
+    for (ne::Seq s = 1; s <= 200; ++s) {
+      pub.on_md(add(s, s));
+      if (s % 7 == 0) pub.flush();
+      (void)pub.do_work();
+    }
+    EXPECT_EQ(scope.count(), 0u);
+    EXPECT_EQ(drain(*ring).size(), 200u);
+    if (shm) {
+      EXPECT_GT(shm->packets(), 0u);
+      EXPECT_EQ(shm->packets(), pub.packets());
+    }
   }
-  EXPECT_EQ(scope.count(), 0u);
-  EXPECT_EQ(drain(*ring).size(), 200u);
 }
 
-// With a shared-memory ring (docs/EXCHANGE.md "Market data in shared
-// memory"): the publisher's own timer lets a reader in, and every packet it
-// sends -- data and heartbeats -- is in the ring too, byte for byte, in order.
 TEST(MdPublisher, ShouldMirrorEveryPacketItSendsIntoTheSharedMemoryRing) {
   Feed feed("239.255.78.11", 1400, 5);
   auto ring = make_ring();
@@ -435,24 +442,6 @@ TEST(MdPublisher, ShouldMirrorEveryPacketItSendsIntoTheSharedMemoryRing) {
     heartbeats += h.count == 0 ? 1 : 0;
   }
   EXPECT_GE(heartbeats, 2u) << "heartbeats go into the ring too";
-}
-
-TEST(MdPublisher, ShouldNotAllocateWhilePublishingIntoTheRing) {
-  Feed feed("239.255.78.12", 256, 1);
-  auto ring = make_ring();
-  const std::string path = "/tmp/nt-mdpub-alloc-" + std::to_string(::getpid()) + ".sock";
-  ni::MdRingServer shm(path, 64);
-  nx::MdPublisher pub(feed.config, *ring);
-  pub.share_in(shm);
-  const nanotick::test::AllocationScope scope;
-  for (ne::Seq s = 1; s <= 200; ++s) {
-    pub.on_md(add(s, s));
-    if (s % 7 == 0) pub.flush();
-    (void)pub.do_work();
-  }
-  EXPECT_EQ(scope.count(), 0u);
-  EXPECT_GT(shm.packets(), 0u);
-  EXPECT_EQ(shm.packets(), pub.packets());
 }
 
 TEST(MdPublisher, ShouldRejectABadConfigNamingTheKey) {

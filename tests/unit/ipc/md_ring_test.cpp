@@ -224,6 +224,7 @@ TEST(MdRing, AReaderCannotWriteTheRingByAnyRoute) {
   const pid_t child = ::fork();
   ASSERT_NE(child, -1);
   if (child == 0) {
+    ::signal(SIGSEGV, SIG_DFL);  // a sanitizer's handler would turn the fault into an exit code
     static_cast<volatile std::uint8_t*>(ro)[ni::kMdRingOffset] = 0xff;
     ::_exit(0);
   }
@@ -265,7 +266,11 @@ TEST(MdRing, ShouldMakeItsSocketOwnerOnlyReplaceAStaleOneAndRemoveItOnExit) {
   }
   EXPECT_NE(::stat(path.c_str(), &st), 0) << "the socket file outlived its server";
   // A file that is not a socket is never replaced.
-  { std::FILE* f = std::fopen(path.c_str(), "w"); ASSERT_NE(f, nullptr); std::fclose(f); }
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
   EXPECT_THROW(ni::MdRingServer(path, 16), nn::SocketError);
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
@@ -425,7 +430,8 @@ Sub::Step against(const std::function<void(int conn)>& answer, Sub& sub, bool ha
   if (hang_up) conn.reset();
   Sub::Step step = Sub::Step::kWaiting;
   if (!hang_up) {
-    for (int i = 0; i < 20 && step == Sub::Step::kWaiting; ++i, std::this_thread::sleep_for(1ms)) step = sub.poll_connect();
+    for (int i = 0; i < 20 && step == Sub::Step::kWaiting; ++i, std::this_thread::sleep_for(1ms))
+      step = sub.poll_connect();
     return step;
   }
   within([&] { return (step = sub.poll_connect()) != Sub::Step::kWaiting; });
@@ -487,8 +493,7 @@ TEST(MdRing, AReaderShouldRefuseEverythingAHostileExchangeSendsAndSayWhy) {
       {"a segment it could shrink under us", with_hello(good, false), ni::MdRingRefusal::kBadSegment},
       {"a segment smaller than it says", with_hello(good, true, good.segment_bytes - 4096),
        ni::MdRingRefusal::kBadSegment},
-      {"a segment whose header is not the hello", with_hello(good, true, 0, false),
-       ni::MdRingRefusal::kHeaderMismatch},
+      {"a segment whose header is not the hello", with_hello(good, true, 0, false), ni::MdRingRefusal::kHeaderMismatch},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

@@ -19,6 +19,7 @@
 #include "core/tsc_clock.hpp"
 #include "net/udp_multicast.hpp"
 #include "proto/md_packet.hpp"
+#include "support/md_messages.hpp"
 #include "trading/md_consumer.hpp"
 
 namespace nt = nanotick::trading;
@@ -88,27 +89,8 @@ nt::MdFeedConfig config_for(const char* incremental, const char* snapshot) {
 
 std::vector<nb::InstrumentCapacity> one_instrument() { return {{64, 16}}; }
 
-np::MdOrder add(std::uint64_t id, Side side, std::int64_t price, std::int64_t qty, std::uint64_t iseq,
-                np::MdMsgType type = np::MdMsgType::kAddOrder) {
-  np::MdOrder m{};
-  m.header = {sizeof m, type, static_cast<std::uint8_t>(side)};
-  m.instrument = 0;
-  m.order_id = id;
-  m.price = price;
-  m.qty = qty;
-  m.instrument_seq = iseq;
-  return m;
-}
-
-np::MdSnapshotBound bound(np::MdMsgType type, std::uint64_t last_seq, std::uint32_t orders, std::uint64_t iseq) {
-  np::MdSnapshotBound b{};
-  b.header = {sizeof b, type, 0};
-  b.instrument = 0;
-  b.last_seq = last_seq;
-  b.orders = orders;
-  b.instrument_seq = iseq;
-  return b;
-}
+using nanotick::testing::md_bound;
+using nanotick::testing::md_order;
 
 void send(nn::UdpMulticastSender& s, std::span<const std::uint8_t> datagram) {
   ASSERT_TRUE(s.send(datagram)) << "errno " << s.last_error();
@@ -138,18 +120,18 @@ TEST(MdSockets, ShouldBuildTheBookFromBothChannelsOverLoopbackMulticast) {
 
   // Late join: seqs 1-2 were missed; the first packet starts the channel.
   np::PacketWriter iw(np::Channel::kIncremental, 200);
-  ASSERT_TRUE(iw.append(add(3, Side::kSell, 105, 7, 3), 3));
+  ASSERT_TRUE(iw.append(md_order(3, Side::kSell, 105, 7, 3), 3));
   send(inc, iw.finish());
   ASSERT_TRUE(poll_until(feed, [&] { return feed.consumer().counters().packets[0].get() == 1; }));
   EXPECT_FALSE(feed.consumer().is_live(0));
 
   // A snapshot as of seq 2 (two bids), then the buffered seq 3 applies on top.
   np::PacketWriter sw(np::Channel::kSnapshot, 200);
-  ASSERT_TRUE(sw.append(bound(np::MdMsgType::kSnapshotStart, 2, 2, 2), 1));
-  ASSERT_TRUE(sw.append(add(1, Side::kBuy, 100, 10, 2, np::MdMsgType::kSnapshotOrder), 2));
-  ASSERT_TRUE(sw.append(add(2, Side::kBuy, 99, 5, 2, np::MdMsgType::kSnapshotOrder), 3));
+  ASSERT_TRUE(sw.append(md_bound(np::MdMsgType::kSnapshotStart, 2, 2, 2), 1));
+  ASSERT_TRUE(sw.append(md_order(1, Side::kBuy, 100, 10, 2, np::MdMsgType::kSnapshotOrder), 2));
+  ASSERT_TRUE(sw.append(md_order(2, Side::kBuy, 99, 5, 2, np::MdMsgType::kSnapshotOrder), 3));
   send(snap, sw.finish());
-  ASSERT_TRUE(sw.append(bound(np::MdMsgType::kSnapshotEnd, 2, 2, 2), 4));
+  ASSERT_TRUE(sw.append(md_bound(np::MdMsgType::kSnapshotEnd, 2, 2, 2), 4));
   send(snap, sw.finish());
   ASSERT_TRUE(poll_until(feed, [&] { return feed.consumer().is_live(0); }));
   EXPECT_EQ(h.lives, 1);

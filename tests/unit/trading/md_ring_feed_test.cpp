@@ -26,6 +26,7 @@
 #include "ipc/md_ring_server.hpp"
 #include "ipc/unix_listener.hpp"
 #include "proto/md_packet.hpp"
+#include "support/md_messages.hpp"
 #include "trading/md_consumer.hpp"
 
 namespace nt = nanotick::trading;
@@ -68,26 +69,11 @@ nt::MdRingFeedConfig fast_config(const std::string& path) {
   return c;
 }
 
-np::MdOrder add(std::uint64_t id, std::int64_t price, std::uint64_t iseq,
-                np::MdMsgType type = np::MdMsgType::kAddOrder) {
-  np::MdOrder m{};
-  m.header = {sizeof m, type, static_cast<std::uint8_t>(Side::kBuy)};
-  m.instrument = 0;
-  m.order_id = id;
-  m.price = price;
-  m.qty = 1;
-  m.instrument_seq = iseq;
-  return m;
-}
+using nanotick::testing::md_bound;
 
-np::MdSnapshotBound bound(np::MdMsgType type, std::uint64_t last_seq, std::uint32_t orders, std::uint64_t iseq) {
-  np::MdSnapshotBound b{};
-  b.header = {sizeof b, type, 0};
-  b.instrument = 0;
-  b.last_seq = last_seq;
-  b.orders = orders;
-  b.instrument_seq = iseq;
-  return b;
+// A resting buy of qty 1 (an AddOrder, or a SnapshotOrder).
+np::MdOrder add(std::uint64_t id, std::int64_t price, std::uint64_t iseq, np::MdMsgType type = np::MdMsgType::kAddOrder) {
+  return nanotick::testing::md_order(id, Side::kBuy, price, 1, iseq, type);
 }
 
 // One incremental packet holding one add: global seq `seq`, instrument seq `seq` too.
@@ -101,9 +87,9 @@ std::vector<std::uint8_t> add_packet(std::uint64_t seq) {
 // A complete snapshot of instrument 0 as of global seq `last_seq`: one order.
 std::vector<std::vector<std::uint8_t>> snapshot(std::uint64_t last_seq, std::uint64_t iseq, std::uint64_t snap_seq) {
   np::PacketWriter w(np::Channel::kSnapshot, 400);
-  EXPECT_TRUE(w.append(bound(np::MdMsgType::kSnapshotStart, last_seq, 1, iseq), snap_seq));
+  EXPECT_TRUE(w.append(md_bound(np::MdMsgType::kSnapshotStart, last_seq, 1, iseq), snap_seq));
   EXPECT_TRUE(w.append(add(1000, 10, iseq, np::MdMsgType::kSnapshotOrder), snap_seq + 1));
-  EXPECT_TRUE(w.append(bound(np::MdMsgType::kSnapshotEnd, last_seq, 1, iseq), snap_seq + 2));
+  EXPECT_TRUE(w.append(md_bound(np::MdMsgType::kSnapshotEnd, last_seq, 1, iseq), snap_seq + 2));
   const auto p = w.finish();
   return {{p.begin(), p.end()}};
 }
