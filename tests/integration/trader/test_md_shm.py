@@ -12,7 +12,10 @@ would come:
 - the exchange killed with kill -9: its socket files stay behind, the trader
   sees its ring's control socket close, the next exchange on the same config
   replaces the files, and the trader reconnects its ring (and its session)
-  and trades on the new exchange.
+  and trades on the new exchange;
+- the exchange's own end: a file at market_data.shm_path that is not a
+  socket, or a live exchange's, stops a second exchange with an error naming
+  the key and the path; the file is kept.
 
 The trading agreement over shm (fills and positions equal to the exchange's)
 is test_trader.py's, parametrized over both transports. Every process is
@@ -92,8 +95,10 @@ def test_trader_reconnects_its_ring_to_the_next_exchange_after_a_kill_9(start_ex
     ex = start_exchange(config)
     mm = TraderSpec("mm", "market_maker", config.client(1), market_maker_instruments(quote_qty=5, half_spread_ticks=1),
                     exchange_port=ex.port, seed=41, transport="shm")
+    # The random trader in the dedicated layout: its ring is read on the engine thread there too,
+    # the snapshot socket on the receiver thread.
     rnd = TraderSpec("rnd", "random", config.client(2), random_instruments(orders_per_second=100.0, weight_ioc=50),
-                     transport="shm", seed=42)
+                     transport="shm", seed=42, extra={"threads": {"mode": "dedicated"}})
     dump_path = tmp_path / "book.dump"
     mm_proc = start_trader(mm.write(tmp_path), duration_s=7.0, book_dump=dump_path)
     rnd_proc = start_trader(rnd.write(tmp_path))
@@ -116,6 +121,9 @@ def test_trader_reconnects_its_ring_to_the_next_exchange_after_a_kill_9(start_ex
     assert counter(summary, "md.shm.connected") == 1, what
     assert counter(summary, "md.shm.connect_failures") >= 1, f"it never found the exchange gone: {what}"
     assert counter(summary, "md.datagrams.incremental") == 0, what
+    rnd_summary = rnd_proc.summary()
+    assert counter(rnd_summary, "md.shm.connects") == 2, f"the dedicated trader did not reconnect: {rnd_proc.describe()}"
+    assert counter(rnd_summary, "md.datagrams.snapshot") > 0, rnd_proc.describe()
     assert counters.get("md.shm.connections_accepted") == 2, counters  # both traders' rings
     assert counters.get("md.shm.readers_gone") == 2, counters  # both left at the end
     # Trading resumed on the second exchange: the market maker's books went (or stayed) live
@@ -125,3 +133,30 @@ def test_trader_reconnects_its_ring_to_the_next_exchange_after_a_kill_9(start_ex
     assert dump.states == {i: "live" for i in range(len(SYMBOLS))}, f"books not live at exit: {dump.states}\n{what}"
     for path in paths:
         assert not pathlib.Path(path).exists(), f"the second exchange's clean stop left {path}"
+
+
+def test_exchange_refuses_a_market_data_path_it_must_not_take(binaries, start_exchange, tmp_path):
+    from exchange_harness import ExchangeProcess
+
+    def refused(config, *needles: str) -> None:
+        config.write()
+        p = ExchangeProcess(config)
+        rc = p.wait_exit(10.0)
+        err = p.stderr_text()
+        assert rc != 0 and "ready" not in err, f"exit {rc}: {err}"
+        assert all(n in err for n in needles), f"no error naming {needles}: {err}"
+
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+    config = make_config(tmp_path / "a")
+    md_path = pathlib.Path(str(config.market_data["shm_path"]))
+    md_path.write_text("not a socket")
+    try:
+        refused(config, "market_data.shm_path", str(md_path), "is not a socket")
+        assert md_path.read_text() == "not a socket", "the file was replaced"
+    finally:
+        md_path.unlink(missing_ok=True)
+    live = start_exchange(config)
+    second = make_config(tmp_path / "b", market_data={"shm_path": str(md_path)})
+    refused(second, "market_data.shm_path", str(md_path), "in use by a running exchange")
+    live.stop()
