@@ -171,15 +171,13 @@ struct ExchangeServer::Impl {
 
 // The pipeline, wired here and nowhere else (docs/EXCHANGE.md "Pipeline", "Threads"):
 //
-//  clients -TCP/shm-> [gateway] -RequestRing-> [sequencer] -RequestRing-> [engine] --reports--> [gateway] -> clients
-//                                                |  append                    |
-//                                                v                            +--md events--> [md publisher]
-//                                        JournalWriter <- [journal syncer]                     | -UDP-> incremental
-//                                                |                                             | -MdRingServer->
-//                                                |                                             |  shm readers (same packets)
-//                                                |                                             +--MdRing--> [snapshot
-//                                                |                                                 publisher] -UDP-> snapshots
-//                                                +--> [snapshotter] (engine snapshots from the journal)
+//  clients -TCP/shm-> [gateway] -RequestRing-> [sequencer] -RequestRing-> [engine] -reports-> [gateway] -> clients
+//                                             | append                   |
+//                                             v                          +-md events-> [md publisher]
+//                                JournalWriter <- [journal syncer]                        |-UDP-> incremental
+//                                             |                                           |-MdRingServer-> shm readers
+//                                             +--> [snapshotter]                          +-MdRing-> [snapshot
+//                                                  (engine snapshots from the journal)              publisher] -UDP->
 //
 // Runners ([threads]; config: core::ThreadLayout, roles in exchange_config.hpp):
 //   compact    "critical"  gateway + sequencer + engine + md publisher, one thread: the engine

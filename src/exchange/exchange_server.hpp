@@ -1,8 +1,9 @@
 // The exchange server (docs/EXCHANGE.md): recovers the engine from the
 // journal, then runs the pipeline of agents -- gateway, sequencer, engine,
-// market data publisher on the critical thread(s), snapshot publisher and
-// journal syncer on the auxiliary thread -- in the thread layout the config
-// asks for, until shutdown() drains and stops it cleanly.
+// market data publisher (and, with [market_data] shm_path, its shared-memory
+// ring) on the critical thread(s), snapshot publisher and journal syncer on
+// the auxiliary thread -- in the thread layout the config asks for, until
+// shutdown() drains and stops it cleanly.
 //
 // Threads: construct, start(), poll failure(), shutdown() and read the
 // report from one controlling thread (main); the agents run on their own.

@@ -73,8 +73,8 @@ constexpr std::uint64_t md_ring_segment_bytes(std::uint64_t slots) noexcept {
   return kMdRingOffset + MdRing::bytes_for(slots);
 }
 constexpr MdRingHello make_md_ring_hello(std::uint64_t slots) noexcept {
-  return MdRingHello{kMdRingMagic, kMdRingVersion, static_cast<std::uint32_t>(kMdRingMaxPacketBytes), slots,
-                     kMdRingOffset, md_ring_segment_bytes(slots)};
+  return MdRingHello{kMdRingMagic, kMdRingVersion, static_cast<std::uint32_t>(kMdRingMaxPacketBytes),
+                     slots,        kMdRingOffset,  md_ring_segment_bytes(slots)};
 }
 
 // Why a reader gave up a connection before reading from it (the exchange's

@@ -22,8 +22,8 @@ std::uint64_t checked_slots(std::uint64_t slots) {
 }  // namespace
 
 MdRingServer::MdRingServer(std::string path, std::uint64_t slots)
-    : segment_(ShmSegment::create("nanotick-md-ring", md_ring_segment_bytes(checked_slots(slots)),
-                                  PeerAccess::kReadOnly)),
+    : segment_(
+          ShmSegment::create("nanotick-md-ring", md_ring_segment_bytes(checked_slots(slots)), PeerAccess::kReadOnly)),
       hello_(make_md_ring_hello(slots)),
       listener_(std::move(path), 64, "market_data.shm_path"),
       poller_(kMaxReaders + 1) {
@@ -62,8 +62,8 @@ int MdRingServer::accept_pending() noexcept {
       refused_.add();  // closed without a hello: the reader sees EOF and backs off
       continue;
     }
-    const int e = send_with_fd(conn.get(), {reinterpret_cast<const std::uint8_t*>(&hello_), sizeof hello_},
-                               read_only_.get());
+    const int e =
+        send_with_fd(conn.get(), {reinterpret_cast<const std::uint8_t*>(&hello_), sizeof hello_}, read_only_.get());
     if (e != 0) {
       accept_errors_.add();
       last_accept_error_ = e;

@@ -33,8 +33,8 @@ std::optional<ShmStream> ShmListener::accept() noexcept {
     ShmSegment segment = ShmSegment::create("nanotick-session-" + std::to_string(++serial_), bytes);
     ShmHello hello{kShmSessionMagic, kShmSessionVersion, 0, ring_bytes_, bytes};
     std::memcpy(segment.data(), &hello, sizeof hello);
-    if (const int e = send_with_fd(conn.get(), {reinterpret_cast<const std::uint8_t*>(&hello), sizeof hello},
-                                   segment.fd());
+    if (const int e =
+            send_with_fd(conn.get(), {reinterpret_cast<const std::uint8_t*>(&hello), sizeof hello}, segment.fd());
         e != 0) {
       ++accept_errors_;
       last_accept_error_ = e;
@@ -51,8 +51,6 @@ std::optional<ShmStream> ShmListener::accept() noexcept {
   return std::nullopt;
 }
 
-bool ShmListener::refuse() noexcept {
-  return listener_.accept(false).valid();
-}
+bool ShmListener::refuse() noexcept { return listener_.accept(false).valid(); }
 
 }  // namespace nanotick::ipc

@@ -20,9 +20,7 @@ namespace {
 }  // namespace
 
 ShmSegment::ShmSegment(ShmSegment&& other) noexcept
-    : fd_(std::move(other.fd_)),
-      base_(std::exchange(other.base_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)) {}
+    : fd_(std::move(other.fd_)), base_(std::exchange(other.base_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
 
 ShmSegment& ShmSegment::operator=(ShmSegment&& other) noexcept {
   if (this != &other) {

@@ -46,8 +46,7 @@ class ShmSegment {
   // PeerAccess::kReadOnly also sealed against every later writable mapping
   // (F_SEAL_FUTURE_WRITE, after ours). `name` only labels it in
   // /proc/<pid>/maps.
-  static ShmSegment create(const std::string& name, std::size_t bytes,
-                           PeerAccess peers = PeerAccess::kReadWrite);
+  static ShmSegment create(const std::string& name, std::size_t bytes, PeerAccess peers = PeerAccess::kReadWrite);
   // Maps a segment received from a peer (read-write, or read-only with
   // `access` kReadOnly: PROT_READ, which an O_RDONLY descriptor requires).
   // Checks that it is a memfd sealed against shrinking and exactly `bytes`

@@ -89,7 +89,8 @@ class MdSockets {
         snapshot_({config.interface, config.snapshot, config.receive_buffer_bytes}),
         buffer_(std::make_unique<std::uint8_t[]>(config.max_datagram_bytes)) {
     if (config.incremental_multicast)
-      incremental_.emplace(net::MulticastReceiverConfig{config.interface, config.incremental, config.receive_buffer_bytes});
+      incremental_.emplace(
+          net::MulticastReceiverConfig{config.interface, config.incremental, config.receive_buffer_bytes});
   }
   MdSockets(const MdSockets&) = delete;
   MdSockets& operator=(const MdSockets&) = delete;

@@ -351,8 +351,9 @@ TraderConfig::MarketData read_market_data(TableReader t, const venue::MarketData
                              " has none) or market_data.shm_path: the incremental channel is read from that ring");
     if (m.shm_path.size() > 107) t.fail("shm_path", "longer than 107 bytes (a UNIX socket path)");
   } else if (!shm_path.empty()) {
-    t.fail("shm_path", "is read only with trader.transport = \"shm\" (with \"tcp\" the incremental channel is "
-                       "the multicast group)");
+    t.fail("shm_path",
+           "is read only with trader.transport = \"shm\" (with \"tcp\" the incremental channel is "
+           "the multicast group)");
   }
   t.finish();
   return m;
@@ -428,9 +429,8 @@ TraderConfig parse_trader_config(std::string_view toml_text, const std::string& 
   trader.finish();
 
   if (auto t = root.table("threads")) c.threads = config::read_thread_layout(*t, kThreadRoles);
-  c.session =
-      read_session(root.required_table("session", "[session] needs client_id and api_key"), ex, c.exchange_config,
-                   c.transport);
+  c.session = read_session(root.required_table("session", "[session] needs client_id and api_key"), ex,
+                           c.exchange_config, c.transport);
   const toml::table no_overrides;
   c.market_data = read_market_data(root.table("market_data").value_or(TableReader(no_overrides, source, "market_data")),
                                    ex.market_data, c.exchange_config, c.transport);

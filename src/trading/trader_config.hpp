@@ -45,7 +45,8 @@ struct TraderConfig {
   // multicast, or both over shared memory ([trader] transport; the snapshot
   // channel is multicast either way: docs/TRADER.md "Transport").
   ipc::Transport transport = ipc::Transport::kTcp;
-  OrderEntryClientConfig session;  // exchange address / shm_path default to the exchange config's server.order_entry / shm_path
+  OrderEntryClientConfig
+      session;  // exchange address / shm_path default to the exchange config's server.order_entry / shm_path
 
   struct MarketData {
     // Defaults: the exchange config's [market_data].

@@ -271,8 +271,8 @@ TEST(ExchangeConfig, MarketDataRingKeysAreChecked) {
   const nx::ExchangeConfig off = nx::parse_exchange_config(minimal(), "test.toml");
   EXPECT_EQ(off.market_data.shm_path, "");
   EXPECT_EQ(off.market_data.shm_ring_packets, 4096u);
-  const nx::ExchangeConfig on =
-      nx::parse_exchange_config(minimal("[market_data]\nshm_path = \"/tmp/md.sock\"\nshm_ring_packets = 16\n"), "test.toml");
+  const nx::ExchangeConfig on = nx::parse_exchange_config(
+      minimal("[market_data]\nshm_path = \"/tmp/md.sock\"\nshm_ring_packets = 16\n"), "test.toml");
   EXPECT_EQ(on.market_data.shm_path, "/tmp/md.sock");
   EXPECT_EQ(on.market_data.shm_ring_packets, 16u);
   expect_error(minimal("[market_data]\nshm_ring_packets = 1000\n"), "market_data.shm_ring_packets",
@@ -285,8 +285,7 @@ TEST(ExchangeConfig, MarketDataRingKeysAreChecked) {
   EXPECT_EQ(nx::parse_exchange_config(minimal("[market_data]\nmtu = 9000\n"), "test.toml").market_data.mtu, 9000u);
   expect_error(minimal("[market_data]\nmtu = 1473\nshm_path = \"/tmp/md.sock\"\n"), "market_data.mtu",
                "must be at most 1472 with market_data.shm_path set");
-  EXPECT_EQ(nx::parse_exchange_config(minimal("[market_data]\nmtu = 1472\nshm_path = \"/tmp/md.sock\"\n"),
-                                      "test.toml")
+  EXPECT_EQ(nx::parse_exchange_config(minimal("[market_data]\nmtu = 1472\nshm_path = \"/tmp/md.sock\"\n"), "test.toml")
                 .market_data.mtu,
             1472u);
   expect_error(minimal("[server]\nshm_path = \"/tmp/same.sock\"\n[market_data]\nshm_path = \"/tmp/same.sock\"\n"),
