@@ -188,8 +188,8 @@ int main(int argc, char** argv) {
     if (!t2t.recording()) throw std::runtime_error("the tick-to-trade floor's peer did not start within 10 s");
     log_line("tick-to-trade floor on " + t2t.group().to_string() + " (joined on " + where.interface.to_string() +
              ", from " + where.source + "), round trip floor at " + number(rate) + " pings/s, order entry over " +
-             transport_text + "; idle " + idle_text +
-             " (trader side), " + std::string(nc::to_string(where.venue_idle)) + " (exchange side)");
+             transport_text + "; idle " + idle_text + " (trader side), " +
+             std::string(nc::to_string(where.venue_idle)) + " (exchange side)");
     log_line("ready");
     const auto start = std::chrono::steady_clock::now();
     auto next_status = start + std::chrono::duration<double>(status_every);
@@ -212,7 +212,8 @@ int main(int argc, char** argv) {
     if (stop_signal() != 0) log_line(std::string("received ") + stop_signal_name() + ", stopping");
     rt.stop();
     t2t.stop();
-    const std::string text = nf::transport_summary(transport) + nf::summary(t2t.result()) + nf::summary(rt.result(), rate);
+    const std::string text =
+        nf::transport_summary(transport) + nf::summary(t2t.result()) + nf::summary(rt.result(), rate);
     std::printf("%s", text.c_str());
     std::fflush(stdout);
     if (!summary_path.empty()) {

@@ -54,8 +54,9 @@ class EchoPeer {
         out_(kOutBytes) {
     if (shm) {
       static int serial = 0;
-      shm_listener_.emplace("/tmp/nt-echo-peer-" + std::to_string(::getpid()) + "-" + std::to_string(++serial) + ".sock",
-                            std::uint64_t{1} << 20);  // as the bench exchange's rings
+      shm_listener_.emplace(
+          "/tmp/nt-echo-peer-" + std::to_string(::getpid()) + "-" + std::to_string(++serial) + ".sock",
+          std::uint64_t{1} << 20);  // as the bench exchange's rings
     }
     thread_.emplace("nt-echo-peer", cpu, [this] { run(); });
   }

@@ -331,7 +331,8 @@ struct LatencyResults {
   Series raw_shm{kRawShm};
   Series exchange_shm{"nanotick-exchange over shm, fsync batch: NewOrder -> Accepted"};
   Series exchange_shm_cancel{"nanotick-exchange over shm, fsync batch: CancelOrder -> Cancelled"};
-  InternalAck internal_shm{"exchange-internal ack over shm (its counters), fsync batch", "ack_latency_ns", {}, {}, {}, {}};
+  InternalAck internal_shm{
+      "exchange-internal ack over shm (its counters), fsync batch", "ack_latency_ns", {}, {}, {}, {}};
   Preemptions shm_preemptions;  // the exchange over shm
 };
 
@@ -734,17 +735,18 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
       "%.1f s measured after %.1f s warm-up, %d repeats\n\n",
       ctx.plan.window, ctx.plan.load_s, ctx.plan.load_warmup_s, ctx.plan.repeats);
   std::printf(
-      "| subject | sessions | median M msgs/s | min | max | vs raw echo (same transport) | client-seen ack p50 / p99 (us) | "
+      "| subject | sessions | median M msgs/s | min | max | vs raw echo (same transport) | client-seen ack p50 / p99 "
+      "(us) | "
       "exchange-internal ack p50 / p99 (us, medians) | journal records per fdatasync | involuntary "
       "switches/s, client / exchange critical (medians) | exchange background threads' CPU |\n"
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const LoadCase& lc : cases) {
     const Spread s = spread_of(lc.rates);
     const std::string over = lc.shm ? " over shm" : "";
-    const std::string name = lc.fsync.empty() ? std::string(lc.shm ? "raw shm" : "raw TCP") + " echo peer (busy-poll thread)"
-                             : lc.mix == LoadMix::kIocOnly
-                                 ? "nanotick-exchange" + over + ", fsync " + lc.fsync + ", IOC NewOrders only"
-                                 : "nanotick-exchange" + over + ", fsync " + lc.fsync;
+    const std::string name =
+        lc.fsync.empty()              ? std::string(lc.shm ? "raw shm" : "raw TCP") + " echo peer (busy-poll thread)"
+        : lc.mix == LoadMix::kIocOnly ? "nanotick-exchange" + over + ", fsync " + lc.fsync + ", IOC NewOrders only"
+                                      : "nanotick-exchange" + over + ", fsync " + lc.fsync;
     const std::string internal =
         lc.fsync.empty() ? "n/a"
                          : us(spread_of(lc.internal.p50s).median) + " / " + us(spread_of(lc.internal.p99s).median);
@@ -757,7 +759,8 @@ std::vector<LoadCase> run_load_section(const Context& ctx) {
     char aux[16] = "n/a";
     if (!lc.fsync.empty()) std::snprintf(aux, sizeof aux, "%.0f%%", 100 * spread_of(lc.aux_cpu_share).median);
     std::printf("| %s | %d | %.3f | %.3f | %.3f | %s | %s / %s | %s | %s%s | %s | %s |\n", name.c_str(), lc.sessions,
-                s.median / 1e6, s.min / 1e6, s.max / 1e6, nb::format_ratio(s.median / (lc.shm ? raw_shm : raw_tcp)).c_str(),
+                s.median / 1e6, s.min / 1e6, s.max / 1e6,
+                nb::format_ratio(s.median / (lc.shm ? raw_shm : raw_tcp)).c_str(),
                 us(static_cast<double>(lc.ack_ns.percentile(50))).c_str(),
                 us(static_cast<double>(lc.ack_ns.percentile(99))).c_str(), internal.c_str(), per_sync,
                 lc.segments_max > 1 ? " (journal segment rolled over)" : "", switches, aux);

@@ -57,9 +57,8 @@ inline LoopbackPair tcp_loopback_pair() {
 // The exchange's ring size: the floor's shared-memory hop is the session's.
 inline LoopbackPair shm_loopback_pair(std::uint64_t ring_bytes) {
   static int serial = 0;
-  ipc::ShmListener listener("/tmp/nanotick-floor-" + std::to_string(::getpid()) + "-" + std::to_string(++serial) +
-                                ".sock",
-                            ring_bytes, 1);
+  ipc::ShmListener listener(
+      "/tmp/nanotick-floor-" + std::to_string(::getpid()) + "-" + std::to_string(++serial) + ".sock", ring_bytes, 1);
   LoopbackPair pair;
   std::exception_ptr connect_error;
   // shm_connect waits for the segment, which the accept below sends.

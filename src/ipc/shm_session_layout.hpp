@@ -56,8 +56,6 @@ static_assert(offsetof(ShmSessionLayout, to_exchange) == 64 && offsetof(ShmSessi
 constexpr bool valid_ring_bytes(std::uint64_t bytes) noexcept {
   return bytes >= kShmMinRingBytes && bytes <= kShmMaxRingBytes && std::has_single_bit(bytes);
 }
-constexpr std::uint64_t segment_bytes_for(std::uint64_t ring_bytes) noexcept {
-  return kShmDataOffset + 2 * ring_bytes;
-}
+constexpr std::uint64_t segment_bytes_for(std::uint64_t ring_bytes) noexcept { return kShmDataOffset + 2 * ring_bytes; }
 
 }  // namespace nanotick::ipc

@@ -130,12 +130,12 @@ ShmStream shm_connect(const std::string& path, std::chrono::milliseconds timeout
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) {
     const int e = errno;
-    throw net::SocketError("shared-memory session " + path + ": connect (" +
-                               (e == ENOENT || e == ECONNREFUSED ? "is the exchange running with shm_path = \"" + path +
-                                                                       "\"?"
-                                                                 : std::string("see errno")) +
-                               ")",
-                           e);
+    throw net::SocketError(
+        "shared-memory session " + path + ": connect (" +
+            (e == ENOENT || e == ECONNREFUSED ? "is the exchange running with shm_path = \"" + path + "\"?"
+                                              : std::string("see errno")) +
+            ")",
+        e);
   }
   pollfd p{fd.get(), POLLIN, 0};
   int ready;
@@ -154,9 +154,8 @@ ShmStream shm_connect(const std::string& path, std::chrono::milliseconds timeout
                            ECONNREFUSED);
   if (r.bytes != sizeof hello || !r.fd || hello.magic != kShmSessionMagic || hello.version != kShmSessionVersion ||
       !valid_ring_bytes(hello.ring_bytes) || hello.segment_bytes != segment_bytes_for(hello.ring_bytes))
-    throw std::invalid_argument("shared-memory session " + path +
-                                ": the exchange's hello is not a version-" + std::to_string(kShmSessionVersion) +
-                                " session segment");
+    throw std::invalid_argument("shared-memory session " + path + ": the exchange's hello is not a version-" +
+                                std::to_string(kShmSessionVersion) + " session segment");
   ShmSegment segment = ShmSegment::map(std::move(r.fd), hello.segment_bytes);
   if (std::memcmp(segment.data(), &hello, sizeof hello) != 0)
     throw std::invalid_argument("shared-memory session " + path + ": the segment's header differs from the hello");

@@ -52,7 +52,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
-from demo_config import (TRANSPORTS, ExchangeSpec, TraderSpec, load_exchange, load_traders, shm_path_for,
+from demo_config import (MD_SHM_SOCKET, TRANSPORTS, ExchangeSpec, TraderSpec, load_exchange, load_traders, shm_path_for,
                          trader_address, write_exchange_copy, write_trader_copy)
 from demo_console import CountersRows, LiveView, format_row, is_status, strip_prefix
 from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
@@ -185,8 +185,8 @@ def prepare(args: argparse.Namespace) -> Plan:
     traders = load_traders(root, [t.strip() for t in args.traders.split(",") if t.strip()], exchange)
     telemetry = {b.name: offers_telemetry(b) for b in (exchange_bin, trader_bin)}
     run_dir = make_run_dir(root, args.run_dir)
-    exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal",
-                                        shm_path_for(run_dir) if args.transport == "shm" else None)
+    shm_paths = (shm_path_for(run_dir), shm_path_for(run_dir, MD_SHM_SOCKET)) if args.transport == "shm" else None
+    exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal", shm_paths)
     return Plan(root, run_dir, exchange_bin, trader_bin, exchange, exchange_copy, traders, floor_bin, telemetry,
                 args.duration, not args.no_report, args.status_every, args.transport)
 
@@ -319,7 +319,8 @@ class DemoRun:
         if self.address is None:
             raise DemoError(f"the exchange logged 'ready' but no 'order entry listening on' line: cannot point the "
                             f"traders at it\n{exchange.describe(TAIL_LINES)}")
-        where = (f"{self.address}, shared-memory sessions at {shm_path_for(self.plan.run_dir)}"
+        where = (f"{self.address}; shared-memory sessions at {shm_path_for(self.plan.run_dir)}, market data ring at "
+                 f"{shm_path_for(self.plan.run_dir, MD_SHM_SOCKET)}"
                  if self.plan.transport == "shm" else self.address)
         self.say(f"  {'exchange':<10} ready, order entry on {where} (pid {exchange.pid})")
 

@@ -285,25 +285,28 @@ def _header(source: pathlib.Path) -> str:
 
 TRANSPORTS = ("tcp", "shm")
 SHM_SOCKET = "order-entry.sock"
+MD_SHM_SOCKET = "market-data.sock"
 UNIX_PATH_MAX = 107  # bytes of a UNIX socket path (sun_path less its terminating NUL)
 
 
-def shm_path_for(run_dir: pathlib.Path) -> str:
-    """Where the exchange of a shared-memory demo offers its sessions: in the run directory when
-    the path fits a UNIX socket address, else a short one in /tmp named after the run."""
-    path = str(run_dir / SHM_SOCKET)
+def shm_path_for(run_dir: pathlib.Path, name: str = SHM_SOCKET) -> str:
+    """Where the exchange of a shared-memory demo offers its sessions (SHM_SOCKET) or its market
+    data ring (MD_SHM_SOCKET): in the run directory when the path fits a UNIX socket address,
+    else a short one in /tmp named after the run."""
+    path = str(run_dir / name)
     if len(path.encode()) <= UNIX_PATH_MAX:
         return path
-    return f"/tmp/nanotick-demo-{os.getpid()}-{run_dir.name[:40]}.sock"
+    return f"/tmp/nanotick-demo-{os.getpid()}-{run_dir.name[:30]}-{name}"
 
 
 def write_exchange_copy(exchange: ExchangeSpec, configs_dir: pathlib.Path, journal_dir: pathlib.Path,
-                        shm_path: Optional[str] = None) -> pathlib.Path:
+                        shm_paths: Optional[Tuple[str, str]] = None) -> pathlib.Path:
     """configs/exchange.toml: the exchange config with its journal in the run directory and,
-    for a shared-memory run, its server.shm_path."""
+    for a shared-memory run, its server.shm_path and market_data.shm_path (`shm_paths`)."""
     changes: Dict[Tuple[str, str], object] = {("journal", "dir"): str(journal_dir)}
-    if shm_path is not None:
-        changes[("server", "shm_path")] = shm_path
+    if shm_paths is not None:
+        changes[("server", "shm_path")] = shm_paths[0]
+        changes[("market_data", "shm_path")] = shm_paths[1]
     text = rewrite(exchange.text, exchange.data, changes, exchange.path)
     out = configs_dir / EXCHANGE_COPY
     out.write_text(_header(exchange.path) + text, encoding="utf-8")

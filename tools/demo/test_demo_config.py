@@ -180,9 +180,11 @@ def test_trader_address_maps_the_wildcard_to_loopback():
 def test_shm_run_gives_the_exchange_a_socket_path_and_the_traders_the_transport(tmp_path):
     ex = exchange()
     path = dc.shm_path_for(tmp_path)
-    assert path == str(tmp_path / dc.SHM_SOCKET)
-    out = dc.write_exchange_copy(ex, tmp_path, tmp_path / "journal", path)
-    assert tomllib.loads(out.read_text())["server"]["shm_path"] == path
+    md_path = dc.shm_path_for(tmp_path, dc.MD_SHM_SOCKET)
+    assert path == str(tmp_path / dc.SHM_SOCKET) and md_path == str(tmp_path / dc.MD_SHM_SOCKET)
+    out = dc.write_exchange_copy(ex, tmp_path, tmp_path / "journal", (path, md_path))
+    parsed = tomllib.loads(out.read_text())
+    assert parsed["server"]["shm_path"] == path and parsed["market_data"]["shm_path"] == md_path
     mm1 = dc.load_traders(ROOT, ["mm1"], ex)[0]
     parsed = tomllib.loads(dc.write_trader_copy(mm1, tmp_path, ex, "127.0.0.1:1", "shm").read_text())
     assert parsed["trader"]["transport"] == "shm"
@@ -191,8 +193,9 @@ def test_shm_run_gives_the_exchange_a_socket_path_and_the_traders_the_transport(
 
 def test_shm_socket_path_falls_back_to_tmp_when_the_run_dir_is_too_deep(tmp_path):
     deep = tmp_path / ("d" * 120)
-    path = dc.shm_path_for(deep)
-    assert path.startswith("/tmp/nanotick-demo-") and len(path.encode()) <= dc.UNIX_PATH_MAX
+    for name in (dc.SHM_SOCKET, dc.MD_SHM_SOCKET):
+        path = dc.shm_path_for(deep, name)
+        assert path.startswith("/tmp/nanotick-demo-") and path.endswith(name) and len(path.encode()) <= dc.UNIX_PATH_MAX
 
 
 def test_shm_run_refuses_a_trader_config_that_names_a_tcp_address(tmp_path):

@@ -225,9 +225,8 @@ void serve_once(const std::string& path, const ni::ShmHello& hello, int fd) {
   std::memcpy(addr.sun_path, path.data(), path.size());
   ASSERT_EQ(::bind(l.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   ASSERT_EQ(::listen(l.get(), 1), 0);
-  std::thread client([&] {
-    EXPECT_ANY_THROW((void)ni::shm_connect(path, 1000ms)) << "a segment that is not a session was accepted";
-  });
+  std::thread client(
+      [&] { EXPECT_ANY_THROW((void)ni::shm_connect(path, 1000ms)) << "a segment that is not a session was accepted"; });
   nn::Fd c(::accept(l.get(), nullptr, nullptr));
   EXPECT_EQ(ni::send_with_fd(c.get(), {reinterpret_cast<const std::uint8_t*>(&hello), sizeof hello}, fd), 0);
   client.join();

@@ -72,7 +72,8 @@ nt::MdRingFeedConfig fast_config(const std::string& path) {
 using nanotick::testing::md_bound;
 
 // A resting buy of qty 1 (an AddOrder, or a SnapshotOrder).
-np::MdOrder add(std::uint64_t id, std::int64_t price, std::uint64_t iseq, np::MdMsgType type = np::MdMsgType::kAddOrder) {
+np::MdOrder add(std::uint64_t id, std::int64_t price, std::uint64_t iseq,
+                np::MdMsgType type = np::MdMsgType::kAddOrder) {
   return nanotick::testing::md_order(id, Side::kBuy, price, 1, iseq, type);
 }
 
