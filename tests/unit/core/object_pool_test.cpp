@@ -260,7 +260,13 @@ TEST(ObjectPool, ShouldNotPageFaultOnHotPathAfterConstruction) {
   getrusage(RUSAGE_THREAD, &before);
   for (std::size_t i = 0; i < kCap; ++i) live[i] = pool.allocate(i, 0);
   getrusage(RUSAGE_THREAD, &after);
-  EXPECT_EQ(after.ru_minflt - before.ru_minflt, 0) << "allocate() touched a page not faulted in";
+  // A pool that did not fault its slots in at construction takes one fault per
+  // page here: 4096. The allowance of 2 is the machine's, not the pool's: this
+  // VM runs DAMON (kdamond), which may reclaim a page the constructor touched
+  // before the loop reaches it, and the sanitizer runtime maps pages of its own
+  // lazily; either made single faults show up in one CI run in a few (a fault
+  // count of 1 and of 2 has each been seen, under the asan preset).
+  EXPECT_LE(after.ru_minflt - before.ru_minflt, 2) << "allocate() touched pages not faulted in";
   EXPECT_EQ(after.ru_majflt - before.ru_majflt, 0);
   for (Tracked* t : live) pool.release(t);
 }
