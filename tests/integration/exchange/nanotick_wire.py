@@ -613,6 +613,10 @@ class OrderEntryClient:
             self.sock.settimeout(timeout)
             self.sock.connect((host, port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._start_session(timeout)
+
+    def _start_session(self, timeout: float) -> None:
+        """The session's own state, whatever the transport: numbering both ways, framing, what arrived."""
         self.timeout = timeout
         self.next_out_seq = 1
         self.next_in_seq = 1
@@ -769,14 +773,7 @@ class ShmOrderEntryClient(OrderEntryClient):
         self.sock.setblocking(False)
         self.out_pos = 0  # our private positions, as the C++ client keeps them
         self.in_pos = 0
-        self.timeout = timeout
-        self.next_out_seq = 1
-        self.next_in_seq = 1
-        self.in_seq_errors: List[str] = []
-        self.framer = StreamFramer()
-        self.received: List[Message] = []
-        self._unseen: List[Message] = []
-        self.closed = False
+        self._start_session(timeout)
 
     # Native "Q", not "<Q": CPython packs and unpacks the standard-size formats a
     # byte at a time, so the exchange could read a position half-written (and,
