@@ -46,6 +46,12 @@
 // Each measurement is repeated (3 by default), peers interleaved within a
 // repeat, 100 ms of rest before each; tables show all samples merged, the
 // spread across repeats, and the targets against this run's medians.
+//
+// Usage: order_entry_bench [--quick] [--cpus A,B] [--md-sender publisher|aux]
+//   --md-sender aux: every exchange (TCP and shm rows alike) also writes its
+//   market data ring and sends the multicast datagrams from its auxiliary
+//   thread (market_data.udp_sender = "aux"), not from the critical thread
+//   between an answer and the next read.
 
 #include <sys/resource.h>
 #include <sys/statfs.h>
@@ -852,7 +858,25 @@ std::string journal_fs(const std::filesystem::path& dir) {
 
 }  // namespace
 
+// Takes `--md-sender publisher|aux` out of argv (the rest is nb::parse_args's).
+std::string take_md_sender(int& argc, char** argv) {
+  std::string sender = "publisher";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) != "--md-sender") continue;
+    if (i + 1 >= argc || (std::string(argv[i + 1]) != "publisher" && std::string(argv[i + 1]) != "aux")) {
+      std::fprintf(stderr, "order_entry_bench: --md-sender expects publisher or aux\n");
+      std::exit(2);
+    }
+    sender = argv[i + 1];
+    for (int j = i; j + 2 <= argc; ++j) argv[j] = argv[j + 2];
+    argc -= 2;
+    break;
+  }
+  return sender;
+}
+
 int main(int argc, char** argv) {
+  const std::string md_sender = take_md_sender(argc, argv);
   const nb::Args args = nb::parse_args(argc, argv);
   const Plan plan = args.quick ? Plan{1, 200, 1'000, 20, 100, 0.05, 0.2, {1, 2}, 64, 32ull << 20, 10}
                                : Plan{3, 10'000, 100'000, 500, 3'000, 0.3, 2.0, {1, 2, 4}, 64, 256ull << 20, 100};
@@ -865,6 +889,7 @@ int main(int argc, char** argv) {
     // thread's alone.
     ctx.base.aux_cpu = args.cpu_a;
     ctx.base.segment_bytes = plan.segment_bytes;
+    ctx.base.md_sender = md_sender;
     // Multicast groups and ports of our own (outside the ephemeral range), so
     // a concurrent test run never shares them; one exchange runs at a time.
     const int pid = static_cast<int>(::getpid());
@@ -875,8 +900,11 @@ int main(int argc, char** argv) {
     const nb::TempDir probe;
     std::printf(
         "Exchange: %s, compact mode, idle spin, critical thread pinned on CPU %d; client thread pinned on "
-        "CPU %d; echo peer thread pinned on CPU %d. Journal under %s (%s). Load average at start: %s.%s\n\n",
+        "CPU %d; echo peer thread pinned on CPU %d. Market data datagrams sent by %s. Journal under %s (%s). "
+        "Load average at start: %s.%s\n\n",
         ctx.exchange_binary.string().c_str(), args.cpu_b, args.cpu_a, args.cpu_b,
+        md_sender == "aux" ? "the auxiliary thread from the market data ring (--md-sender aux), for TCP and shm rows alike"
+                           : "the critical thread (--md-sender publisher)",
         probe.path().parent_path().string().c_str(), journal_fs(probe.path()).c_str(), nb::load_average().c_str(),
         args.quick ? " (--quick: tiny counts, a smoke run)" : "");
     std::fflush(stdout);

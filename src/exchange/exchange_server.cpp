@@ -22,6 +22,7 @@
 #include "exchange/journal_recovery.hpp"
 #include "exchange/journal_writer.hpp"
 #include "exchange/md_publisher.hpp"
+#include "exchange/md_udp_forwarder.hpp"
 #include "exchange/order_gateway.hpp"
 #include "exchange/sequencer.hpp"
 #include "exchange/snapshot_publisher.hpp"
@@ -137,6 +138,7 @@ struct ExchangeServer::Impl {
   std::unique_ptr<Sequencer> sequencer;
   std::unique_ptr<ipc::MdRingServer> md_ring;  // [market_data] shm_path: the incremental feed in shared memory
   std::unique_ptr<MdPublisher> publisher;
+  std::unique_ptr<MdUdpForwarder> forwarder;  // market_data.udp_sender = "aux": the datagrams, from md_ring
   std::unique_ptr<SnapshotPublisher> snapshots;
   std::unique_ptr<JournalSyncer> syncer;
   std::unique_ptr<Snapshotter> snapshotter;
@@ -146,7 +148,7 @@ struct ExchangeServer::Impl {
   std::unique_ptr<DedicatedPipeline> dedicated;
   // Off the critical path, both layouts: snapshot feed + journal syncing on
   // one thread, the snapshotter (milliseconds per snapshot) on another.
-  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&>;
+  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, MdUdpForwarder&>;
   std::unique_ptr<Aux> aux;
   std::optional<core::ConfiguredAgentRunner<Aux>> aux_runner;
   std::optional<core::ConfiguredAgentRunner<Snapshotter>> snapshot_runner;
@@ -185,7 +187,8 @@ struct ExchangeServer::Impl {
 //   dedicated  "gateway"   gateway + report drainer + answer flusher
 //              "sequencer", "engine" (its outputs go into ReportRing / MdRing: RingSink),
 //              "md"        MdRing drainer + md publisher
-//   both       "aux"       snapshot publisher + journal syncer;  "snapshotter"
+//   both       "aux"       snapshot publisher + journal syncer (+ the incremental datagrams, sent
+//                          from the shm ring, with market_data.udp_sender = "aux");  "snapshotter"
 // The engine's type depends on its sink, so each layout is a class of its own
 // (CompactPipeline, DedicatedPipeline); what both do with their engine is
 // written once, on_pipeline() + engine().
@@ -385,9 +388,12 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
     // The incremental packets in shared memory too, for readers on this host;
     // its readers are let in by the publisher's thread.
     s.md_ring = std::make_unique<ipc::MdRingServer>(config.market_data.shm_path, config.market_data.shm_ring_packets);
-    s.publisher->share_in(*s.md_ring);
-    s.log("market data ring at " + s.md_ring->path() + ": " + std::to_string(s.md_ring->slots()) + " packets");
+    s.publisher->share_in(*s.md_ring, config.market_data.udp_from_ring);
+    s.log("market data ring at " + s.md_ring->path() + ": " + std::to_string(s.md_ring->slots()) + " packets" +
+          (config.market_data.udp_from_ring ? "; the incremental datagrams are sent from it by the aux thread" : ""));
   }
+  s.forwarder =
+      std::make_unique<MdUdpForwarder>(config.market_data, config.market_data.udp_from_ring ? s.md_ring.get() : nullptr);
   const auto caps = s.capacities();
   s.snapshots = std::make_unique<SnapshotPublisher>(config.market_data, caps, s.md_to_snapshots);
   with_engine([&s](auto& e) { s.snapshots->seed_from(e); });
@@ -424,6 +430,7 @@ void ExchangeServer::place_counters() {
   s.journal->place_counters(f);
   on_pipeline(s, [&f](auto& p) { p.place_counters(f); });
   s.publisher->place_counters(f);
+  if (s.forwarder->on()) s.forwarder->place_counters(f);
   s.snapshots->place_counters(f);
   s.snapshotter->place_counters(f);
   f.begin_group();
@@ -450,7 +457,7 @@ ExchangeServer::~ExchangeServer() { shutdown(); }
 void ExchangeServer::start() {
   Impl& s = *impl_;
   s.started = true;  // first: whatever starts below is stopped by shutdown(), even if a later start throws
-  s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer);
+  s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer, *s.forwarder);
   s.aux_runner.emplace(make_runner(*s.aux, s.config, "aux"));
   s.snapshot_runner.emplace(make_runner(*s.snapshotter, s.config, "snapshotter"));
   s.aux_runner->start();

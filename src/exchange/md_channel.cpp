@@ -14,7 +14,9 @@ const char* key_of(proto::Channel channel) {
   return channel == proto::Channel::kIncremental ? "market_data.incremental" : "market_data.snapshot";
 }
 
-net::MulticastSenderConfig sender_config(proto::Channel channel, const MarketDataConfig& config) {
+}  // namespace
+
+net::MulticastSenderConfig md_sender_config(proto::Channel channel, const MarketDataConfig& config) {
   if (channel != proto::Channel::kIncremental && channel != proto::Channel::kSnapshot)
     throw std::invalid_argument("market data channel must be 1 (incremental) or 2 (snapshot)");
   const char* key = key_of(channel);
@@ -36,6 +38,8 @@ net::MulticastSenderConfig sender_config(proto::Channel channel, const MarketDat
   out.ttl = static_cast<int>(config.ttl);
   return out;
 }
+
+namespace {
 
 std::size_t checked_mtu(const MarketDataConfig& config) {
   if (config.mtu < proto::kMinMtu || config.mtu > proto::kMaxMtu)
@@ -65,7 +69,7 @@ MdChannel::MdChannel(proto::Channel channel, const MarketDataConfig& config, std
                      const core::TscClock& clock)
     : clock_(clock),
       stamp_sends_(channel == proto::Channel::kIncremental),
-      sender_(sender_config(channel, config)),
+      sender_(md_sender_config(channel, config)),
       writer_(channel, checked_mtu(config)),
       next_seq_(checked_next_seq(next_seq)),
       heartbeat_ticks_(ms_to_ticks(clock, checked_heartbeat(config))),

@@ -17,7 +17,10 @@
 // (mirror_to(), ipc::MdRingServer), just before the datagram: a ring write
 // is a few stores, the send a system call, so the host's readers are not
 // made to wait for the kernel. A datagram the kernel refuses is still in
-// the ring.
+// the ring. With market_data.udp_sender = "aux" the channel only writes the
+// ring and the auxiliary thread's MdUdpForwarder sends the datagrams (its
+// counters count what the kernel took; this channel's count what it
+// published).
 //
 // Telemetry: on the incremental channel, each packet of messages (not a
 // heartbeat) is stamped ex_md_write with its first_seq when a recorder is
@@ -90,8 +93,12 @@ class MdChannel {
   }
 
   // Start-up: every packet from now on also goes into `ring` (not owned;
-  // nullptr: none). The incremental channel's only.
-  void mirror_to(ipc::MdRingServer* ring) noexcept { ring_ = ring; }
+  // nullptr: none) -- and only there when `ring_only` (another thread sends
+  // the datagrams from the ring). The incremental channel's only.
+  void mirror_to(ipc::MdRingServer* ring, bool ring_only = false) noexcept {
+    ring_ = ring;
+    ring_only_ = ring != nullptr && ring_only;
+  }
 
   std::uint64_t next_seq() const noexcept { return next_seq_; }
   bool pending() const noexcept { return !writer_.empty(); }
@@ -129,7 +136,7 @@ class MdChannel {
       ring_->publish(packet);
       if (!heartbeat && stamp_sends_) NT_HOP(ex_md_write, first_seq_of(packet));
     }
-    if (!sender_.send(packet)) [[unlikely]] {
+    if (!ring_only_ && !sender_.send(packet)) [[unlikely]] {
       send_drops_.add();
       return;
     }
@@ -152,6 +159,7 @@ class MdChannel {
   const bool stamp_sends_;  // the incremental channel: its packets are the md keys of telemetry
   net::UdpMulticastSender sender_;
   ipc::MdRingServer* ring_ = nullptr;  // the incremental channel's shared-memory mirror, if any
+  bool ring_only_ = false;             // the datagrams are sent from the ring by another thread
   proto::PacketWriter writer_;
   std::uint64_t next_seq_;
   std::uint64_t heartbeat_ticks_;
@@ -163,6 +171,10 @@ class MdChannel {
   core::Counter send_drops_;
   core::Counter seq_jumps_;
 };
+
+// The sender of `channel`'s group from the config (start-up; throws
+// std::invalid_argument naming the key: bad interface, group or ttl).
+net::MulticastSenderConfig md_sender_config(proto::Channel channel, const MarketDataConfig& config);
 
 // Milliseconds -> ticks of `clock` (at least 1, so "every 0 ticks" cannot
 // turn a schedule into a busy loop).

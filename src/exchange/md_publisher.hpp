@@ -50,9 +50,11 @@ class MdPublisher {
   // Start-up, before the publishing thread runs: mirror every incremental
   // packet into `ring` (not owned; it must outlive the publisher's thread)
   // and serve its readers from do_work().
-  void share_in(ipc::MdRingServer& ring) noexcept {
+  // `ring_only`: the datagrams are sent by an MdUdpForwarder reading the
+  // ring on another thread (market_data.udp_sender = "aux").
+  void share_in(ipc::MdRingServer& ring, bool ring_only = false) noexcept {
     shm_ring_ = &ring;
-    channel_.mirror_to(&ring);
+    channel_.mirror_to(&ring, ring_only);
   }
 
   // Encodes and queues one event (sending the packet before it if it does not

@@ -72,6 +72,11 @@ class MdRingServer {
   // when nothing happened). Returns the readers added or dropped.
   int poll_connections() noexcept;
 
+  // A reader in this process (its own cursor; one thread per reader), at
+  // the next packet published: the exchange's UDP forwarder
+  // (exchange/md_udp_forwarder.hpp) reads the ring like any reader.
+  MdRing::Reader make_reader() const noexcept { return MdRing::Reader(*ring_, ring_->slot_count()); }
+
   const std::string& path() const noexcept { return listener_.path(); }
   std::uint64_t slots() const noexcept { return ring_->slot_count(); }
   std::uint64_t published() const noexcept { return ring_->published(); }

@@ -57,6 +57,12 @@ MarketDataConfig read_market_data(TableReader t) {
     t.fail("mtu", "must be at most " + std::to_string(kMaxShmMdPacketBytes) +
                       " with market_data.shm_path set (every packet must fit a slot of the shared-memory ring), got " +
                       std::to_string(m.mtu));
+  const std::string udp_sender = t.string("udp_sender", "publisher");
+  if (udp_sender != "publisher" && udp_sender != "aux")
+    t.fail("udp_sender", "must be \"publisher\" or \"aux\", got \"" + udp_sender + "\"");
+  m.udp_from_ring = udp_sender == "aux";
+  if (m.udp_from_ring && m.shm_path.empty())
+    t.fail("udp_sender", "\"aux\" forwards the shared-memory ring's packets: it needs market_data.shm_path");
   t.finish();
   return m;
 }

@@ -62,6 +62,12 @@ struct MarketDataConfig {
   // ring (empty: not offered) and its slots, one packet each.
   std::string shm_path;
   std::uint32_t shm_ring_packets = 4096;
+  // Who sends the incremental datagrams (docs/EXCHANGE.md "Market data in
+  // shared memory"): the publisher's own thread, between engine batches
+  // (false), or -- with shm_path set -- the auxiliary thread, forwarding the
+  // ring's packets (true: udp_sender = "aux"), so that the critical thread
+  // never waits for the kernel's sendto.
+  bool udp_from_ring = false;
 };
 
 // A client who may log on, with its limits.

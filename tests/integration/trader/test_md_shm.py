@@ -160,3 +160,43 @@ def test_exchange_refuses_a_market_data_path_it_must_not_take(binaries, start_ex
     second = make_config(tmp_path / "b", market_data={"shm_path": str(md_path)})
     refused(second, "market_data.shm_path", str(md_path), "in use by a running exchange")
     live.stop()
+
+
+def test_aux_thread_forwards_the_whole_feed_to_multicast(start_exchange, start_trader, tmp_path):
+    """market_data.udp_sender = "aux": the critical thread writes only the ring and
+    the auxiliary thread sends the datagrams from it. A multicast trader and
+    the recorder see the complete feed (no gap from seq 1), a shm trader's
+    books equal the ones rebuilt from multicast, and the exchange forwarded
+    every packet it published, none lost."""
+    config = make_config(tmp_path, n_clients=2, market_data={"udp_sender": "aux"})
+    with MdRecorder(config) as md:
+        ex = start_exchange(config)
+        rnd = TraderSpec("rnd", "random", config.client(2), random_instruments(orders_per_second=200.0, weight_ioc=20),
+                         exchange_port=ex.port, seed=41)
+        mm = TraderSpec("mm", "market_maker", config.client(1), market_maker_instruments(quote_qty=4),
+                        exchange_port=ex.port, seed=42, transport="shm")
+        rnd_proc = start_trader(rnd.write(tmp_path))
+        dump_path = tmp_path / "book.dump"
+        mm_proc = start_trader(mm.write(tmp_path), duration_s=2.5, book_dump=dump_path)
+        mm_rc = mm_proc.wait_exit(15.0)
+        rnd_rc = rnd_proc.stop(signal.SIGINT)
+        assert (mm_rc, rnd_rc) == (0, 0), "\n".join(p.describe() for p in (mm_proc, rnd_proc))
+        dump = parse_book_dump(dump_path.read_text())
+        counters = ex.stop()
+
+        def recorded_through_dump():
+            incr = md.packets()[0]
+            return incr if incr and incr[-1].first_seq + len(incr[-1].messages) >= dump.next_seq else None
+
+        incremental = md.wait_for(recorded_through_dump, 3.0, f"incremental seq {dump.next_seq}")
+        md.check(from_start=True)
+    what = f"{rnd_proc.describe()}\nexchange counters {counters}"
+    assert counters.get("md.udp_forward.packets", 0) > 0, what
+    assert counters["md.udp_forward.packets"] == counters["md.incremental.packets"], what
+    assert counters.get("md.udp_forward.lost_packets") == 0, what
+    assert counters.get("md.udp_forward.send_drops") == 0, what
+    rnd_summary = rnd_proc.summary()
+    assert counter(rnd_summary, "md.datagrams.incremental") > 0, what
+    assert counter(rnd_summary, "md.gaps") == 0, f"the multicast trader saw a gap: {what}"
+    assert counter(mm_proc.summary(), "md.datagrams.incremental") == 0, mm_proc.describe()
+    assert_books_equal_multicast(dump, incremental, len(SYMBOLS))

@@ -292,6 +292,22 @@ TEST(ExchangeConfig, MarketDataRingKeysAreChecked) {
                "market_data.shm_path", "must differ from server.shm_path");
 }
 
+// [market_data] udp_sender: the publisher's thread by default; "aux" forwards
+// from the ring, so it needs one.
+TEST(ExchangeConfig, UdpSenderKeyIsChecked) {
+  EXPECT_FALSE(nx::parse_exchange_config(minimal(), "test.toml").market_data.udp_from_ring);
+  EXPECT_TRUE(nx::parse_exchange_config(minimal("[market_data]\nshm_path = \"/tmp/md.sock\"\nudp_sender = \"aux\"\n"),
+                                        "test.toml")
+                  .market_data.udp_from_ring);
+  EXPECT_FALSE(nx::parse_exchange_config(minimal("[market_data]\nudp_sender = \"publisher\"\n"), "test.toml")
+                   .market_data.udp_from_ring);
+  expect_error(minimal("[market_data]\nudp_sender = \"aux\"\n"), "market_data.udp_sender",
+               "needs market_data.shm_path");
+  expect_error(minimal("[market_data]\nudp_sender = \"kernel\"\n"), "market_data.udp_sender",
+               "must be \"publisher\" or \"aux\", got \"kernel\"");
+  expect_error(minimal("[market_data]\nudp_sender = 1\n"), "market_data.udp_sender", "");
+}
+
 // minimal(extra) puts `extra` first: a [[clients]] in it is clients[0].
 TEST(ExchangeConfig, InstrumentAndClientErrorsCarryTheirIndex) {
   const std::string one_client = "[[clients]]\nid = 7\ncredential = \"" + kCredential + "\"\n";
