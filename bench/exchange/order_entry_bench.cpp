@@ -903,8 +903,9 @@ int main(int argc, char** argv) {
         "CPU %d; echo peer thread pinned on CPU %d. Market data datagrams sent by %s. Journal under %s (%s). "
         "Load average at start: %s.%s\n\n",
         ctx.exchange_binary.string().c_str(), args.cpu_b, args.cpu_a, args.cpu_b,
-        md_sender == "aux" ? "the auxiliary thread from the market data ring (--md-sender aux), for TCP and shm rows alike"
-                           : "the critical thread (--md-sender publisher)",
+        md_sender == "aux"
+            ? "the auxiliary thread from the market data ring (--md-sender aux), for TCP and shm rows alike"
+            : "the critical thread (--md-sender publisher)",
         probe.path().parent_path().string().c_str(), journal_fs(probe.path()).c_str(), nb::load_average().c_str(),
         args.quick ? " (--quick: tiny counts, a smoke run)" : "");
     std::fflush(stdout);

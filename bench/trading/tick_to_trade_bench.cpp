@@ -45,9 +45,22 @@
 // then with it; --bin-dir points at another build's binaries, e.g. one
 // configured with -DNANOTICK_TELEMETRY=OFF (the macros compiled out).
 //
+// Shared memory (issue 16): --transport shm runs every subject over the
+// exchange's shared-memory sessions and market data ring (the datagrams
+// sent from the ring by the exchange's aux thread, market_data.udp_sender
+// = "aux"); --transport both interleaves tcp and shm measurements in each
+// round. The trader's hop is then ring read -> order bytes in the session
+// ring. The floor peer reads multicast and writes TCP, so it runs beside the
+// tcp measurements only. With --telemetry on and --keep DIR the telemetry
+// files are kept, and './nanotick report DIR/<measurement>' gives the
+// venue-side tick-to-trade (market data written by the exchange -> the
+// order it caused read by the exchange).
+//
 // Usage: tick_to_trade_bench [--seconds N] [--quick] [--idle backoff|spin|both]
 //                            [--rate ACTIONS_PER_S] [--cpus VENUE,MEASURED]
 //                            [--telemetry off|on|both] [--bin-dir DIR]
+//                            [--transport tcp|shm|both] [--venue-idle backoff|spin]
+//                            [--repeats N] [--keep DIR]
 
 #include <unistd.h>
 
@@ -62,6 +75,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -95,13 +109,18 @@ struct Options {
   int measured_cpu = 1;
   std::vector<bool> telemetry{false};  // per idle setting: without and/or with --telemetry
   std::string bin_dir;                 // empty: this build's bin/
+  std::vector<std::string> transports{"tcp"};
+  std::string venue_idle = "backoff";
+  int repeats = 1;
+  std::string keep_dir;  // non-empty: each measurement's telemetry kept under it
 };
 
 [[noreturn]] void usage_exit(const char* prog, const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "%s: %s\n", prog, problem.c_str());
   std::fprintf(stderr,
                "usage: %s [--seconds N] [--quick] [--idle backoff|spin|both] [--rate ACTIONS_PER_S] "
-               "[--cpus VENUE,MEASURED] [--telemetry off|on|both] [--bin-dir DIR]\n"
+               "[--cpus VENUE,MEASURED] [--telemetry off|on|both] [--bin-dir DIR] [--transport tcp|shm|both] "
+               "[--venue-idle backoff|spin] [--repeats N] [--keep DIR]\n"
                "  --seconds N       measuring window per idle setting, 1..3600 (default 10)\n"
                "  --quick           a smoke run: 2 s windows unless --seconds is given\n"
                "  --idle KIND       the market maker's idle strategy: backoff, spin or both (default both)\n"
@@ -111,7 +130,16 @@ struct Options {
                "  --telemetry WHEN  run the exchange and both traders with --telemetry: off, on or both\n"
                "                    (both: each idle setting without, then with it; default off)\n"
                "  --bin-dir DIR     take nanotick-exchange and nanotick-trader from DIR (default: this\n"
-               "                    build's bin/), e.g. a build with -DNANOTICK_TELEMETRY=OFF\n",
+               "                    build's bin/), e.g. a build with -DNANOTICK_TELEMETRY=OFF\n"
+               "  --transport T     tcp (order entry over TCP, market data over multicast), shm (both over\n"
+               "                    shared memory; the exchange's datagrams sent by its aux thread) or both\n"
+               "                    (interleaved: tcp then shm in each round); default tcp. The floor peer\n"
+               "                    reads multicast: it runs beside the tcp measurements only\n"
+               "  --venue-idle KIND the exchange's idle strategy: backoff (default) or spin\n"
+               "  --repeats N       rounds of every setting, interleaved, 1..20 (default 1)\n"
+               "  --keep DIR        keep each measurement's telemetry in DIR/<idle>-<transport>-<round>/telemetry\n"
+               "                    (with --telemetry on: './nanotick report DIR/...' adds the venue-side\n"
+               "                    tick-to-trade, market data written -> the order it caused read)\n",
                prog);
   std::exit(problem.empty() ? 0 : 2);
 }
@@ -166,6 +194,20 @@ Options parse_options(int argc, char** argv) {
       o.bin_dir = value();
       if (!std::filesystem::is_directory(o.bin_dir))
         usage_exit(argv[0], "--bin-dir: '" + o.bin_dir + "' is not a directory");
+    } else if (a == "--transport") {
+      const std::string v = value();
+      if (v == "both") o.transports = {"tcp", "shm"};
+      else if (v == "tcp" || v == "shm") o.transports = {v};
+      else usage_exit(argv[0], "--transport expects tcp, shm or both, got '" + v + "'");
+    } else if (a == "--venue-idle") {
+      o.venue_idle = value();
+      if (o.venue_idle != "backoff" && o.venue_idle != "spin")
+        usage_exit(argv[0], "--venue-idle expects backoff or spin, got '" + o.venue_idle + "'");
+    } else if (a == "--repeats") {
+      o.repeats = static_cast<int>(number_arg(argv[0], a, value(), 1, 20));
+    } else if (a == "--keep") {
+      o.keep_dir = value();
+      std::filesystem::create_directories(o.keep_dir);
     } else if (a == "--help" || a == "-h") {
       usage_exit(argv[0], "");
     } else {
@@ -220,6 +262,8 @@ Percentiles percentiles_of(const std::map<std::string, std::string>& kv, const s
 
 struct Measurement {
   std::string idle;
+  std::string transport;
+  bool has_floor = false;  // the floor peer reads multicast: tcp measurements only
   std::map<std::string, std::string> maker;  // its summary
   std::map<std::string, std::string> load;
   nf::TickToTradeFloorResult floor;
@@ -242,10 +286,13 @@ void watch(double seconds, std::vector<nb::ChildProcess*> subjects) {
   }
 }
 
-Measurement measure(const Options& o, const Binaries& bin, const std::string& idle, bool telemetry, int index) {
+Measurement measure(const Options& o, const Binaries& bin, const std::string& idle, bool telemetry,
+                    const std::string& transport, int round, int index) {
   using std::chrono::milliseconds;
   Measurement m;
   m.idle = telemetry ? idle + ", --telemetry" : idle;
+  m.transport = transport;
+  m.has_floor = transport == "tcp";
   const nb::TempDir dir;
   std::vector<std::string> telemetry_args;
   if (telemetry) {
@@ -261,12 +308,15 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   setup.measured_cpu = o.measured_cpu;
   setup.maker_idle = idle;
   setup.load_actions_per_s = o.rate;
+  setup.transport = transport;
+  setup.shm_dir = dir.path().string();
+  setup.venue_idle = o.venue_idle;
   // Groups and ports of our own, outside the ephemeral range (and apart from
   // order_entry_bench's 239.255.91.x / 61000-62999), per measurement.
   const int pid = static_cast<int>(::getpid());
   setup.md_group = 1 + (pid % 120) * 2;
-  // Up to 4 measurements (2 idle settings x with/without telemetry), 2 ports each.
-  setup.md_port = static_cast<std::uint16_t>(63000 + (pid % 300) * 8 + index * 2);
+  // A port pair per measurement (index < 160), 320 ports per pid bucket.
+  setup.md_port = static_cast<std::uint16_t>(50000 + (pid % 40) * 320 + (index % 160) * 2);
 
   const std::filesystem::path journal = dir.path() / "journal";
   std::filesystem::create_directories(journal);
@@ -281,12 +331,14 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   std::ofstream(dir.path() / "trader-maker.toml") << nb::maker_trader_toml(setup);
   // Joined before the traders start (what queues up before start() is dropped).
   // The sink reads like the exchange (backoff), pinned beside it.
-  nf::TickToTradeFloor floor({nn::parse_ipv4("127.0.0.1"),
-                              {nn::parse_ipv4(setup.incremental_group()), setup.md_port},
-                              nc::parse_idle_kind(idle),
-                              nc::IdleKind::backoff,
-                              o.measured_cpu,
-                              o.venue_cpu});
+  std::optional<nf::TickToTradeFloor> floor;
+  if (m.has_floor)
+    floor.emplace(nf::TickToTradeFloorSetup{nn::parse_ipv4("127.0.0.1"),
+                                            {nn::parse_ipv4(setup.incremental_group()), setup.md_port},
+                                            nc::parse_idle_kind(idle),
+                                            nc::IdleKind::backoff,
+                                            o.measured_cpu,
+                                            o.venue_cpu});
   nb::ChildProcess load("load generator (nanotick-trader, random)", bin.trader,
                         with_telemetry({"--config", (dir.path() / "trader-load.toml").string()}), dir.path() / "load");
   nb::ChildProcess maker("market maker (nanotick-trader)", bin.trader,
@@ -298,13 +350,13 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
 
   const nb::ChildProcess::Sched sched0 = maker.main_thread_sched();
   const auto t0 = std::chrono::steady_clock::now();
-  floor.start();  // throws naming the CPU if a floor thread cannot be pinned where asked
+  if (floor) floor->start();  // throws naming the CPU if a floor thread cannot be pinned where asked
   watch(o.seconds, {&exchange, &load, &maker});
-  floor.stop();
+  if (floor) floor->stop();
   m.window_s = seconds_since(t0);
   const nb::ChildProcess::Sched sched1 = maker.main_thread_sched();
   m.maker_sched = {sched1.involuntary_switches - sched0.involuntary_switches, sched1.cpu_seconds - sched0.cpu_seconds};
-  m.floor = floor.result();
+  if (floor) m.floor = floor->result();
 
   maker.signal(SIGINT);
   load.signal(SIGINT);
@@ -321,7 +373,7 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
   if (value_of(m.maker, "tick_to_trade_ns.count") == 0)
     throw std::runtime_error("the market maker timed no order in " + std::to_string(m.window_s) + " s (idle " + idle +
                              "): nothing to report; its log:\n" + maker.err());
-  if (m.floor.hop_ns.count() == 0)
+  if (m.has_floor && m.floor.hop_ns.count() == 0)
     throw std::runtime_error("the floor peer read no market data packet in the window (group " +
                              setup.incremental_group() + ":" + std::to_string(setup.md_port) + ")");
   if (telemetry && maker.err().find("telemetry: ") == std::string::npos)
@@ -329,6 +381,14 @@ Measurement measure(const Options& o, const Binaries& bin, const std::string& id
         "--telemetry: the market maker did not report its telemetry file (a build without "
         "the option?); its log:\n" +
         maker.err());
+  if (!o.keep_dir.empty() && telemetry) {
+    const std::filesystem::path keep =
+        std::filesystem::path(o.keep_dir) / (idle + "-" + transport + "-" + std::to_string(round + 1));
+    std::filesystem::create_directories(keep);
+    std::filesystem::copy(dir.path() / "telemetry", keep / "telemetry",
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+    std::fprintf(stderr, "tick_to_trade_bench: telemetry kept in %s\n", keep.string().c_str());
+  }
   return m;
 }
 
@@ -338,6 +398,9 @@ std::string ns(double v) { return nb::format_ns(v); }
 
 std::string ratio(double a, double b) { return b > 0 ? nb::format_ratio(a / b) : "n/a"; }
 
+// "spin, shm": the settings of one measurement as its rows name them.
+std::string setting(const Measurement& m) { return m.idle + ", " + m.transport; }
+
 const char* yes_no(bool met) { return met ? "yes" : "**no**"; }
 
 void print_row(const std::string& subject, const std::string& idle, const Percentiles& p, const Percentiles& floor) {
@@ -346,8 +409,9 @@ void print_row(const std::string& subject, const std::string& idle, const Percen
               ratio(p.p50, floor.p50).c_str(), ratio(p.p99, floor.p99).c_str());
 }
 
-Percentiles floor_percentiles(const nf::TickToTradeFloorResult& f) {
-  const auto& h = f.hop_ns;
+Percentiles floor_percentiles(const Measurement& m) {
+  if (!m.has_floor) return {};
+  const auto& h = m.floor.hop_ns;
   return {true,
           static_cast<double>(h.count()),
           static_cast<double>(h.percentile(50)),
@@ -359,39 +423,43 @@ Percentiles floor_percentiles(const nf::TickToTradeFloorResult& f) {
 void report(const Options& o, const std::vector<Measurement>& ms) {
   std::printf("### Tick-to-trade: market data packet read -> order written (ns)\n\n");
   std::printf(
-      "| subject | maker idle | samples | p50 | p99 | p99.9 | max | p50 vs floor | p99 vs floor |\n"
+      "| subject | maker idle, transport | samples | p50 | p99 | p99.9 | max | p50 vs floor | p99 vs floor |\n"
       "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Measurement& m : ms) {
-    const Percentiles floor = floor_percentiles(m.floor);
-    print_row("nanotick-trader market maker: tick-to-trade", m.idle, percentiles_of(m.maker, "tick_to_trade_ns"),
+    const Percentiles floor = floor_percentiles(m);
+    print_row("nanotick-trader market maker: tick-to-trade", setting(m), percentiles_of(m.maker, "tick_to_trade_ns"),
               floor);
     const Percentiles decision = percentiles_of(m.maker, "tick_to_decision_ns");
     if (decision.present)
-      print_row("the same to the orders queued, before the write (our code only)", m.idle, decision, floor);
-    print_row("floor: recv() -> send() of 64 bytes, no book/strategy/risk (bench thread)", m.idle, floor, floor);
+      print_row("the same to the orders queued, before the write (our code only)", setting(m), decision, floor);
+    if (m.has_floor)
+      print_row("floor: recv() -> send() of 64 bytes, no book/strategy/risk (bench thread)", setting(m), floor, floor);
   }
   std::printf(
       "\nThe trader records one sample per order message: a two-sided requote (two ModifyOrders, 80 "
-      "bytes in one write) gives two samples with the same value. The floor records one per datagram.\n\n");
+      "bytes in one write) gives two samples with the same value. The floor records one per datagram; it "
+      "reads multicast, so it runs beside the tcp measurements only. Over shm, 'read' is the packet copied "
+      "out of the market data ring and 'written' the order's bytes in the session's ring.\n\n");
 
   std::printf("### Against the issue's targets (p50 <= 2 us, p99 <= 10 us, compact mode on 2 cores)\n\n");
   std::printf(
-      "| maker idle | tick-to-trade p50 | met? | p99 | met? | p50 / p99 vs floor | p50 to the orders "
+      "| maker idle, transport | tick-to-trade p50 | met? | p99 | met? | p50 / p99 vs floor | p50 to the orders "
       "queued | p50 difference (the write) | floor p50 |\n"
       "|---|---:|---|---:|---|---:|---:|---:|---:|\n");
   for (const Measurement& m : ms) {
     const Percentiles t = percentiles_of(m.maker, "tick_to_trade_ns");
     const Percentiles d = percentiles_of(m.maker, "tick_to_decision_ns");
-    const Percentiles floor = floor_percentiles(m.floor);
-    std::printf("| %s | %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", m.idle.c_str(), ns(t.p50).c_str(),
+    const Percentiles floor = floor_percentiles(m);
+    std::printf("| %s | %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", setting(m).c_str(), ns(t.p50).c_str(),
                 yes_no(t.p50 <= kTargetP50Ns), ns(t.p99).c_str(), yes_no(t.p99 <= kTargetP99Ns),
                 ratio(t.p50, floor.p50).c_str(), ratio(t.p99, floor.p99).c_str(), d.present ? ns(d.p50).c_str() : "n/a",
-                d.present ? ns(t.p50 - d.p50).c_str() : "n/a", ns(floor.p50).c_str());
+                d.present ? ns(t.p50 - d.p50).c_str() : "n/a", m.has_floor ? ns(floor.p50).c_str() : "n/a");
   }
 
   std::printf("\n### What each window held\n\n");
   std::printf(
-      "| maker idle | window s | incremental packets/s | maker orders timed/s (untimed, in all) | maker placed / "
+      "| maker idle, transport | window s | incremental packets/s (floor peer) | maker orders timed/s (untimed, in "
+      "all) | maker placed / "
       "modifies / cancels | maker fills | load actions/s | maker CPU | involuntary switches/s, maker / "
       "floor peer | md gaps (maker) | floor short writes |\n"
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -399,15 +467,20 @@ void report(const Options& o, const std::vector<Measurement>& ms) {
     const double load_actions =
         value_of(m.load, "orders.placed") + value_of(m.load, "orders.modifies") + value_of(m.load, "orders.cancels");
     std::printf(
-        "| %s | %.1f | %.0f | %.0f (%.0f) | %.0f / %.0f / %.0f | %.0f | %.0f | %.0f%% | %.0f / %.0f | %.0f | "
-        "%llu |\n",
-        m.idle.c_str(), m.window_s, static_cast<double>(m.floor.datagrams) / m.floor.seconds,
+        "| %s | %.1f | %s | %.0f (%.0f) | %.0f / %.0f / %.0f | %.0f | %.0f | %.0f%% | %.0f / %s | %.0f | "
+        "%s |\n",
+        setting(m).c_str(), m.window_s,
+        m.has_floor ? std::to_string(std::lround(static_cast<double>(m.floor.datagrams) / m.floor.seconds)).c_str()
+                    : "n/a",
         value_of(m.maker, "tick_to_trade_ns.count") / m.window_s, value_of(m.maker, "tick_to_trade.untimed_orders"),
         value_of(m.maker, "orders.placed"), value_of(m.maker, "orders.modifies"), value_of(m.maker, "orders.cancels"),
         value_of(m.maker, "fills"), load_actions / m.load_s, 100 * m.maker_sched.cpu_seconds / m.window_s,
         static_cast<double>(m.maker_sched.involuntary_switches) / m.window_s,
-        static_cast<double>(m.floor.peer_involuntary_switches) / m.floor.seconds, value_of(m.maker, "md.gaps"),
-        static_cast<unsigned long long>(m.floor.short_writes));
+        m.has_floor
+            ? std::to_string(std::lround(static_cast<double>(m.floor.peer_involuntary_switches) / m.floor.seconds))
+                  .c_str()
+            : "n/a",
+        value_of(m.maker, "md.gaps"), m.has_floor ? std::to_string(m.floor.short_writes).c_str() : "n/a");
   }
   std::printf(
       "\nMaker counts are over its whole session (logon to SIGINT, a little longer than the window); "
@@ -425,26 +498,30 @@ int main(int argc, char** argv) {
     const Binaries bin = find_binaries(o);
     nb::print_machine_header("tick_to_trade_bench");
     std::printf(
-        "Exchange %s and traders %s, compact mode. Exchange (idle backoff, fsync batch) and load generator "
+        "Exchange %s and traders %s, compact mode. Exchange (idle %s, fsync batch) and load generator "
         "(random strategy, %.0f actions/s, idle backoff) on CPU %d; the measured market maker on CPU %d "
         "with the floor peer thread beside it (same idle); the floor's reader thread on CPU %d. %.0f s "
-        "per window. Load average at start: %s.\n\n",
-        bin.exchange.string().c_str(), bin.trader.string().c_str(), o.rate, o.venue_cpu, o.measured_cpu, o.venue_cpu,
-        o.seconds, nb::load_average().c_str());
+        "per window, %d round(s). Load average at start: %s.\n\n",
+        bin.exchange.string().c_str(), bin.trader.string().c_str(), o.venue_idle.c_str(), o.rate, o.venue_cpu,
+        o.measured_cpu, o.venue_cpu, o.seconds, o.repeats, nb::load_average().c_str());
     if (o.telemetry.size() > 1 || o.telemetry[0])
       std::printf("Telemetry: %s (every subject with --telemetry DIR, files in the measurement's temp dir).\n\n",
                   o.telemetry.size() > 1 ? "each idle setting without, then with it" : "on");
     std::fflush(stdout);
     std::vector<Measurement> ms;
     int index = 0;
-    for (const std::string& idle : o.idles) {
-      for (const bool telemetry : o.telemetry) {
-        std::fprintf(stderr, "tick_to_trade_bench: maker idle %s%s, %.0f s\n", idle.c_str(),
-                     telemetry ? ", --telemetry" : "", o.seconds);
-        if (index != 0)
-          std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the previous processes' exit settles
-        ms.push_back(measure(o, bin, idle, telemetry, index));
-        ++index;
+    for (int round = 0; round < o.repeats; ++round) {
+      for (const std::string& idle : o.idles) {
+        for (const bool telemetry : o.telemetry) {
+          for (const std::string& transport : o.transports) {  // innermost: tcp and shm interleaved
+            std::fprintf(stderr, "tick_to_trade_bench: round %d/%d, maker idle %s%s, %s, %.0f s\n", round + 1,
+                         o.repeats, idle.c_str(), telemetry ? ", --telemetry" : "", transport.c_str(), o.seconds);
+            if (index != 0)
+              std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the previous processes' exit settles
+            ms.push_back(measure(o, bin, idle, telemetry, transport, round, index));
+            ++index;
+          }
+        }
       }
     }
     report(o, ms);

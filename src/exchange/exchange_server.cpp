@@ -392,8 +392,8 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
     s.log("market data ring at " + s.md_ring->path() + ": " + std::to_string(s.md_ring->slots()) + " packets" +
           (config.market_data.udp_from_ring ? "; the incremental datagrams are sent from it by the aux thread" : ""));
   }
-  s.forwarder =
-      std::make_unique<MdUdpForwarder>(config.market_data, config.market_data.udp_from_ring ? s.md_ring.get() : nullptr);
+  s.forwarder = std::make_unique<MdUdpForwarder>(config.market_data,
+                                                 config.market_data.udp_from_ring ? s.md_ring.get() : nullptr);
   const auto caps = s.capacities();
   s.snapshots = std::make_unique<SnapshotPublisher>(config.market_data, caps, s.md_to_snapshots);
   with_engine([&s](auto& e) { s.snapshots->seed_from(e); });

@@ -159,7 +159,7 @@ class MdChannel {
   const bool stamp_sends_;  // the incremental channel: its packets are the md keys of telemetry
   net::UdpMulticastSender sender_;
   ipc::MdRingServer* ring_ = nullptr;  // the incremental channel's shared-memory mirror, if any
-  bool ring_only_ = false;             // the datagrams are sent from the ring by another thread
+  bool ring_only_ = false;  // the datagrams are sent from the ring by another thread
   proto::PacketWriter writer_;
   std::uint64_t next_seq_;
   std::uint64_t heartbeat_ticks_;

@@ -247,6 +247,30 @@ def tick_to_trade(run: Run) -> Metric:
     )
 
 
+def venue_tick_to_trade(run: Run) -> Metric:
+    """ex_md_write of the packet -> ex_tcp_read of each order it caused, joined
+    through each trader's tr_decision (key = packet's md key, aux = order
+    key): the venue's view of a trader's reaction, both stamps in the
+    exchange, so both wire hops and the trader's whole handling are inside."""
+    md_writes = run.point("ex_md_write").groupby("key", sort=False)["tsc"].min().rename("md_tsc").reset_index()
+    order_reads = (run.point("ex_tcp_read").groupby("key", sort=False)["tsc"].min()
+                   .rename("read_tsc").reset_index().rename(columns={"key": "aux"}))
+    d = run.point("tr_decision")[["key", "aux"]]
+    notes = {}
+    if (d["key"] == 0).any():
+        notes["keyless"] = int((d["key"] == 0).sum())
+        d = d[d["key"] != 0]
+    m = d.merge(md_writes, on="key", how="inner").merge(order_reads, on="aux", how="inner")
+    if len(d) != len(m):
+        notes["unmatched"] = len(d) - len(m)
+    return _metric_from_pairs(
+        run, "end to end", "venue_tick_to_trade",
+        "market data packet written by the exchange (ex_md_write) to the order it caused read by the exchange "
+        "(ex_tcp_read), via the trader's tr_decision",
+        m["md_tsc"].to_numpy(), m["read_tsc"].to_numpy(), notes,
+    )
+
+
 def order_round_trip(run: Run) -> Metric:
     """tr_tcp_write of an order -> the first tr_response_read of its key, per trader."""
     writes = _first(run, "tr_tcp_write").rename(columns={"tsc": "write_tsc"})
@@ -262,7 +286,7 @@ def order_round_trip(run: Run) -> Metric:
 
 def all_metrics(run: Run) -> List[Metric]:
     """End to end first, then transits in path order, then function timers."""
-    return [tick_to_trade(run), order_round_trip(run)] + [transit_metric(run, t) for t in TRANSITS] + timer_metrics(run)
+    return [tick_to_trade(run), venue_tick_to_trade(run), order_round_trip(run)] + [transit_metric(run, t) for t in TRANSITS] + timer_metrics(run)
 
 
 @dataclass

@@ -66,10 +66,11 @@ def make(run_dir: Path, seed: int = 7, packets: int = 400) -> Scenario:
         proc.add(recorder, at, point, key, 0, cycles)
         timers[point].append(cycles)
 
-    def send_order(t: int, decision: int, md_key: int, read: int) -> None:
-        """Trader t decides at `decision` (caused by the packet md_key read at
-        `read`, or by a timer when md_key is 0) and sends one order, which
-        the exchange sequences, matches and answers."""
+    def send_order(t: int, decision: int, md_key: int, read: int, md_write: int) -> None:
+        """Trader t decides at `decision` (caused by the packet md_key written
+        by the exchange at `md_write` and read at `read`, or by a timer when
+        md_key is 0) and sends one order, which the exchange sequences,
+        matches and answers."""
         seq[t] += 1
         okey = order_key(t + 1, seq[t])
         trader = traders[t]
@@ -84,6 +85,8 @@ def make(run_dir: Path, seed: int = 7, packets: int = 400) -> Scenario:
         ex_read = write + rng.randint(5_000, 30_000)
         exchange.add("gateway", ex_read, "ex_tcp_read", okey)
         expected["tr_tcp_write -> ex_tcp_read"].append(ex_read - write)
+        if md_key:
+            expected["venue_tick_to_trade"].append(ex_read - md_write)
         seq_in = ex_read + rng.randint(100, 900)
         exchange.add("gateway", seq_in, "ex_sequencer_in", okey)
         expected["ex_tcp_read -> ex_sequencer_in"].append(seq_in - ex_read)
@@ -141,12 +144,12 @@ def make(run_dir: Path, seed: int = 7, packets: int = 400) -> Scenario:
             for o in range(1 + j % 2):  # odd packets cause two orders
                 decision = dequeue + rng.randint(300, 4_000) + 50 * o
                 expected["tr_engine_dequeue -> tr_decision"].append(decision - dequeue)
-                send_order(t, decision, md_key, read)
+                send_order(t, decision, md_key, read, md_write)
 
     # A decision no packet caused (a timer's re-quote): key 0, so it is in the
     # order path and the round trip but in no market data join.
     t_now += 50_000
-    send_order(0, t_now, 0, 0)
+    send_order(0, t_now, 0, 0, 0)
 
     # Every answer read by its trader, per connection in write order (FIFO).
     last_read = [0, 0]
@@ -171,6 +174,7 @@ def make(run_dir: Path, seed: int = 7, packets: int = 400) -> Scenario:
         "ex_tcp_write -> tr_response_read": {"unmatched": 1},
         "tr_engine_dequeue -> tr_decision": {"keyless": 1},
         "tick_to_trade": {"keyless": 1},
+        "venue_tick_to_trade": {"keyless": 1},
     }
 
     lines = []

@@ -58,7 +58,7 @@ def test_every_transit_and_end_to_end_figure_matches_the_chosen_ticks(built):
     _, scenario, run, metrics = built
     rate = run_rate(scenario)
     # Every transit of the table and both end-to-end figures are in the scenario.
-    assert set(scenario.expected_ticks) == {t.name for t in analysis.TRANSITS} | {"tick_to_trade", "order_round_trip"}
+    assert set(scenario.expected_ticks) == {t.name for t in analysis.TRANSITS} | {"tick_to_trade", "venue_tick_to_trade", "order_round_trip"}
     for name, ticks in scenario.expected_ticks.items():
         got = np.sort(metrics[name].values_ns)
         want = np.sort(np.array(ticks, dtype=np.float64) / rate)
@@ -107,7 +107,7 @@ def test_cli_writes_the_html_and_prints_the_table(synthetic_run):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert f"TSC rate used: {rate:.6f} ticks/ns" in done.stdout
-    for name in ("tick_to_trade", "order_round_trip", "fn_book_add"):
+    for name in ("tick_to_trade", "venue_tick_to_trade", "order_round_trip", "fn_book_add"):
         ticks = scenario.expected_ticks.get(name) or scenario.timer_ticks[name]
         ns = [t / rate for t in ticks]
         row = next(line for line in done.stdout.splitlines() if f" {name} " in f" {line} ")

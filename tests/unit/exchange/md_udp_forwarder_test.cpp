@@ -72,7 +72,9 @@ ne::MdEvent add(ne::Seq seq) {
   return e;
 }
 
-std::string socket_path(const char* name) { return "/tmp/nt-fwd-" + std::string(name) + "-" + std::to_string(::getpid()) + ".sock"; }
+std::string socket_path(const char* name) {
+  return "/tmp/nt-fwd-" + std::string(name) + "-" + std::to_string(::getpid()) + ".sock";
+}
 
 std::uint64_t first_seq(const Bytes& packet) {
   np::PacketHeader h{};
