@@ -12,6 +12,7 @@
 #include "core/time_units.hpp"
 #include "core/tsc_clock.hpp"
 #include "ipc/fd_passing.hpp"
+#include "ipc/unix_listener.hpp"
 #include "net/socket_error.hpp"
 
 namespace nanotick::ipc {
@@ -116,12 +117,7 @@ void ShmStream::close() noexcept {
 
 ShmStream shm_connect(const std::string& path, std::chrono::milliseconds timeout) {
   if (timeout.count() <= 0) throw std::invalid_argument("shm_connect: timeout must be > 0");
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path)
-    throw std::invalid_argument("shm_connect: the path '" + path + "' is empty or longer than " +
-                                std::to_string(sizeof addr.sun_path - 1) + " bytes");
-  std::memcpy(addr.sun_path, path.data(), path.size());
+  const sockaddr_un addr = unix_socket_address(path, "shm_connect: the path");
   net::Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) throw net::SocketError("shared-memory session " + path + ": socket", errno);
   int rc;
