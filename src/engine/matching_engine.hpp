@@ -70,6 +70,21 @@ class MatchingEngine {
     }
   }
 
+  // One request refused before it reaches a book, by a check outside the
+  // engine (the venue's pre-trade controls, src/controls): counted as a
+  // request and answered like one of the engine's own rejects -- kRejected
+  // for a new order, kModifyRejected, kCancelRejected -- with the next report
+  // sequence number, so the outputs stay one gap-free stream.
+  void refuse(const Request& rq, RejectReason why) noexcept {
+    ++requests_;
+    event_id_ = rq.event_id;
+    instrument_ = rq.instrument;
+    const ReportType type = rq.type == RequestType::kModify   ? ReportType::kModifyRejected
+                            : rq.type == RequestType::kCancel ? ReportType::kCancelRejected
+                                                              : ReportType::kRejected;
+    reject(rq, type, why);
+  }
+
   // Optional hint for replay loops: starts the cache misses `next` will take
   // (its live-index slot, its instrument's finished-order slots) so they
   // overlap the current request's work. Reads nothing but the request's

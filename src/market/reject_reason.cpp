@@ -24,6 +24,14 @@ std::string_view to_string(RejectReason r) noexcept {
     case RejectReason::kModifyNoChange: return "modify changes nothing";
     case RejectReason::kOrderCapacity: return "order capacity exhausted";
     case RejectReason::kLevelCapacity: return "price level capacity exhausted";
+    case RejectReason::kNoAccount: return "no account at the venue";
+    case RejectReason::kInstrumentNotPermitted: return "instrument not permitted for this client";
+    case RejectReason::kClientQuantityLimit: return "quantity above the client's limit";
+    case RejectReason::kClientNotionalLimit: return "notional above the client's limit";
+    case RejectReason::kClientCollar: return "price outside the client's collar around the last trade";
+    case RejectReason::kTooManyOpenOrders: return "too many working orders for this client";
+    case RejectReason::kInsufficientCash: return "insufficient cash for this order and the working ones";
+    case RejectReason::kInsufficientPosition: return "insufficient position for this sell and the working ones";
   }
   return "unrecognised reason";
 }

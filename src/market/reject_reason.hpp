@@ -1,6 +1,7 @@
 // Why the engine refused a request (the venue's reject reasons, read by the
 // exchange to answer and by the trading client to account for them). Codes are grouped in ranges per kind so a
-// code tells where it came from (validation 100s, state 200s, capacity 300s).
+// code tells where it came from (validation 100s, state 200s, capacity 300s,
+// the venue's controls on the client's account 400s: docs/CONTROLS.md).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,15 @@ enum class RejectReason : std::uint16_t {
   // 3xx: capacity exhausted (configured at start-up)
   kOrderCapacity = 300,  // no free order slot for the instrument
   kLevelCapacity = 301,  // no free price level for the instrument
+  // 4xx: the venue's controls on the client's account (docs/CONTROLS.md)
+  kNoAccount = 400,               // accounts are required and this client has none
+  kInstrumentNotPermitted = 401,  // the client may not trade this instrument
+  kClientQuantityLimit = 402,     // qty above the client's max_order_qty
+  kClientNotionalLimit = 403,     // |price| x qty above the client's max_notional
+  kClientCollar = 404,            // limit price further than the client's collar from the last trade
+  kTooManyOpenOrders = 405,       // the client already has max_open_orders working
+  kInsufficientCash = 406,        // buying power: cash not held by working orders < what this order needs
+  kInsufficientPosition = 407,    // position not held by working sells + short_limit < this sell
 };
 
 std::string_view to_string(RejectReason r) noexcept;

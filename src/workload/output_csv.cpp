@@ -82,6 +82,14 @@ std::string name_of(RejectReason reason) {
     case RejectReason::kModifyNoChange: return "modify_no_change";
     case RejectReason::kOrderCapacity: return "order_capacity";
     case RejectReason::kLevelCapacity: return "level_capacity";
+    case RejectReason::kNoAccount: return "no_account";
+    case RejectReason::kInstrumentNotPermitted: return "instrument_not_permitted";
+    case RejectReason::kClientQuantityLimit: return "client_quantity_limit";
+    case RejectReason::kClientNotionalLimit: return "client_notional_limit";
+    case RejectReason::kClientCollar: return "client_collar";
+    case RejectReason::kTooManyOpenOrders: return "too_many_open_orders";
+    case RejectReason::kInsufficientCash: return "insufficient_cash";
+    case RejectReason::kInsufficientPosition: return "insufficient_position";
   }
   return std::to_string(static_cast<unsigned>(reason));
 }

@@ -85,6 +85,14 @@ class ReferenceEngine {
     publish_top_if_changed(book, before);
   }
 
+  // A request refused by a check outside the engine (the venue's controls):
+  // counted, and answered with the reject its type gets.
+  void refuse(const Request& request, RejectReason reason) noexcept {
+    ++requests_;
+    request_ = request;
+    reject(reject_type(), reason);
+  }
+
   std::size_t instrument_count() const noexcept { return books_.size(); }
 
   std::optional<LevelView> best(InstrumentId instrument, Side side) const noexcept {

@@ -1,0 +1,168 @@
+// Every account's balances, kept exactly as the engine's reports say
+// (docs/CONTROLS.md "Accounts", "Settlement"). Part of the sequenced state:
+// a pure function of the opening balances and the engine's outputs, so a
+// journal replay rebuilds it bit for bit.
+//
+// Per account: cash; the cash its working orders hold (reserved_cash); per
+// instrument the position and the quantity its working sell orders hold
+// (reserved_sell); the number of working orders. A working order holds
+//   cash: open_qty x max(p, 0) for a buy, open_qty x max(-p, 0) for a sell,
+//   position: open_qty for a sell,
+// where p is its limit price, or for a market order the band's end it may
+// trade up to (max_price for a buy, min_price for a sell). A fill never
+// trades beyond that price, so settling it at the trade price moves at most
+// what was held: cash - reserved_cash >= 0 and position - reserved_sell >=
+// -short_limit hold after every report (the pre-trade checks admit an order
+// only if they still hold with it added).
+//
+// settle(report), in the order the engine emits them:
+//   kAccepted   the order starts working: hold its whole quantity; +1 working
+//   kFill       release last_qty of the hold; cash -/+ last_price x last_qty,
+//               position +/- last_qty; leaves 0: -1 working
+//   kCancelled  release what was still open (order_qty - cum_qty); -1 working
+//   kModified   release what the order held before (note_modify(), taken by
+//               the pre-trade check from the engine just before), hold the
+//               new price x new open quantity
+//   rejects     nothing
+// Both sides of a trade get a kFill in the same engine step, so both settle
+// in the step of the match.
+//
+// Not thread-safe: the engine's thread. settle() and the queries are
+// noexcept and never allocate (every table is sized at construction).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "controls/account_limits.hpp"
+#include "engine/events.hpp"
+
+namespace nanotick::controls {
+
+class Accounts {
+ public:
+  struct Holding {
+    Qty position = 0;
+    Qty reserved_sell = 0;
+  };
+  struct Account {
+    ClientLimits limits;
+    Money cash = 0;
+    Money reserved_cash = 0;
+    std::uint32_t working_orders = 0;
+    std::vector<Holding> holdings;   // by InstrumentId
+    std::vector<bool> permitted;     // by InstrumentId
+  };
+
+  // Throws what ControlsConfig::validate throws.
+  Accounts(const engine::EngineConfig& engine, const ControlsConfig& config)
+      : accounts_required_(config.accounts_required), slot_of_(engine::kMaxClientId + 1, kNoSlot) {
+    config.validate(engine);
+    for (const auto& in : engine.instruments) bands_.push_back({in.min_price, in.max_price});
+    accounts_.reserve(config.clients.size());
+    for (const ClientLimits& c : config.clients) {
+      Account a;
+      a.limits = c;
+      a.cash = c.cash;
+      a.holdings.assign(engine.instruments.size(), Holding{});
+      for (const OpeningPosition& p : c.positions) a.holdings[p.instrument].position = p.qty;
+      a.permitted.assign(engine.instruments.size(), c.instruments.empty());
+      for (const InstrumentId i : c.instruments) a.permitted[i] = true;
+      slot_of_[c.client] = static_cast<std::uint32_t>(accounts_.size());
+      accounts_.push_back(std::move(a));
+    }
+  }
+
+  bool accounts_required() const noexcept { return accounts_required_; }
+  std::size_t instrument_count() const noexcept { return bands_.size(); }
+  std::size_t size() const noexcept { return accounts_.size(); }
+  const Account& at(std::size_t slot) const noexcept { return accounts_[slot]; }
+
+  // The account of `client`, or nullptr (no account, or an id out of range).
+  const Account* find(ClientId client) const noexcept {
+    if (client > engine::kMaxClientId || slot_of_[client] == kNoSlot) return nullptr;
+    return &accounts_[slot_of_[client]];
+  }
+
+  // Cash one unit of `side` at `price` holds (type: market orders hold at
+  // the band's end). Instrument in range (the caller checked).
+  Money cash_unit(InstrumentId instrument, engine::Side side, engine::OrderType type, Price price) const noexcept {
+    if (type == engine::OrderType::kMarket)
+      price = side == engine::Side::kBuy ? bands_[instrument].max_price : bands_[instrument].min_price;
+    const Money p = side == engine::Side::kBuy ? Money{price} : -Money{price};  // a request's price may be any int64
+    return p > 0 ? p : Money{0};
+  }
+  // The limit a market order is checked against (its band's end), else its price.
+  Price reserve_price(InstrumentId instrument, engine::Side side, engine::OrderType type, Price price) const noexcept {
+    if (type != engine::OrderType::kMarket) return price;
+    return side == engine::Side::kBuy ? bands_[instrument].max_price : bands_[instrument].min_price;
+  }
+
+  // What the order being modified held before, read from the engine by the
+  // pre-trade check just before the modify runs (consumed by its kModified).
+  void note_modify(Money cash_held, Qty sell_held) noexcept {
+    modify_cash_held_ = cash_held;
+    modify_sell_held_ = sell_held;
+  }
+
+  void settle(const engine::ExecReport& r) noexcept {
+    if (r.client > engine::kMaxClientId || slot_of_[r.client] == kNoSlot || r.instrument >= bands_.size()) return;
+    Account& a = accounts_[slot_of_[r.client]];
+    Holding& h = a.holdings[r.instrument];
+    const bool sell = r.side == engine::Side::kSell;
+    const Money unit = cash_unit(r.instrument, r.side, r.order_type, r.price);
+    switch (r.type) {
+      case engine::ReportType::kAccepted:
+        ++a.working_orders;
+        a.reserved_cash += unit * r.order_qty;
+        if (sell) h.reserved_sell += r.order_qty;
+        break;
+      case engine::ReportType::kFill: {
+        a.reserved_cash -= unit * r.last_qty;
+        const Money value = static_cast<Money>(r.last_price) * r.last_qty;
+        if (sell) {
+          h.reserved_sell -= r.last_qty;
+          h.position -= r.last_qty;
+          a.cash += value;
+        } else {
+          h.position += r.last_qty;
+          a.cash -= value;
+        }
+        if (r.leaves_qty == 0) --a.working_orders;
+        break;
+      }
+      case engine::ReportType::kCancelled: {
+        const Qty open = r.order_qty - r.cum_qty;
+        a.reserved_cash -= unit * open;
+        if (sell) h.reserved_sell -= open;
+        --a.working_orders;
+        break;
+      }
+      case engine::ReportType::kModified: {
+        const Qty open = r.order_qty - r.cum_qty;
+        a.reserved_cash += unit * open - modify_cash_held_;
+        if (sell) h.reserved_sell += open - modify_sell_held_;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t kNoSlot = 0xFFFF'FFFF;
+  struct Band {
+    Price min_price;
+    Price max_price;
+  };
+
+  bool accounts_required_;
+  std::vector<std::uint32_t> slot_of_;  // by ClientId
+  std::vector<Account> accounts_;
+  std::vector<Band> bands_;
+  Money modify_cash_held_ = 0;
+  Qty modify_sell_held_ = 0;
+};
+
+}  // namespace nanotick::controls

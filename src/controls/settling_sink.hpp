@@ -1,0 +1,66 @@
+// The engine's sink seen through the accounts (docs/CONTROLS.md
+// "Settlement"): every execution report settles into Accounts as it passes,
+// then goes on to the real sink unchanged; market data passes straight
+// through. Works for both kinds of sink: a report handed over (on_report)
+// is settled before it is passed on; one the engine builds in the real
+// sink's own slot (claim_report / commit_report, an engine::InPlaceSink) is
+// settled from that slot at commit, before it is published.
+//
+// Not thread-safe: the engine's thread. Hot path: no allocation, no
+// virtual call.
+#pragma once
+
+#include "controls/accounts.hpp"
+#include "engine/events.hpp"
+
+namespace nanotick::controls {
+
+template <typename Sink>
+class SettlingSink {
+ public:
+  SettlingSink(Sink& inner, Accounts& accounts) noexcept : inner_(&inner), accounts_(&accounts) {}
+
+  Sink& inner() noexcept { return *inner_; }
+
+  void on_report(const engine::ExecReport& r) noexcept
+    requires engine::ReportSink<Sink>
+  {
+    accounts_->settle(r);
+    inner_->on_report(r);
+  }
+  engine::ExecReport& claim_report() noexcept
+    requires engine::InPlaceReportSink<Sink>
+  {
+    claimed_ = &inner_->claim_report();
+    return *claimed_;
+  }
+  void commit_report() noexcept
+    requires engine::InPlaceReportSink<Sink>
+  {
+    accounts_->settle(*claimed_);
+    inner_->commit_report();
+  }
+
+  void on_market_data(const engine::MdEvent& m) noexcept
+    requires requires(Sink& s, const engine::MdEvent& e) { s.on_market_data(e); }
+  {
+    inner_->on_market_data(m);
+  }
+  engine::MdEvent& claim_market_data() noexcept
+    requires engine::InPlaceMarketDataSink<Sink>
+  {
+    return inner_->claim_market_data();
+  }
+  void commit_market_data() noexcept
+    requires engine::InPlaceMarketDataSink<Sink>
+  {
+    inner_->commit_market_data();
+  }
+
+ private:
+  Sink* inner_;
+  Accounts* accounts_;
+  engine::ExecReport* claimed_ = nullptr;
+};
+
+}  // namespace nanotick::controls
