@@ -59,7 +59,8 @@ struct ControlsConfig {
     std::vector<bool> seen(engine::kMaxClientId + 1, false);
     for (const ClientLimits& c : clients) {
       const std::string who = "client " + std::to_string(c.client) + ": ";
-      if (c.client > engine::kMaxClientId) throw std::invalid_argument(who + "id above " + std::to_string(engine::kMaxClientId));
+      if (c.client > engine::kMaxClientId)
+        throw std::invalid_argument(who + "id above " + std::to_string(engine::kMaxClientId));
       if (seen[c.client]) throw std::invalid_argument(who + "has two accounts");
       seen[c.client] = true;
       if (c.cash < 0) throw std::invalid_argument(who + "cash must be >= 0, got " + std::to_string(c.cash));

@@ -145,8 +145,7 @@ class Accounts {
         if (sell) h.reserved_sell += open - modify_sell_held_;
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
 

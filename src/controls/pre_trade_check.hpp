@@ -37,7 +37,7 @@ engine::RejectReason pre_trade_check(Accounts& accounts, const Engine& engine, c
   const Accounts::Account* a = accounts.find(rq.client);
   if (a == nullptr)
     return accounts.accounts_required() && rq.client <= engine::kMaxClientId ? RejectReason::kNoAccount
-                                                                            : RejectReason::kNone;
+                                                                             : RejectReason::kNone;
   if (rq.instrument >= accounts.instrument_count() || rq.qty <= 0) return RejectReason::kNone;
   const ClientLimits& lim = a->limits;
   const Accounts::Holding& h = a->holdings[rq.instrument];

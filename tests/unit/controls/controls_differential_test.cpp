@@ -105,9 +105,8 @@ controls::ControlsConfig accounts_for(const DifferentialShape& shape, bool requi
 void expect_same_outputs(const RecordingSink& f, const RecordingSink& r, std::uint64_t i, const engine::Request& rq) {
   ASSERT_EQ(f.reports.size(), r.reports.size()) << "request " << i << " " << describe(rq);
   for (std::size_t k = 0; k < f.reports.size(); ++k)
-    ASSERT_TRUE(same(f.reports[k], r.reports[k]))
-        << "request " << i << " " << describe(rq) << "\nfast " << describe(f.reports[k]) << "\nref  "
-        << describe(r.reports[k]);
+    ASSERT_TRUE(same(f.reports[k], r.reports[k])) << "request " << i << " " << describe(rq) << "\nfast "
+                                                  << describe(f.reports[k]) << "\nref  " << describe(r.reports[k]);
   ASSERT_EQ(f.market_data.size(), r.market_data.size()) << "request " << i;
   for (std::size_t k = 0; k < f.market_data.size(); ++k) ASSERT_TRUE(same(f.market_data[k], r.market_data[k]));
   ASSERT_EQ(f.order, r.order) << "request " << i;
@@ -136,8 +135,8 @@ void expect_same_accounts(const Fast& fast, const Ref& ref, const Totals& openin
     const controls::Accounts::Account& acc = a.at(s);
     const engine::ClientId c = acc.limits.client;
     const auto held = ref.held(c);
-    ASSERT_TRUE(acc.cash == ref.cash(c)) << "request " << i << " client " << c << " cash " << str(acc.cash)
-                                         << " model " << str(ref.cash(c));
+    ASSERT_TRUE(acc.cash == ref.cash(c)) << "request " << i << " client " << c << " cash " << str(acc.cash) << " model "
+                                         << str(ref.cash(c));
     ASSERT_TRUE(acc.reserved_cash == held.cash)
         << "request " << i << " client " << c << " held cash " << str(acc.reserved_cash) << " model " << str(held.cash);
     ASSERT_EQ(acc.working_orders, held.orders) << "request " << i << " client " << c;
@@ -233,7 +232,9 @@ TEST(ControlsDifferential, MatchesTheReferenceModelAndKeepsEveryBalanceCovered) 
                               engine::RejectReason::kInsufficientCash, engine::RejectReason::kInsufficientPosition})
       EXPECT_GT(refused[reason], 0u) << "never refused: " << engine::to_string(reason);
   }
-  for (const auto& [reason, count] : refused) std::printf("refused %-70s %llu\n", std::string(engine::to_string(reason)).c_str(), static_cast<unsigned long long>(count));
+  for (const auto& [reason, count] : refused)
+    std::printf("refused %-70s %llu\n", std::string(engine::to_string(reason)).c_str(),
+                static_cast<unsigned long long>(count));
 }
 
 }  // namespace
