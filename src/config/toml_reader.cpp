@@ -125,6 +125,38 @@ std::vector<std::int64_t> TableReader::integer_array(std::string_view key, std::
   return out;
 }
 
+std::vector<std::pair<std::string, std::int64_t>> TableReader::integer_table(std::string_view key, std::int64_t min,
+                                                                             std::int64_t max) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  const toml::node* n = find(key);
+  if (n == nullptr) return out;
+  const toml::table* t = n->as_table();
+  if (t == nullptr) fail(key, "must be a table of integers ({ NAME = 1, ... }), got " + type_name(*n));
+  for (const auto& [name, value] : *t) {
+    const std::string item = std::string(key) + "." + std::string(name.str());
+    const auto v = value.value_exact<std::int64_t>();
+    if (!v) fail(item, "must be an integer, got " + type_name(value));
+    if (*v < min || *v > max)
+      fail(item, "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + std::to_string(*v));
+    out.emplace_back(std::string(name.str()), *v);
+  }
+  return out;
+}
+
+std::vector<std::string> TableReader::string_array(std::string_view key) {
+  std::vector<std::string> out;
+  const toml::node* n = find(key);
+  if (n == nullptr) return out;
+  const toml::array* a = n->as_array();
+  if (a == nullptr) fail(key, "must be an array of strings, got " + type_name(*n));
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    const auto v = (*a)[i].value_exact<std::string>();
+    if (!v) fail(std::string(key) + "[" + std::to_string(i) + "]", "must be a string, got " + type_name((*a)[i]));
+    out.push_back(*v);
+  }
+  return out;
+}
+
 std::optional<TableReader> TableReader::table(std::string_view key) {
   const toml::node* n = find(key);
   if (n == nullptr) return std::nullopt;

@@ -11,6 +11,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -48,6 +49,12 @@ class TableReader {
   std::string choice(std::string_view key, std::string_view fallback, const std::vector<std::string_view>& allowed);
   // Optional array of integers, each in [min, max].
   std::vector<std::int64_t> integer_array(std::string_view key, std::int64_t min, std::int64_t max);
+  // Optional table of integers keyed by name ({ A = 1, B = -2 }), each in
+  // [min, max], in key order; absent: empty.
+  std::vector<std::pair<std::string, std::int64_t>> integer_table(std::string_view key, std::int64_t min,
+                                                                  std::int64_t max);
+  // Optional array of strings; absent: empty.
+  std::vector<std::string> string_array(std::string_view key);
   // Optional sub-table (absent: nullopt).
   std::optional<TableReader> table(std::string_view key);
   // Required sub-table; absent: "missing (required): <what>" (what it must give).

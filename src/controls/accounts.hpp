@@ -33,9 +33,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "controls/account_limits.hpp"
+#include "controls/accounts_state.hpp"
+#include "engine/book_views.hpp"
 #include "engine/events.hpp"
 
 namespace nanotick::controls {
@@ -104,6 +108,51 @@ class Accounts {
   void note_modify(Money cash_held, Qty sell_held) noexcept {
     modify_cash_held_ = cash_held;
     modify_sell_held_ = sell_held;
+  }
+
+  // Snapshots: the balances (cash, positions) of every account.
+  AccountsState export_balances() const {
+    AccountsState st;
+    for (const Account& a : accounts_) {
+      AccountsState::Account out;
+      out.client = a.limits.client;
+      out.cash = a.cash;
+      for (const Holding& h : a.holdings) out.positions.push_back(h.position);
+      st.accounts.push_back(std::move(out));
+    }
+    return st;
+  }
+  // Restores the balances of `st` into fresh accounts and works out what the
+  // working orders of `engine` (a MatchingEngine: for_each_order) hold.
+  // Throws std::invalid_argument when `st` is not of these accounts.
+  template <typename Engine>
+  void import_balances(const AccountsState& st, const Engine& engine) {
+    if (st.accounts.size() != accounts_.size())
+      throw std::invalid_argument("accounts: " + std::to_string(st.accounts.size()) + " accounts for " +
+                                  std::to_string(accounts_.size()) + " configured");
+    for (std::size_t i = 0; i < accounts_.size(); ++i) {
+      Account& a = accounts_[i];
+      const AccountsState::Account& in = st.accounts[i];
+      if (in.client != a.limits.client || in.positions.size() != a.holdings.size())
+        throw std::invalid_argument("accounts: entry " + std::to_string(i) + " is client " +
+                                    std::to_string(in.client) + " with " + std::to_string(in.positions.size()) +
+                                    " positions, not client " + std::to_string(a.limits.client));
+      a.cash = in.cash;
+      a.reserved_cash = 0;
+      a.working_orders = 0;
+      for (std::size_t k = 0; k < a.holdings.size(); ++k) a.holdings[k] = Holding{in.positions[k], 0};
+    }
+    for (InstrumentId inst = 0; inst < bands_.size(); ++inst) {
+      for (const engine::Side side : {engine::Side::kBuy, engine::Side::kSell}) {
+        engine.for_each_order(inst, side, [&](const engine::OrderView& o) {
+          if (o.client > engine::kMaxClientId || slot_of_[o.client] == kNoSlot) return;
+          Account& a = accounts_[slot_of_[o.client]];
+          ++a.working_orders;
+          a.reserved_cash += cash_unit(inst, side, engine::OrderType::kLimit, o.price) * o.open_qty;
+          if (side == engine::Side::kSell) a.holdings[inst].reserved_sell += o.open_qty;
+        });
+      }
+    }
   }
 
   void settle(const engine::ExecReport& r) noexcept {

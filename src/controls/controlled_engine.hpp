@@ -41,6 +41,15 @@ class ControlledEngine {
     engine_.process(rq);
   }
 
+  // Snapshots (start-up / snapshotter code: allocates, throws): the books and
+  // the balances; importing needs a fresh engine and rebuilds the holds.
+  engine::EngineState export_state() const { return engine_.export_state(); }
+  AccountsState export_balances() const { return accounts_.export_balances(); }
+  void import_state(const engine::EngineState& books, const AccountsState& balances) {
+    engine_.import_state(books);
+    accounts_.import_balances(balances, engine_);
+  }
+
   const Engine& engine() const noexcept { return engine_; }
   Engine& engine() noexcept { return engine_; }
   const Accounts& accounts() const noexcept { return accounts_; }

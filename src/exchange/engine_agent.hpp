@@ -17,6 +17,7 @@
 
 #include <string_view>
 
+#include "controls/controlled_engine.hpp"
 #include "core/counter.hpp"
 #include "engine/matching_engine.hpp"
 #include "exchange/pipeline.hpp"
@@ -124,8 +125,9 @@ class EngineAgent {
  public:
   static constexpr std::size_t kBatch = 64;
 
-  EngineAgent(const engine::EngineConfig& config, RequestRing& in, Sink& sink)
-      : in_(in), sink_(sink), engine_(config, sink) {}
+  EngineAgent(const engine::EngineConfig& config, const controls::ControlsConfig& controls, RequestRing& in,
+              Sink& sink)
+      : in_(in), sink_(sink), engine_(config, controls, sink) {}
 
   std::string_view role_name() const noexcept { return "engine"; }
 
@@ -138,8 +140,10 @@ class EngineAgent {
     return process_batch<false>(nullptr);
   }
 
-  engine::MatchingEngine<Sink>& engine() noexcept { return engine_; }
-  const engine::MatchingEngine<Sink>& engine() const noexcept { return engine_; }
+  // The engine with the venue's controls around it (docs/CONTROLS.md):
+  // process() there; queries on its engine().
+  controls::ControlledEngine<Sink>& engine() noexcept { return engine_; }
+  const controls::ControlledEngine<Sink>& engine() const noexcept { return engine_; }
 
  private:
   // kRecord: telemetry records on this thread (`recorder` is then not null).
@@ -179,7 +183,7 @@ class EngineAgent {
 
   RequestRing& in_;
   Sink& sink_;
-  engine::MatchingEngine<Sink> engine_;
+  controls::ControlledEngine<Sink> engine_;
 };
 
 // Dedicated mode: drains the engine's reports into the gateway on its thread.

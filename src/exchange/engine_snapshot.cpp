@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'N', 'T', 'S', 'N', 'A', 'P', '0', '1'};
 // 2: the finished-order memory as two generations (1: a ring, oldest first).
-constexpr std::uint32_t kVersion = 2;
+// 3: the accounts' balances after the books (docs/CONTROLS.md); 2 is still read.
+constexpr std::uint32_t kVersion = 3;
+constexpr std::uint32_t kOldestReadable = 2;
 constexpr std::size_t kOrderBytes = 8 + 4 + 8 + 1 + 1 + 8 + 8 + 8;
 
 class Writer {
@@ -84,7 +86,7 @@ std::string snapshot_file_name(std::uint64_t journal_seq) {
 }
 
 std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std::uint64_t fingerprint,
-                                                 const engine::EngineState& s) {
+                                                 const engine::EngineState& s, const controls::AccountsState& accounts) {
   Writer w;
   for (const char c : kMagic) w.put(c);
   w.put(kVersion);
@@ -117,6 +119,15 @@ std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std:
     }
     w.put(b.finished_current_adds);
   }
+  w.put(static_cast<std::uint64_t>(accounts.accounts.size()));
+  for (const auto& a : accounts.accounts) {
+    w.put(a.client);
+    const auto cash = static_cast<controls::UnsignedMoney>(a.cash);
+    w.put(static_cast<std::uint64_t>(cash >> 64));
+    w.put(static_cast<std::uint64_t>(cash));
+    w.put(static_cast<std::uint64_t>(a.positions.size()));
+    for (const engine::Qty q : a.positions) w.put(q);
+  }
   w.put(core::crc32c(0, w.bytes.data(), w.bytes.size()));
   return std::move(w.bytes);
 }
@@ -130,8 +141,9 @@ LoadedSnapshot decode_engine_snapshot(const std::vector<std::uint8_t>& bytes, st
   Reader r(bytes.data(), bytes.size() - 4);
   for (const char c : kMagic)
     if (r.get<char>("magic") != c) throw std::runtime_error("not a nanotick engine snapshot (bad magic)");
-  if (const auto v = r.get<std::uint32_t>("version"); v != kVersion)
-    throw std::runtime_error("unsupported snapshot version " + std::to_string(v));
+  const auto version = r.get<std::uint32_t>("version");
+  if (version < kOldestReadable || version > kVersion)
+    throw std::runtime_error("unsupported snapshot version " + std::to_string(version));
   (void)r.get<std::uint32_t>("reserved");
   LoadedSnapshot out;
   out.journal_seq = r.get<std::uint64_t>("journal seq");
@@ -167,16 +179,27 @@ LoadedSnapshot decode_engine_snapshot(const std::vector<std::uint8_t>& bytes, st
     }
     b.finished_current_adds = r.get<std::uint32_t>("finished orders");
   }
+  if (version >= 3) {
+    out.accounts.accounts.resize(r.count("accounts", 4 + 8 + 8 + 8));
+    for (auto& a : out.accounts.accounts) {
+      a.client = r.get<std::uint32_t>("account");
+      const auto hi = r.get<std::uint64_t>("account");
+      const auto lo = r.get<std::uint64_t>("account");
+      a.cash = static_cast<controls::Money>((static_cast<controls::UnsignedMoney>(hi) << 64) | lo);
+      a.positions.resize(r.count("positions", 8));
+      for (auto& q : a.positions) q = r.get<std::int64_t>("position");
+    }
+  }
   if (r.remaining() != 0) throw std::runtime_error("trailing bytes after the last book");
   return out;
 }
 
 void write_engine_snapshot(const std::string& dir, std::uint64_t journal_seq, std::uint64_t fingerprint,
-                           const engine::EngineState& state) {
+                           const engine::EngineState& state, const controls::AccountsState& accounts) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("snapshot: cannot create " + dir + ": " + ec.message());
-  const std::vector<std::uint8_t> bytes = encode_engine_snapshot(journal_seq, fingerprint, state);
+  const std::vector<std::uint8_t> bytes = encode_engine_snapshot(journal_seq, fingerprint, state, accounts);
   const std::string final_path = dir + "/" + snapshot_file_name(journal_seq);
   const std::string tmp = final_path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

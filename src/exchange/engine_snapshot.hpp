@@ -1,5 +1,6 @@
 // Engine snapshot files (docs/EXCHANGE.md "Snapshots and recovery"): an
-// EngineState as of a journal sequence number, written atomically (temporary
+// EngineState and the accounts' balances (controls::AccountsState, version 3;
+// a version 2 file has none) as of a journal sequence number, written atomically (temporary
 // file, fdatasync, rename, directory fsync; the newest two are kept) and read
 // back with every length and the CRC-32C checked. Start-up and auxiliary
 // thread code: allocates, does I/O. Not thread-safe per directory: one writer.
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "controls/accounts_state.hpp"
 #include "engine/engine_state.hpp"
 
 namespace nanotick::exchange {
@@ -17,6 +19,7 @@ namespace nanotick::exchange {
 struct LoadedSnapshot {
   std::uint64_t journal_seq = 0;  // the state after the request with this seq
   engine::EngineState state;
+  controls::AccountsState accounts;
   std::string path;
 };
 
@@ -24,7 +27,7 @@ struct LoadedSnapshot {
 // and removes all but the newest two snapshot files. Throws
 // std::runtime_error naming the path and the system error.
 void write_engine_snapshot(const std::string& dir, std::uint64_t journal_seq, std::uint64_t fingerprint,
-                           const engine::EngineState& state);
+                           const engine::EngineState& state, const controls::AccountsState& accounts = {});
 
 // The newest snapshot in `dir` that reads back whole with this fingerprint,
 // or nullopt. Each file skipped and why goes to `problems`.
@@ -33,7 +36,8 @@ std::optional<LoadedSnapshot> load_latest_snapshot(const std::string& dir, std::
 
 // Encoding, exposed for tests: the file's bytes and their parse.
 std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std::uint64_t fingerprint,
-                                                 const engine::EngineState& state);
+                                                 const engine::EngineState& state,
+                                                 const controls::AccountsState& accounts = {});
 // Throws std::runtime_error saying what is wrong (bad magic, truncated, CRC...).
 LoadedSnapshot decode_engine_snapshot(const std::vector<std::uint8_t>& bytes, std::uint64_t fingerprint);
 

@@ -44,7 +44,7 @@ std::uint64_t fnv1a(std::uint64_t h, const void* data, std::size_t n) noexcept {
 
 }  // namespace
 
-std::uint64_t ExchangeConfig::engine_fingerprint() const noexcept {
+std::uint64_t ExchangeConfig::engine_fingerprint() const {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (const auto& in : engine.instruments) {
     h = fnv1a(h, in.symbol.data(), in.symbol.size());
@@ -53,7 +53,47 @@ std::uint64_t ExchangeConfig::engine_fingerprint() const noexcept {
                                  std::int64_t{in.max_orders}, std::int64_t{in.max_levels}})
       h = fnv1a(h, &v, sizeof v);
   }
+  // Without accounts the fingerprint is what it was before they existed, so
+  // the journals of those venues still replay.
+  const controls::ControlsConfig c = controls();
+  if (c.clients.empty() && !c.accounts_required) return h;
+  h = fnv1a(h, "accounts", 8);
+  const std::int64_t required = c.accounts_required ? 1 : 0;
+  h = fnv1a(h, &required, sizeof required);
+  for (const controls::ClientLimits& a : c.clients) {
+    for (const std::int64_t v : {std::int64_t{a.client}, a.cash, a.max_order_qty, a.max_notional, a.collar,
+                                 a.short_limit, std::int64_t{a.max_open_orders},
+                                 static_cast<std::int64_t>(a.positions.size()),
+                                 static_cast<std::int64_t>(a.instruments.size())})
+      h = fnv1a(h, &v, sizeof v);
+    for (const controls::OpeningPosition& p : a.positions) {
+      const std::int64_t v[2] = {std::int64_t{p.instrument}, p.qty};
+      h = fnv1a(h, v, sizeof v);
+    }
+    for (const std::uint32_t i : a.instruments) h = fnv1a(h, &i, sizeof i);
+  }
   return h;
+}
+
+controls::ControlsConfig ExchangeConfig::controls() const {
+  controls::ControlsConfig c;
+  c.accounts_required = accounts_required;
+  for (const ClientConfig& client : clients) {
+    if (!client.account) continue;
+    const venue::ClientAccount& a = *client.account;
+    controls::ClientLimits l;
+    l.client = client.id;
+    l.cash = a.cash;
+    for (const auto& [instrument, qty] : a.positions) l.positions.push_back({instrument, qty});
+    l.instruments.assign(a.instruments.begin(), a.instruments.end());
+    l.max_order_qty = a.max_order_qty;
+    l.max_notional = a.max_notional;
+    l.collar = a.collar;
+    l.short_limit = a.short_limit;
+    l.max_open_orders = a.max_open_orders;
+    c.clients.push_back(std::move(l));
+  }
+  return c;
 }
 
 const ClientConfig* ExchangeConfig::find_client(std::uint32_t id) const noexcept {
@@ -78,6 +118,12 @@ ExchangeConfig parse_exchange_config(std::string_view toml_text, const std::stri
   cfg.market_data = std::move(venue.market_data);
   cfg.engine = std::move(venue.instruments);
   cfg.clients = std::move(venue.clients);
+  cfg.accounts_required = venue.accounts_required;
+  try {
+    cfg.controls().validate(cfg.engine);
+  } catch (const std::invalid_argument& e) {
+    throw config::ConfigError(source + ": clients.account: " + e.what());
+  }
   return cfg;
 }
 

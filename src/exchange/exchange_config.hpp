@@ -16,6 +16,7 @@
 #include "core/idle_strategy.hpp"
 #include "core/thread_layout.hpp"
 #include "core/thread_mode.hpp"
+#include "controls/account_limits.hpp"
 #include "engine/types.hpp"
 #include "venue/venue_config.hpp"
 
@@ -55,10 +56,14 @@ struct ExchangeConfig {
   ThreadConfig threads = default_threads();
   engine::EngineConfig engine;  // the venue's [[instruments]], id = position
   std::vector<ClientConfig> clients;
+  bool accounts_required = false;  // [accounts] required
 
-  // Identifies the instrument table (what the journal depends on): FNV-1a
-  // over every instrument field, in order.
-  std::uint64_t engine_fingerprint() const noexcept;
+  // Identifies what the journal's replay depends on: FNV-1a over every
+  // instrument field, in order, then the accounts (docs/CONTROLS.md): their
+  // opening balances and limits decide which requests the engine took.
+  std::uint64_t engine_fingerprint() const;
+  // The venue's controls from [accounts] and each [clients.account].
+  controls::ControlsConfig controls() const;
   const ClientConfig* find_client(std::uint32_t id) const noexcept;
 };
 

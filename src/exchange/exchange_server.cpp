@@ -205,10 +205,10 @@ class CompactPipeline {
   explicit CompactPipeline(ExchangeServer::Impl& s)
       : s_(s),
         sink_{nullptr, nullptr, true, 0},
-        engine_(s.config.engine, s.sequencer_to_engine, sink_),
+        engine_(s.config.engine, s.config.controls(), s.sequencer_to_engine, sink_),
         recorder_(s.recorder("critical")) {}
 
-  engine::MatchingEngine<Sink>& engine() noexcept { return engine_.engine(); }
+  controls::ControlledEngine<Sink>& engine() noexcept { return engine_.engine(); }
   void unmute() {
     sink_.gateway = s_.gateway.get();
     sink_.publisher = s_.publisher.get();
@@ -252,13 +252,13 @@ class DedicatedPipeline {
   explicit DedicatedPipeline(ExchangeServer::Impl& s)
       : s_(s),
         sink_{s.reports, s.md_to_publisher, true},
-        engine_(s.config.engine, s.sequencer_to_engine, sink_),
+        engine_(s.config.engine, s.config.controls(), s.sequencer_to_engine, sink_),
         gateway_recorder_(s.recorder("gateway")),
         sequencer_recorder_(s.recorder("sequencer")),
         engine_recorder_(s.recorder("engine")),
         md_recorder_(s.recorder("md")) {}
 
-  engine::MatchingEngine<RingSink>& engine() noexcept { return engine_.engine(); }
+  controls::ControlledEngine<RingSink>& engine() noexcept { return engine_.engine(); }
   void unmute() { sink_.muted = false; }
   void place_counters(core::CountersFile& file) {
     file.begin_group();
@@ -354,7 +354,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   const std::uint64_t fingerprint = config.engine_fingerprint();
   std::uint64_t from_seq = 0;
   if (auto snap = load_latest_snapshot(config.journal.dir, fingerprint, problems)) {
-    with_engine([&](auto& e) { e.import_state(snap->state); });
+    with_engine([&](auto& e) { e.import_state(snap->state, snap->accounts); });
     from_seq = snap->journal_seq;
     s.log("engine snapshot " + snap->path + " loaded (journal seq " + std::to_string(from_seq) + ")");
   }
@@ -365,11 +365,11 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(with_engine([](auto& e) { return engine::state_hash(e); })));
+                static_cast<unsigned long long>(with_engine([](auto& e) { return engine::state_hash(e.engine()); })));
   s.log("journal " + config.journal.dir + ": " + std::to_string(rec.segments) + " segment(s), replayed " +
         std::to_string(rec.records_replayed) + " request(s) in " + std::to_string(ms) + " ms; next seq " +
         std::to_string(rec.tail.next_seq) + ", market data seq " +
-        std::to_string(with_engine([](auto& e) { return e.last_md_seq(); })) + ", state hash " + hash);
+        std::to_string(with_engine([](auto& e) { return e.engine().last_md_seq(); })) + ", state hash " + hash);
   if (!rec.truncation.empty())
     s.log("journal: cut a torn tail: " + rec.truncation + " (" + std::to_string(rec.truncated_bytes) +
           " bytes zeroed)");
@@ -381,9 +381,10 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
       std::make_unique<Sequencer>(s.gateway_to_sequencer, s.sequencer_to_engine, *s.journal, config.journal.fsync);
   s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync, config.journal.batch_window_us);
   s.snapshotter = std::make_unique<Snapshotter>(
-      config, *s.journal, with_engine([](auto& e) { return e.export_state(); }), rec.tail.next_seq - 1);
+      config, *s.journal, with_engine([](auto& e) { return e.export_state(); }),
+      with_engine([](auto& e) { return e.export_balances(); }), rec.tail.next_seq - 1);
   s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots,
-                                              with_engine([](auto& e) { return e.last_md_seq(); }) + 1);
+                                              with_engine([](auto& e) { return e.engine().last_md_seq(); }) + 1);
   if (!config.market_data.shm_path.empty()) {
     // The incremental packets in shared memory too, for readers on this host;
     // its readers are let in by the publisher's thread.
@@ -396,7 +397,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
                                                  config.market_data.udp_from_ring ? s.md_ring.get() : nullptr);
   const auto caps = s.capacities();
   s.snapshots = std::make_unique<SnapshotPublisher>(config.market_data, caps, s.md_to_snapshots);
-  with_engine([&s](auto& e) { s.snapshots->seed_from(e); });
+  with_engine([&s](auto& e) { s.snapshots->seed_from(e.engine()); });
   s.gateway = std::make_unique<OrderGateway>(
       config, s.gateway_to_sequencer,
       static_cast<std::uint64_t>(
@@ -407,7 +408,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   // any more: a mass cancel per such client goes first (sequenced and
   // journaled, executed by the engine like any request).
   std::size_t orphaned = 0;
-  for (const engine::ClientId client : with_engine([](auto& e) { return clients_with_orders(e); })) {
+  for (const engine::ClientId client : with_engine([](auto& e) { return clients_with_orders(e.engine()); })) {
     const ClientConfig* c = config.find_client(client);
     if (c == nullptr || !c->cancel_on_disconnect) continue;
     s.gateway->queue_mass_cancel(client);

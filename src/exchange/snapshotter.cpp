@@ -19,14 +19,14 @@ constexpr std::size_t kRecordsPerPass = 4096;
 }
 
 Snapshotter::Snapshotter(const ExchangeConfig& config, JournalWriter& journal, const engine::EngineState& state,
-                         std::uint64_t state_seq)
+                         const controls::AccountsState& balances, std::uint64_t state_seq)
     : config_(config),
       journal_(journal),
       fingerprint_(config.engine_fingerprint()),
-      shadow_(config.engine, sink_),
+      shadow_(config.engine, config.controls(), sink_),
       applied_seq_(state_seq),
       buffer_(kRecordsPerPass) {
-  shadow_.import_state(state);
+  shadow_.import_state(state, balances);
   last_snapshot_seq_.set(state_seq);
 }
 
@@ -109,7 +109,8 @@ void Snapshotter::snapshot_now() {
   // Everything the snapshot holds must be on disk in the journal first.
   if (!journal_.sync())
     throw std::runtime_error("journal fdatasync failed before a snapshot: " + journal_.sync_error());
-  write_engine_snapshot(config_.journal.dir, applied_seq_, fingerprint_, shadow_.export_state());
+  write_engine_snapshot(config_.journal.dir, applied_seq_, fingerprint_, shadow_.export_state(),
+                        shadow_.export_balances());
   last_snapshot_seq_.set(applied_seq_);
   written_.add();
 }

@@ -22,6 +22,7 @@
 #include "core/counters_file.hpp"
 #include "engine/engine_state.hpp"
 #include "engine/matching_engine.hpp"
+#include "controls/controlled_engine.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/journal_format.hpp"
 #include "exchange/journal_writer.hpp"
@@ -30,9 +31,10 @@ namespace nanotick::exchange {
 
 class Snapshotter {
  public:
-  // Starts from `state`, the engine after journal record `state_seq`.
+  // Starts from `state` and `balances`, the engine and the accounts after
+  // journal record `state_seq`.
   Snapshotter(const ExchangeConfig& config, JournalWriter& journal, const engine::EngineState& state,
-              std::uint64_t state_seq);
+              const controls::AccountsState& balances, std::uint64_t state_seq);
   ~Snapshotter();
   Snapshotter(const Snapshotter&) = delete;
   Snapshotter& operator=(const Snapshotter&) = delete;
@@ -74,7 +76,7 @@ class Snapshotter {
   JournalWriter& journal_;  // read (appended_seq) and synced before each snapshot
   std::uint64_t fingerprint_;
   NullSink sink_;
-  engine::MatchingEngine<NullSink> shadow_;
+  controls::ControlledEngine<NullSink> shadow_;  // the controls too: their refusals change the books
   std::uint64_t applied_seq_;
   core::Counter written_;
   core::Counter last_snapshot_seq_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -82,7 +83,37 @@ market::InstrumentConfig read_instrument(TableReader t, std::set<std::string>& s
   return in;
 }
 
-ClientConfig read_client(TableReader t, std::set<std::uint32_t>& ids) {
+// Instrument ids by symbol, for the keys that name instruments.
+using SymbolIds = std::map<std::string, std::uint32_t, std::less<>>;
+
+ClientAccount read_account(TableReader t, const SymbolIds& symbols) {
+  constexpr std::int64_t kMoneyLimit = std::int64_t{1} << 62;
+  ClientAccount a;
+  a.cash = t.integer("cash", 0, 0, kMoneyLimit);
+  for (const auto& [symbol, qty] : t.integer_table("positions", -kMoneyLimit, kMoneyLimit)) {
+    const auto it = symbols.find(symbol);
+    if (it == symbols.end()) t.fail("positions." + symbol, "no instrument with this symbol");
+    a.positions.emplace_back(it->second, qty);
+  }
+  for (const std::string& symbol : t.string_array("instruments")) {
+    const auto it = symbols.find(symbol);
+    if (it == symbols.end()) t.fail("instruments", "no instrument \"" + symbol + "\"");
+    a.instruments.push_back(it->second);
+  }
+  a.max_order_qty = t.integer("max_order_qty", 0, 0, kMoneyLimit);
+  a.max_notional = t.integer("max_notional", 0, 0, kMoneyLimit);
+  a.collar = t.integer("collar", 0, 0, kMoneyLimit);
+  a.short_limit = t.integer("short_limit", 0, 0, kMoneyLimit);
+  a.max_open_orders = t.u32("max_open_orders", 0, 0);
+  for (const auto& [instrument, qty] : a.positions)
+    if (qty < -a.short_limit)
+      t.fail("positions", "a position of " + std::to_string(qty) + " is below -short_limit (" +
+                              std::to_string(-a.short_limit) + ")");
+  t.finish();
+  return a;
+}
+
+ClientConfig read_client(TableReader t, std::set<std::uint32_t>& ids, const SymbolIds& symbols) {
   ClientConfig c;
   c.id = static_cast<std::uint32_t>(t.required_integer("id", 1, market::kMaxClientId));
   if (!ids.insert(c.id).second) t.fail("id", "duplicate client id " + std::to_string(c.id));
@@ -96,6 +127,7 @@ ClientConfig read_client(TableReader t, std::set<std::uint32_t>& ids) {
   c.rate_limit_per_s = t.u32("rate_limit_per_s", c.rate_limit_per_s, 1, 100'000'000);
   c.rate_burst = t.u32("rate_burst", c.rate_burst, 1, 100'000'000);
   c.cancel_on_disconnect = t.boolean("cancel_on_disconnect", c.cancel_on_disconnect);
+  if (auto account = t.table("account")) c.account = read_account(*account, symbols);
   t.finish();
   return c;
 }
@@ -122,8 +154,15 @@ VenueConfig read_venue(TableReader& root) {
   std::set<std::string> symbols;
   for (auto& t : root.tables("instruments")) v.instruments.instruments.push_back(read_instrument(t, symbols));
   if (v.instruments.instruments.empty()) root.fail("instruments", "at least one [[instruments]] table is required");
+  SymbolIds ids_by_symbol;
+  for (std::uint32_t i = 0; i < v.instruments.instruments.size(); ++i)
+    ids_by_symbol.emplace(v.instruments.instruments[i].symbol, i);
+  if (auto accounts = root.table("accounts")) {
+    v.accounts_required = accounts->boolean("required", false);
+    accounts->finish();
+  }
   std::set<std::uint32_t> ids;
-  for (auto& t : root.tables("clients")) v.clients.push_back(read_client(t, ids));
+  for (auto& t : root.tables("clients")) v.clients.push_back(read_client(t, ids, ids_by_symbol));
   if (v.clients.empty()) root.fail("clients", "at least one [[clients]] table is required");
   return v;
 }

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/toml_reader.hpp"
@@ -70,6 +72,20 @@ struct MarketDataConfig {
   bool udp_from_ring = false;
 };
 
+// A client's account at the venue ([clients.account]; docs/CONTROLS.md
+// "Accounts"): opening cash and positions, and the limits of the venue's
+// pre-trade checks. Instruments by id (the config names them by symbol).
+struct ClientAccount {
+  std::int64_t cash = 0;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> positions;  // (instrument, qty); others start flat
+  std::vector<std::uint32_t> instruments;                         // permitted; empty: every instrument
+  std::int64_t max_order_qty = 0;                                 // 0: the instrument's own limit only
+  std::int64_t max_notional = 0;                                  // 0: none
+  std::int64_t collar = 0;                                        // 0: none
+  std::int64_t short_limit = 0;
+  std::uint32_t max_open_orders = 0;                              // 0: none
+};
+
 // A client who may log on, with its limits.
 struct ClientConfig {
   std::uint32_t id = 0;  // required, 1..65535: the engine's ClientId
@@ -78,9 +94,13 @@ struct ClientConfig {
   std::uint32_t rate_limit_per_s = 100'000;
   std::uint32_t rate_burst = 1'000;
   bool cancel_on_disconnect = true;
+  std::optional<ClientAccount> account;  // none: unchecked, unless accounts are required
 };
 
 struct VenueConfig {
+  // [accounts] required: a client without [clients.account] may not trade
+  // (its orders are refused NoAccount); false: it trades unchecked.
+  bool accounts_required = false;
   ServerConfig server;
   MarketDataConfig market_data;
   market::InstrumentTable instruments;  // [[instruments]], id = position; symbol, tick_size,

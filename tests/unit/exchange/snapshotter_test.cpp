@@ -43,7 +43,7 @@ TEST(Snapshotter, SnapshotPlusJournalTailRecoversTheLiveState) {
   {
     nx::JournalWriter journal(dir, config.journal.segment_bytes, config.engine_fingerprint(), nx::JournalTail{});
     ne::MatchingEngine<NullSink> fresh(config.engine, sink);
-    nx::Snapshotter snap(config, journal, fresh.export_state(), 0);
+    nx::Snapshotter snap(config, journal, fresh.export_state(), {}, 0);
     RandomRequests gen(config.engine, 99, shape.clients, shape.new_percent);
     for (int i = 0; i < 5000; ++i) {
       const ne::Request r = gen.next();

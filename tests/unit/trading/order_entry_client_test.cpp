@@ -133,7 +133,7 @@ class Venue {
         ring_(std::make_unique<nx::RequestRing>()),
         gateway_(config_, *ring_, 5000),
         sink_{&gateway_, &publisher_},
-        engine_(config_.engine, *ring_, sink_) {}
+        engine_(config_.engine, config_.controls(), *ring_, sink_) {}
 
   int do_work() { return gateway_.do_work() + engine_.do_work(); }
   nn::SocketAddress address() const { return gateway_.listen_address(); }
