@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
                  ", " + std::to_string(telemetry->dropped()) + " dropped (ring full)");
       }
     }
-    std::printf("%s", server.counters_report().c_str());
+    std::printf("%s%s", server.counters_report().c_str(), server.balances_report().c_str());
     std::fflush(stdout);
     log_line(rc == 0 ? "stopped cleanly" : "stopped after an error");
     return rc;

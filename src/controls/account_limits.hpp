@@ -29,6 +29,20 @@ using engine::Qty;
 __extension__ typedef __int128 Money;
 __extension__ typedef unsigned __int128 UnsignedMoney;
 
+// Decimal text of a Money value ("-1234").
+inline std::string to_string(Money m) {
+  if (m == 0) return "0";
+  const bool negative = m < 0;
+  // |m| without overflow at the most negative value.
+  UnsignedMoney u = negative ? static_cast<UnsignedMoney>(-(m + 1)) + 1 : static_cast<UnsignedMoney>(m);
+  std::string digits;
+  while (u != 0) {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  return negative ? "-" + digits : digits;
+}
+
 // Opening holding of one instrument.
 struct OpeningPosition {
   InstrumentId instrument = 0;

@@ -514,6 +514,29 @@ const net::SocketAddress& ExchangeServer::order_entry_address() const noexcept {
 
 std::string ExchangeServer::counters_report() const { return impl_->counters.text_report(); }
 
+std::string ExchangeServer::balances_report() const {
+  Impl& s = *impl_;
+  return on_pipeline(s, [&s](auto& p) {
+    const controls::Accounts& accounts = p.engine().accounts();
+    std::string out;
+    for (std::size_t i = 0; i < accounts.size(); ++i) {
+      const controls::Accounts::Account& a = accounts.at(i);
+      const std::string prefix = "account." + std::to_string(a.limits.client) + ".";
+      out += prefix + "opening_cash " + std::to_string(a.limits.cash) + "\n";
+      for (const controls::OpeningPosition& o : a.limits.positions)
+        out += prefix + "opening_position." + s.config.engine.instruments[o.instrument].symbol + " " +
+               std::to_string(o.qty) + "\n";
+      out += prefix + "cash " + controls::to_string(a.cash) + "\n";
+      out += prefix + "cash_held " + controls::to_string(a.reserved_cash) + "\n";
+      out += prefix + "working_orders " + std::to_string(a.working_orders) + "\n";
+      for (std::size_t k = 0; k < a.holdings.size(); ++k)
+        out += prefix + "position." + s.config.engine.instruments[k].symbol + " " +
+               std::to_string(a.holdings[k].position) + "\n";
+    }
+    return out;
+  });
+}
+
 std::string ExchangeServer::status_line() const {
   Impl& s = *impl_;
   const auto now = Clock::now();

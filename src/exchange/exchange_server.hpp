@@ -64,6 +64,11 @@ class ExchangeServer {
   // reason, clients' fills, journal, market data, queue depths, ack latency
   // summaries): the counters file's contents.
   std::string counters_report() const;
+  // Every account's balances (docs/CONTROLS.md), "name value" lines:
+  // account.<client>.opening_cash, .opening_position.<symbol> (the config's),
+  // .cash, .cash_held, .working_orders, .position.<symbol>.
+  // Call after shutdown() (the engine's thread has stopped).
+  std::string balances_report() const;
   // Writes the pipeline rings' depths into their gauges (controlling thread;
   // the exchange's main loop does it every 20 ms).
   void sample_queue_depths() noexcept;

@@ -92,7 +92,8 @@ void OrderGateway::place_counters(core::CountersFile& file) {
   for (std::size_t i = 1; i < g.logon_rejects.size(); ++i)
     file.place(g.logon_rejects[i],
                "logon_reject." + std::string(proto::to_string(static_cast<proto::LogonRejectReason>(i))));
-  // Engine rejects by reason code (docs/MATCHING.md; 1xx invalid, 2xx state, 3xx capacity): the codes that exist.
+  // Engine rejects by reason code (docs/MATCHING.md; 1xx invalid, 2xx state, 3xx capacity; 4xx the venue's
+  // controls, docs/CONTROLS.md): the codes that exist.
   const std::string_view unknown = market::to_string(static_cast<market::RejectReason>(GatewayCounters::kRejectCodes));
   for (std::size_t code = 1; code < g.engine_rejects.size(); ++code)
     if (market::to_string(static_cast<market::RejectReason>(code)) != unknown)

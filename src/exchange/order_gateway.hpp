@@ -73,8 +73,9 @@ struct GatewayCounters {
   std::array<core::Counter, proto::kSessionRejectReasons> session_rejects;  // by SessionRejectReason (index = code)
   std::array<core::Counter, proto::kLogonRejectReasons> logon_rejects;  // by LogonRejectReason (0 unused)
   std::array<core::Counter, proto::kLogoutReasons> logouts;  // by LogoutReason we sent
-  // Engine rejects (new order, cancel, modify) by RejectReason code (< 400).
-  static constexpr std::size_t kRejectCodes = 400;
+  // Engine rejects (new order, cancel, modify) by RejectReason code (< 500:
+  // the engine's 1xx-3xx and the venue controls' 4xx).
+  static constexpr std::size_t kRejectCodes = 500;
   std::array<core::Counter, kRejectCodes> engine_rejects;
 };
 

@@ -59,7 +59,8 @@ from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Inte
 from demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args
 from demo_process import Child, describe_exit
 from demo_report import make_report
-from demo_summary import TraderResult, check, read_counters, read_counters_file, summary_text
+from demo_summary import (TraderResult, account_checks, account_lines, check, read_counters, read_counters_file,
+                          summary_text)
 
 DEFAULT_TRADERS = "mm1,mm2,taker,random"
 EXCHANGE_READY_S = 20.0  # recovery of a fresh journal takes milliseconds; a busy machine gets slack
@@ -476,10 +477,15 @@ class DemoRun:
         exchange, problem = read_counters_file(self._counters_file("exchange"))
         problems += [f"the exchange: {problem}"] if problem else []
         problems += check(results, exchange)
+        exchange_out = read_counters(run / "counters" / "exchange.txt")  # its stdout: the accounts' balances
+        problems += account_checks(results, exchange_out)
         if self.plan.floor_bin is not None:
             problems += check_floor(read_counters(run / "counters" / "floor.txt"))
         names = {cid: str(c.get("name", "?")) for cid, c in self.plan.exchange.clients.items()}
         text = summary_text(results, exchange, names, problems)
+        accounts = account_lines(exchange_out, names)
+        if accounts:
+            text += "\n" + "\n".join(accounts)
         if self.plan.floor_bin is not None:
             beside = beside_floor_text(self.plan.root, run)
             text += "\n\n" + (beside if beside is not None else "beside the loopback floor: no counters/floor.txt")

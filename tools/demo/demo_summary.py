@@ -87,6 +87,60 @@ def check(traders: List[TraderResult], exchange: Dict[str, str]) -> List[str]:
     return problems
 
 
+def account_checks(traders: List[TraderResult], exchange_out: Dict[str, str]) -> List[str]:
+    """Problems reconciling the venue's accounts (the exchange's end-of-run
+    balances, docs/CONTROLS.md) with each trader's own positions and PnL:
+    position = opening + the trader's position.<SYM>.qty, and cash = opening
+    + the sum over its instruments of realised - open_cost (the cash its fills
+    moved, by the trader's own books). A trader without an account is skipped."""
+    problems = []
+    for t in traders:
+        prefix = f"account.{t.client_id}."
+        if prefix + "cash" not in exchange_out:
+            continue
+        c = t.counters
+        symbols = sorted(k[len(prefix) + len("position."):] for k in exchange_out
+                         if k.startswith(prefix + "position."))
+        cash_flow = 0
+        for sym in symbols:
+            opening = int(exchange_out.get(f"{prefix}opening_position.{sym}", "0"))
+            venue = int(exchange_out[f"{prefix}position.{sym}"])
+            own = int(c.get(f"position.{sym}.qty", "0"))
+            if venue != opening + own:
+                problems.append(f"trader {t.name}: the venue holds {venue} {sym} for client {t.client_id} "
+                                f"(opening {opening}), the trader counts a change of {own}: they must agree")
+            cash_flow += int(c.get(f"position.{sym}.realised", "0")) - int(c.get(f"position.{sym}.open_cost", "0"))
+        venue_cash = int(exchange_out[prefix + "cash"])
+        opening_cash = int(exchange_out.get(prefix + "opening_cash", "0"))
+        if venue_cash != opening_cash + cash_flow:
+            problems.append(f"trader {t.name}: the venue's cash for client {t.client_id} is {venue_cash} (opening "
+                            f"{opening_cash}), the trader's fills moved {cash_flow}: they must agree")
+    return problems
+
+
+def account_lines(exchange_out: Dict[str, str], client_names: Dict[int, str]) -> List[str]:
+    """The venue's end-of-run balances per client with an account (the exchange's stdout)."""
+    ids = sorted({int(k.split(".")[1]) for k in exchange_out if re.fullmatch(r"account\.\d+\.cash", k)})
+    lines = []
+    for cid in ids:
+        p = f"account.{cid}."
+        positions = ", ".join(f"{k[len(p) + 9:]} {v} (opening {exchange_out.get(p + 'opening_position.' + k[len(p) + 9:], '0')})"
+                              for k, v in sorted(exchange_out.items()) if k.startswith(p + "position."))
+        lines.append(f"venue account {cid} ({client_names.get(cid, '?')}): cash {exchange_out[p + 'cash']} "
+                     f"(opening {exchange_out.get(p + 'opening_cash', '0')}), {positions}")
+    return lines
+
+
+def venue_rejects_line(exchange: Dict[str, str]) -> str:
+    """The venue's own refusals (4xx, docs/CONTROLS.md) by reason, from the gateway's counters."""
+    names = {400: "no account", 401: "instrument not permitted", 402: "client qty limit",
+             403: "client notional limit", 404: "client collar", 405: "too many open orders",
+             406: "insufficient cash", 407: "insufficient position"}
+    parts = [f"{names.get(code, code)} {exchange.get(f'engine_reject.{code}', '0')}" for code in range(400, 408)]
+    total = sum(int(exchange.get(f"engine_reject.{code}", "0")) for code in range(400, 408))
+    return f"venue rejects (account controls): {total}: " + ", ".join(parts)
+
+
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Columns aligned: the first left, the others right (numbers)."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
@@ -131,6 +185,7 @@ def exchange_lines(exchange: Dict[str, str], client_names: Dict[int, str]) -> Li
             f"{cid} ({client_names.get(cid, '?')}) {v}" for cid, v in fills))
     else:
         lines.append("exchange fills per client: none (nobody traded)")
+    lines.append(venue_rejects_line(exchange))
     return lines
 
 

@@ -58,6 +58,8 @@ class ClientSpec:
     rate_limit_per_s: int = 1_000_000
     rate_burst: int = 100_000
     cancel_on_disconnect: bool = True
+    # [clients.account] (docs/CONTROLS.md): cash, positions {symbol: qty}, limits; None: no account.
+    account: Optional[Dict[str, object]] = None
 
     def credential(self) -> str:
         return w.credential_hash(self.key, os.urandom(16))
@@ -82,6 +84,8 @@ def _toml_value(v) -> str:
         return str(v)
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -96,6 +100,7 @@ class ExchangeConfig:
     market_data: Dict[str, object] = field(default_factory=dict)
     journal: Dict[str, object] = field(default_factory=dict)
     threads: Dict[str, object] = field(default_factory=dict)
+    accounts: Dict[str, object] = field(default_factory=dict)  # [accounts] (required = ...), when not empty
     transport: str = "tcp"  # what ExchangeProcess.client() connects over: "tcp" or "shm"
 
     @property
@@ -125,6 +130,10 @@ class ExchangeConfig:
             lines.append(f"[{name}]")
             lines += [f"{k} = {_toml_value(v)}" for k, v in table.items()]
             lines.append("")
+        if self.accounts:
+            lines.append("[accounts]")
+            lines += [f"{k} = {_toml_value(v)}" for k, v in self.accounts.items()]
+            lines.append("")
         for ins in self.instruments:
             lines.append("[[instruments]]")
             lines += [f"{k} = {_toml_value(v)}" for k, v in vars(ins).items()]
@@ -140,6 +149,10 @@ class ExchangeConfig:
                 f"cancel_on_disconnect = {_toml_value(c.cancel_on_disconnect)}",
                 "",
             ]
+            if c.account is not None:
+                lines.append("[clients.account]")
+                lines += [f"{k} = {_toml_value(v)}" for k, v in c.account.items()]
+                lines.append("")
         self.path.write_text("\n".join(lines))
         return self.path
 

@@ -42,18 +42,7 @@ using Ref = ReferenceControlledEngine<RecordingSink>;
 
 constexpr std::array<std::uint64_t, 2> kSeeds = {7, 0xacc0'0017};
 
-std::string str(Money m) {
-  if (m == 0) return "0";
-  const bool neg = m < 0;
-  controls::UnsignedMoney u =
-      neg ? static_cast<controls::UnsignedMoney>(-(m + 1)) + 1 : static_cast<controls::UnsignedMoney>(m);
-  std::string s;
-  while (u != 0) {
-    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
-    u /= 10;
-  }
-  return neg ? "-" + s : s;
-}
+std::string str(Money m) { return controls::to_string(m); }
 
 // What one order of this shape may be worth: the largest |price| x qty.
 Money largest_notional(const engine::EngineConfig& config) {
