@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "controls/controlled_engine.hpp"
 #include "engine/harness_report.hpp"
 #include "engine/liquibook_adapter.hpp"
 #include "engine/matching_engine.hpp"
@@ -80,6 +81,44 @@ class BasicEngineHarnessSubject {
   ne::MatchingEngine<Sink> engine_;
 };
 using EngineHarnessSubject = BasicEngineHarnessSubject<HarnessEngineSink>;
+
+// The clients of the workload being measured, each given an account by
+// ControlledEngineHarnessSubject (set by the bench before it builds one).
+inline std::vector<ne::ClientId> g_workload_clients;
+
+// The same engine with the venue's controls around it (docs/CONTROLS.md):
+// every client of the workload has an account too large to ever bind (cash
+// 2^62, positions and short limits 2^60), so the reports are the bare
+// engine's and the digests must agree; what differs is the work: the
+// pre-trade checks, the settlement of every report, the holds.
+class ControlledEngineHarnessSubject {
+ public:
+  ControlledEngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+      : queue_(consumer_cpu), sink_(queue_), engine_(config, accounts_for(config), sink_) {}
+  NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
+  NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.engine().prefetch(next); }
+  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
+  std::uint64_t finish() { return queue_.finish(); }
+  const ReportQueue& queue() const noexcept { return queue_; }
+
+ private:
+  static nanotick::controls::ControlsConfig accounts_for(const ne::EngineConfig& config) {
+    nanotick::controls::ControlsConfig c;
+    for (const ne::ClientId id : g_workload_clients) {
+      nanotick::controls::ClientLimits l;
+      l.client = id;
+      l.cash = std::int64_t{1} << 62;
+      l.short_limit = std::int64_t{1} << 60;
+      for (ne::InstrumentId i = 0; i < config.instruments.size(); ++i)
+        l.positions.push_back({i, std::int64_t{1} << 60});
+      c.clients.push_back(std::move(l));
+    }
+    return c;
+  }
+  ReportQueue queue_;
+  HarnessEngineSink sink_;
+  nanotick::controls::ControlledEngine<HarnessEngineSink> engine_;
+};
 using EngineWithMarketDataSubject = BasicEngineHarnessSubject<HarnessEngineSinkWithMarketData>;
 
 // A peer's fills and acks -> HarnessReports; counts the taker's filled

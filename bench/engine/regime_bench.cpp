@@ -34,8 +34,11 @@
 // Usage: regime_bench [--quick] [--cpus A,B] [--seed N] [--repeats N] [--only REGIME]... [--impl NAME]...
 //   --impl keeps only the named implementations (for profiling one of them), and
 //   adds the ablation rows: "queue alone" (no book: one ack per message, the
-//   harness's ceiling) and "nanotick, market data built" (the same engine with a
-//   sink that takes market data, each event written out and dropped).
+//   harness's ceiling), "nanotick, market data built" (the same engine with a
+//   sink that takes market data, each event written out and dropped) and
+//   "nanotick, venue controls" (the engine inside controls::ControlledEngine,
+//   every client with an account too large to bind: the same reports, plus
+//   the pre-trade checks and settlement; docs/CONTROLS.md).
 
 #include <algorithm>
 #include <cstdint>
@@ -75,6 +78,7 @@ const char* const kMapName = "std::map book";
 const char* const kUnorderedName = "std::unordered_map book";
 const char* const kQueueOnlyName = "queue alone";
 const char* const kWithMdName = "nanotick, market data built";
+const char* const kControlsName = "nanotick, venue controls";
 
 struct Options {
   nb::Args args;
@@ -131,7 +135,7 @@ Options parse_options(int argc, char** argv) {
     } else if (a == "--impl") {
       const std::string name = value();
       if (name != kNanotickName && name != kLiquibookName && name != kMapName && name != kUnorderedName &&
-          name != kQueueOnlyName && name != kWithMdName)
+          name != kQueueOnlyName && name != kWithMdName && name != kControlsName)
         usage_exit(("--impl takes one of '" + std::string(kNanotickName) + "', '" + kLiquibookName + "', '" + kMapName +
                     "', '" + kUnorderedName + "', got '" + name + "'")
                        .c_str());
@@ -219,7 +223,7 @@ Impl make_impl(const char* name) {
 }
 
 // Rows that explain a figure rather than compete (only with --impl).
-bool is_ablation(const char* name) { return name == kQueueOnlyName || name == kWithMdName; }
+bool is_ablation(const char* name) { return name == kQueueOnlyName || name == kWithMdName || name == kControlsName; }
 
 std::vector<Impl> make_impls(const Options& opt) {
   std::vector<Impl> all;
@@ -229,6 +233,7 @@ std::vector<Impl> make_impls(const Options& opt) {
   all.push_back(make_impl<nb::UnorderedHarnessSubject>(kUnorderedName));
   all.push_back(make_impl<nb::QueueOnlySubject>(kQueueOnlyName));
   all.push_back(make_impl<nb::EngineWithMarketDataSubject>(kWithMdName));
+  all.push_back(make_impl<nb::ControlledEngineHarnessSubject>(kControlsName));
   std::vector<Impl> kept;
   for (Impl& i : all)
     if ((opt.impls.empty() && !is_ablation(i.name)) ||
@@ -259,6 +264,12 @@ double median_of(const Impl& i) { return nb::spread_of(i.rates).median; }
 RegimeResult bench_regime(nw::WorkloadKind kind, const Options& opt) {
   const nw::Workload w = nw::generate(nw::GenOptions{kind, opt.seed, opt.scale});
   check_fits(w);
+  nb::g_workload_clients.clear();  // every client of this workload gets an account (venue controls row)
+  for (const auto& rq : w.requests) nb::g_workload_clients.push_back(rq.client);
+  std::sort(nb::g_workload_clients.begin(), nb::g_workload_clients.end());
+  nb::g_workload_clients.erase(std::unique(nb::g_workload_clients.begin(), nb::g_workload_clients.end()),
+                               nb::g_workload_clients.end());
+  std::erase_if(nb::g_workload_clients, [](ne::ClientId c) { return c > ne::kMaxClientId; });
   const std::string name(nw::to_string(kind));
   std::vector<Impl> impls = make_impls(opt);
   const std::size_t n = impls.size();

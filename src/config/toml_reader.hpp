@@ -11,8 +11,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <toml++/toml.h>

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "controls/accounts.hpp"
+#include "core/compiler.hpp"
 #include "engine/events.hpp"
 
 namespace nanotick::controls {
@@ -22,7 +23,7 @@ class SettlingSink {
 
   Sink& inner() noexcept { return *inner_; }
 
-  void on_report(const engine::ExecReport& r) noexcept
+  NT_ALWAYS_INLINE void on_report(const engine::ExecReport& r) noexcept
     requires engine::ReportSink<Sink>
   {
     accounts_->settle(r);
@@ -34,7 +35,7 @@ class SettlingSink {
     claimed_ = &inner_->claim_report();
     return *claimed_;
   }
-  void commit_report() noexcept
+  NT_ALWAYS_INLINE void commit_report() noexcept
     requires engine::InPlaceReportSink<Sink>
   {
     accounts_->settle(*claimed_);

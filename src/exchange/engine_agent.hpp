@@ -125,8 +125,7 @@ class EngineAgent {
  public:
   static constexpr std::size_t kBatch = 64;
 
-  EngineAgent(const engine::EngineConfig& config, const controls::ControlsConfig& controls, RequestRing& in,
-              Sink& sink)
+  EngineAgent(const engine::EngineConfig& config, const controls::ControlsConfig& controls, RequestRing& in, Sink& sink)
       : in_(in), sink_(sink), engine_(config, controls, sink) {}
 
   std::string_view role_name() const noexcept { return "engine"; }

@@ -86,7 +86,8 @@ std::string snapshot_file_name(std::uint64_t journal_seq) {
 }
 
 std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std::uint64_t fingerprint,
-                                                 const engine::EngineState& s, const controls::AccountsState& accounts) {
+                                                 const engine::EngineState& s,
+                                                 const controls::AccountsState& accounts) {
   Writer w;
   for (const char c : kMagic) w.put(c);
   w.put(kVersion);

@@ -61,10 +61,10 @@ std::uint64_t ExchangeConfig::engine_fingerprint() const {
   const std::int64_t required = c.accounts_required ? 1 : 0;
   h = fnv1a(h, &required, sizeof required);
   for (const controls::ClientLimits& a : c.clients) {
-    for (const std::int64_t v : {std::int64_t{a.client}, a.cash, a.max_order_qty, a.max_notional, a.collar,
-                                 a.short_limit, std::int64_t{a.max_open_orders},
-                                 static_cast<std::int64_t>(a.positions.size()),
-                                 static_cast<std::int64_t>(a.instruments.size())})
+    for (const std::int64_t v :
+         {std::int64_t{a.client}, a.cash, a.max_order_qty, a.max_notional, a.collar, a.short_limit,
+          std::int64_t{a.max_open_orders}, static_cast<std::int64_t>(a.positions.size()),
+          static_cast<std::int64_t>(a.instruments.size())})
       h = fnv1a(h, &v, sizeof v);
     for (const controls::OpeningPosition& p : a.positions) {
       const std::int64_t v[2] = {std::int64_t{p.instrument}, p.qty};

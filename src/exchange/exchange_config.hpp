@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "controls/account_limits.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread_layout.hpp"
 #include "core/thread_mode.hpp"
-#include "controls/account_limits.hpp"
 #include "engine/types.hpp"
 #include "venue/venue_config.hpp"
 

@@ -380,9 +380,9 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   s.sequencer =
       std::make_unique<Sequencer>(s.gateway_to_sequencer, s.sequencer_to_engine, *s.journal, config.journal.fsync);
   s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync, config.journal.batch_window_us);
-  s.snapshotter = std::make_unique<Snapshotter>(
-      config, *s.journal, with_engine([](auto& e) { return e.export_state(); }),
-      with_engine([](auto& e) { return e.export_balances(); }), rec.tail.next_seq - 1);
+  s.snapshotter =
+      std::make_unique<Snapshotter>(config, *s.journal, with_engine([](auto& e) { return e.export_state(); }),
+                                    with_engine([](auto& e) { return e.export_balances(); }), rec.tail.next_seq - 1);
   s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots,
                                               with_engine([](auto& e) { return e.engine().last_md_seq(); }) + 1);
   if (!config.market_data.shm_path.empty()) {

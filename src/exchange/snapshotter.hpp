@@ -18,11 +18,11 @@
 #include <string_view>
 #include <vector>
 
+#include "controls/controlled_engine.hpp"
 #include "core/counter.hpp"
 #include "core/counters_file.hpp"
 #include "engine/engine_state.hpp"
 #include "engine/matching_engine.hpp"
-#include "controls/controlled_engine.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/journal_format.hpp"
 #include "exchange/journal_writer.hpp"

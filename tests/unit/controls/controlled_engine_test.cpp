@@ -69,8 +69,8 @@ struct Venue {
                                       InstrumentId in = kA) {
     return send(engine::make_new(in, c, id, Side::kBuy, t, px, q));
   }
-  std::vector<engine::ExecReport> sell(ClientId c, ClientOrderId id, Price px, Qty q,
-                                       OrderType t = OrderType::kLimit, InstrumentId in = kA) {
+  std::vector<engine::ExecReport> sell(ClientId c, ClientOrderId id, Price px, Qty q, OrderType t = OrderType::kLimit,
+                                       InstrumentId in = kA) {
     return send(engine::make_new(in, c, id, Side::kSell, t, px, q));
   }
   const Accounts::Account& acct(ClientId c) const { return *engine.accounts().find(c); }
@@ -162,7 +162,8 @@ TEST(ControlledEngine, AModifyIsCheckedOnWhatItWouldAddAndMovesTheHold) {
   (void)v.buy(kBuyer, 1, 100, 50);  // 5,000
   EXPECT_EQ(v.send(engine::make_modify(kA, kBuyer, 1, 100, 101)).front().reason, RR::kInsufficientCash)
       << "10,100 > 10,000";
-  EXPECT_EQ(v.send(engine::make_modify(kA, kBuyer, 1, 200, 50)).front().type, ReportType::kModified) << "exactly 10,000";
+  EXPECT_EQ(v.send(engine::make_modify(kA, kBuyer, 1, 200, 50)).front().type, ReportType::kModified)
+      << "exactly 10,000";
   EXPECT_TRUE(v.held(kBuyer) == 10'000);
   EXPECT_EQ(v.send(engine::make_modify(kA, kBuyer, 1, 100, 20)).front().type, ReportType::kModified);
   EXPECT_TRUE(v.held(kBuyer) == 2'000) << "lowering a hold always passes and frees the difference";
