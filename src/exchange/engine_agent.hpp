@@ -21,6 +21,7 @@
 #include "core/counter.hpp"
 #include "engine/matching_engine.hpp"
 #include "exchange/pipeline.hpp"
+#include "exchange/trade_tap.hpp"
 #include "telemetry/instrument.hpp"
 
 namespace nanotick::exchange {
@@ -34,8 +35,12 @@ struct DirectSink {
   Publisher* publisher;
   bool muted = false;
   std::uint64_t trades = 0;  // trade events passed on (EngineAgent tells a match from an add by it)
+  // The trade ledger's tap (trade_tap.hpp): sees every report, muted ones too
+  // (a replay's trades the ledger file lacks go in then). nullptr: no ledger.
+  TradeTap* tap = nullptr;
 
   void on_report(const engine::ExecReport& r) noexcept {
+    if (tap != nullptr) tap->on_report(r);
     if (!muted) gateway->on_report(r);
   }
   void on_market_data(const engine::MdEvent& m) noexcept {
@@ -71,16 +76,19 @@ class RingSink {
       : muted(start_muted), reports_(&reports), market_data_(&market_data) {}
 
   bool muted;
+  TradeTap* tap = nullptr;  // as DirectSink::tap
   core::Counter full_waits;
   std::uint64_t trades = 0;  // trade events passed on (EngineAgent tells a match from an add by it)
 
   engine::ExecReport& claim_report() noexcept {
-    if (muted) return scratch_report_;
-    engine::ExecReport* slot;
-    while ((slot = reports_->try_write_slot()) == nullptr) wait();
-    return *slot;
+    claimed_report_ = &scratch_report_;
+    if (!muted) {
+      while ((claimed_report_ = reports_->try_write_slot()) == nullptr) wait();
+    }
+    return *claimed_report_;
   }
   void commit_report() noexcept {
+    if (tap != nullptr) tap->on_report(*claimed_report_);  // muted ones too: see DirectSink::tap
     if (!muted) reports_->end_write();
   }
   engine::MdEvent& claim_market_data() noexcept {
@@ -115,6 +123,7 @@ class RingSink {
   ReportRing* reports_;
   MdRing* market_data_;
   engine::MdEvent* claimed_md_ = nullptr;
+  engine::ExecReport* claimed_report_ = nullptr;
   // Where a muted sink lets the engine build what it drops.
   engine::ExecReport scratch_report_{};
   engine::MdEvent scratch_md_{};

@@ -27,6 +27,8 @@
 #include "exchange/sequencer.hpp"
 #include "exchange/snapshot_publisher.hpp"
 #include "exchange/snapshotter.hpp"
+#include "exchange/trade_ledger.hpp"
+#include "exchange/trade_tap.hpp"
 #include "ipc/md_ring_server.hpp"
 #include "proto/order_entry.hpp"
 #include "telemetry/bound_agent.hpp"
@@ -132,8 +134,11 @@ struct ExchangeServer::Impl {
   ReportRing reports;           // dedicated mode: engine -> gateway
   MdRing md_to_publisher;       // dedicated mode: engine -> publisher
   MdRing md_to_snapshots;       // publisher -> snapshot publisher (both modes)
+  LedgerRing ledger_ring;       // engine's TradeTap -> the aux thread's TradeLedger
   std::unique_ptr<JournalDirLock> journal_lock;  // first made, last released: the directory is ours throughout
   std::unique_ptr<JournalWriter> journal;
+  std::unique_ptr<TradeLedger> ledger;  // <journal dir>/trades.ledger
+  std::unique_ptr<TradeTap> trade_tap;  // the engine thread's end of it
   std::unique_ptr<OrderGateway> gateway;
   std::unique_ptr<Sequencer> sequencer;
   std::unique_ptr<ipc::MdRingServer> md_ring;  // [market_data] shm_path: the incremental feed in shared memory
@@ -148,7 +153,7 @@ struct ExchangeServer::Impl {
   std::unique_ptr<DedicatedPipeline> dedicated;
   // Off the critical path, both layouts: snapshot feed + journal syncing on
   // one thread, the snapshotter (milliseconds per snapshot) on another.
-  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, MdUdpForwarder&>;
+  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, MdUdpForwarder&, TradeLedger&>;
   std::unique_ptr<Aux> aux;
   std::optional<core::ConfiguredAgentRunner<Aux>> aux_runner;
   std::optional<core::ConfiguredAgentRunner<Snapshotter>> snapshot_runner;
@@ -187,7 +192,7 @@ struct ExchangeServer::Impl {
 //   dedicated  "gateway"   gateway + report drainer + answer flusher
 //              "sequencer", "engine" (its outputs go into ReportRing / MdRing: RingSink),
 //              "md"        MdRing drainer + md publisher
-//   both       "aux"       snapshot publisher + journal syncer (+ the incremental datagrams, sent
+//   both       "aux"       snapshot publisher + journal syncer + trade ledger writer (+ the incremental datagrams, sent
 //                          from the shm ring, with market_data.udp_sender = "aux");  "snapshotter"
 // The engine's type depends on its sink, so each layout is a class of its own
 // (CompactPipeline, DedicatedPipeline); what both do with their engine is
@@ -209,6 +214,7 @@ class CompactPipeline {
         recorder_(s.recorder("critical")) {}
 
   controls::ControlledEngine<Sink>& engine() noexcept { return engine_.engine(); }
+  void set_trade_tap(TradeTap* tap) noexcept { sink_.tap = tap; }
   void unmute() {
     sink_.gateway = s_.gateway.get();
     sink_.publisher = s_.publisher.get();
@@ -259,6 +265,7 @@ class DedicatedPipeline {
         md_recorder_(s.recorder("md")) {}
 
   controls::ControlledEngine<RingSink>& engine() noexcept { return engine_.engine(); }
+  void set_trade_tap(TradeTap* tap) noexcept { sink_.tap = tap; }
   void unmute() { sink_.muted = false; }
   void place_counters(core::CountersFile& file) {
     file.begin_group();
@@ -347,16 +354,29 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   s.journal_lock = std::make_unique<JournalDirLock>(
       config.journal.dir, "nanotick-exchange pid " + std::to_string(::getpid()) + " on " + host + ", order entry " +
                               config.server.order_entry);
+  // The trade ledger, before any replay: its tap also takes the trades the
+  // replay re-makes that the file lacks (a crash between the match and the write).
+  const std::uint64_t fingerprint = config.engine_fingerprint();
+  s.ledger = std::make_unique<TradeLedger>(config.journal.dir + "/trades.ledger", fingerprint, s.ledger_ring);
+  if (s.ledger->cut_bytes() != 0)
+    s.log("trade ledger: cut a torn tail: " + s.ledger->cut_reason() + " (" + std::to_string(s.ledger->cut_bytes()) +
+          " bytes)");
+  s.trade_tap = std::make_unique<TradeTap>(s.ledger_ring, s.ledger->next_trade_seq(), s.ledger->last_request_seq());
+  on_pipeline(s, [&s](auto& p) { p.set_trade_tap(s.trade_tap.get()); });
   // Recovery: the newest good engine snapshot, then the journal after it,
   // replayed with the outputs muted.
   const auto t0 = Clock::now();
   std::vector<std::string> problems;
-  const std::uint64_t fingerprint = config.engine_fingerprint();
   std::uint64_t from_seq = 0;
   if (auto snap = load_latest_snapshot(config.journal.dir, fingerprint, problems)) {
     with_engine([&](auto& e) { e.import_state(snap->state, snap->accounts); });
     from_seq = snap->journal_seq;
     s.log("engine snapshot " + snap->path + " loaded (journal seq " + std::to_string(from_seq) + ")");
+    if (from_seq > s.ledger->last_request_seq() && s.ledger->next_trade_seq() > 1)
+      s.log("trade ledger: its last trade is of request " + std::to_string(s.ledger->last_request_seq()) +
+            " and the snapshot is after request " + std::to_string(from_seq) + ": trades of requests " +
+            std::to_string(s.ledger->last_request_seq() + 1) + ".." + std::to_string(from_seq) +
+            ", if there were any, are not in the ledger (the replay starts after the snapshot)");
   }
   for (const auto& p : problems) s.log("engine snapshot skipped: " + p);
   const JournalRecovery rec = recover_journal(config.journal.dir, fingerprint, from_seq, [&](const JournalRecord& r) {
@@ -434,6 +454,9 @@ void ExchangeServer::place_counters() {
   if (s.forwarder->on()) s.forwarder->place_counters(f);
   s.snapshots->place_counters(f);
   s.snapshotter->place_counters(f);
+  s.ledger->place_counters(f);
+  f.begin_group();
+  f.place(s.trade_tap->ring_full_waits_counter(), "ledger.ring_full_waits");
   f.begin_group();
   f.place(s.depths.gateway_to_sequencer, "queue.gateway_to_sequencer", core::CounterKind::kGauge);
   f.place(s.depths.sequencer_to_engine, "queue.sequencer_to_engine", core::CounterKind::kGauge);
@@ -458,7 +481,7 @@ ExchangeServer::~ExchangeServer() { shutdown(); }
 void ExchangeServer::start() {
   Impl& s = *impl_;
   s.started = true;  // first: whatever starts below is stopped by shutdown(), even if a later start throws
-  s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer, *s.forwarder);
+  s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer, *s.forwarder, *s.ledger);
   s.aux_runner.emplace(make_runner(*s.aux, s.config, "aux"));
   s.snapshot_runner.emplace(make_runner(*s.snapshotter, s.config, "snapshotter"));
   s.aux_runner->start();
@@ -473,6 +496,7 @@ std::string ExchangeServer::failure() const {
     return "journal: " + why + " (order entry stopped: nothing unjournaled was acknowledged)";
   }
   if (s.syncer->failed()) return "journal: " + s.journal->sync_error();
+  if (s.ledger->failed()) return s.ledger->error() + " (trades are no longer recorded)";
   if (s.aux_runner && s.aux_runner->has_failed()) return "auxiliary thread failed: " + describe(*s.aux_runner);
   // A snapshotter failure is logged (shutdown), not fatal: the journal alone recovers everything.
   return on_pipeline(s, [](auto& p) { return p.failure(); });

@@ -1,0 +1,82 @@
+// The engine thread's end of the trade ledger (docs/CONTROLS.md "Trade
+// ledger"): every fill report passes through on_report(); the engine
+// reports a trade as the taker's fill followed at once by the maker's, so
+// the taker's is kept and, at the maker's, one TradeRecord with both sides
+// goes into the LedgerRing for the auxiliary thread's writer. All the
+// engine's thread pays per trade is this copy and one TSC read: the file,
+// its CRCs and its fdatasync are the writer's (trade_ledger.hpp).
+//
+// Recovery: the tap also sees the journal replay's muted outputs, and keeps
+// only trades of requests after `after` (the last one the ledger file
+// already holds), so the trades a crash kept out of the file go in now, in
+// order, and none twice.
+//
+// A full ring is waited out (_mm_pause, counted in ring_full_waits): a
+// trade left out of the ledger would make it unauditable.
+//
+// Not thread-safe: the engine's thread. noexcept, no allocation.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/counter.hpp"
+#include "core/tsc_clock.hpp"
+#include "engine/events.hpp"
+#include "exchange/trade_record.hpp"
+
+namespace nanotick::exchange {
+
+class TradeTap {
+ public:
+  // `next_trade_seq`: the ledger's next number; `after`: the last request
+  // whose trades the ledger holds.
+  TradeTap(LedgerRing& ring, std::uint64_t next_trade_seq, std::uint64_t after) noexcept
+      : ring_(&ring), next_trade_seq_(next_trade_seq), after_(after) {}
+
+  void on_report(const engine::ExecReport& r) noexcept {
+    if (r.type != engine::ReportType::kFill || r.request_seq <= after_) return;
+    if (!r.is_maker) {
+      taker_ = r;
+      return;
+    }
+    TradeRecord t{};
+    t.trade_seq = next_trade_seq_++;
+    t.request_seq = r.request_seq;
+    t.time_ns = core::TscClock::global().now();  // ticks here; the writer converts them to wall-clock ns
+    t.instrument = r.instrument;
+    t.aggressor = static_cast<std::uint8_t>(taker_.side);
+    t.price = r.last_price;
+    t.qty = r.last_qty;
+    const bool maker_buys = r.side == engine::Side::kBuy;
+    const engine::ExecReport& buy = maker_buys ? r : taker_;
+    const engine::ExecReport& sell = maker_buys ? taker_ : r;
+    t.buy_client = buy.client;
+    t.sell_client = sell.client;
+    t.buy_order_id = buy.order_id;
+    t.sell_order_id = sell.order_id;
+    t.buy_client_order_id = buy.client_order_id;
+    t.sell_client_order_id = sell.client_order_id;
+    t.buy_exec_seq = buy.seq;
+    t.sell_exec_seq = sell.seq;
+    while (!ring_->try_push(t)) {
+      ring_full_waits_.add();
+      _mm_pause();
+    }
+  }
+
+  std::uint64_t trades() const noexcept { return next_trade_seq_ - 1; }
+  std::uint64_t ring_full_waits() const noexcept { return ring_full_waits_.get(); }
+  core::Counter& ring_full_waits_counter() noexcept { return ring_full_waits_; }
+
+ private:
+  LedgerRing* ring_;
+  std::uint64_t next_trade_seq_;
+  std::uint64_t after_;
+  engine::ExecReport taker_{};
+  core::Counter ring_full_waits_;
+};
+
+}  // namespace nanotick::exchange
