@@ -46,6 +46,18 @@ def recoveries_completed(summary) -> int:
                if k.startswith("md.recoveries.") and k.endswith(".completed") and "late join" not in k)
 
 
+def recorded_through(md, dump):
+    """The incremental channel the recorder captured, once it reaches the
+    market maker's book dump (waited for), checked complete from seq 1."""
+    def through_dump():
+        incr = md.packets()[0]
+        return incr if incr and incr[-1].first_seq + len(incr[-1].messages) >= dump.next_seq else None
+
+    incremental = md.wait_for(through_dump, 3.0, f"incremental seq {dump.next_seq}")
+    md.check(from_start=True)
+    return incremental
+
+
 def test_a_reader_lapped_by_a_tiny_ring_recovers_through_snapshots(start_exchange, start_trader, tmp_path):
     config = make_config(tmp_path, n_clients=2, market_data={"shm_ring_packets": 16})
     with MdRecorder(config) as md:  # the whole incremental channel from seq 1: the reference books
@@ -71,12 +83,7 @@ def test_a_reader_lapped_by_a_tiny_ring_recovers_through_snapshots(start_exchang
         dump = parse_book_dump(dump_path.read_text())
         counters = ex.stop()
 
-        def recorded_through_dump():
-            incr = md.packets()[0]
-            return incr if incr and incr[-1].first_seq + len(incr[-1].messages) >= dump.next_seq else None
-
-        incremental = md.wait_for(recorded_through_dump, 3.0, f"incremental seq {dump.next_seq}")
-        md.check(from_start=True)
+        incremental = recorded_through(md, dump)
     summary = mm_proc.summary()
     what = f"{mm_proc.describe()}\nexchange counters {counters}"
     assert counter(summary, "md.shm.laps") >= 1, f"the market maker was never lapped: {what}"
@@ -184,12 +191,7 @@ def test_aux_thread_forwards_the_whole_feed_to_multicast(start_exchange, start_t
         dump = parse_book_dump(dump_path.read_text())
         counters = ex.stop()
 
-        def recorded_through_dump():
-            incr = md.packets()[0]
-            return incr if incr and incr[-1].first_seq + len(incr[-1].messages) >= dump.next_seq else None
-
-        incremental = md.wait_for(recorded_through_dump, 3.0, f"incremental seq {dump.next_seq}")
-        md.check(from_start=True)
+        incremental = recorded_through(md, dump)
     what = f"{rnd_proc.describe()}\nexchange counters {counters}"
     assert counters.get("md.udp_forward.packets", 0) > 0, what
     assert counters["md.udp_forward.packets"] == counters["md.incremental.packets"], what
