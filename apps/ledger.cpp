@@ -90,9 +90,9 @@ int list(const std::string& arg, const Filter& f, const std::string& config_path
     if (!f.keeps(t)) continue;
     std::printf("%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRId64 ",%" PRId64 ",%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-                t.trade_seq, t.request_seq, iso_time(t.time_ns).c_str(), symbol(symbols, t.instrument).c_str(),
-                t.price, t.qty, t.aggressor == 1 ? "buy" : "sell", t.buy_client, t.sell_client, t.buy_order_id,
-                t.sell_order_id, t.buy_client_order_id, t.sell_client_order_id, t.buy_exec_seq, t.sell_exec_seq);
+                t.trade_seq, t.request_seq, iso_time(t.time_ns).c_str(), symbol(symbols, t.instrument).c_str(), t.price,
+                t.qty, t.aggressor == 1 ? "buy" : "sell", t.buy_client, t.sell_client, t.buy_order_id, t.sell_order_id,
+                t.buy_client_order_id, t.sell_client_order_id, t.buy_exec_seq, t.sell_exec_seq);
   }
   return finish(c, path);
 }
@@ -138,8 +138,7 @@ int main(int argc, char** argv) {
   Filter f;
   const auto common = [&](CLI::App* sub) {
     sub->add_option("ledger", ledger, "the ledger file, or the journal directory holding trades.ledger")->required();
-    sub->add_option("--config,-c", config_path, "the exchange config: instruments by symbol")
-        ->check(CLI::ExistingFile);
+    sub->add_option("--config,-c", config_path, "the exchange config: instruments by symbol")->check(CLI::ExistingFile);
     sub->add_option("--client", f.client, "only trades with this client on either side")->check(CLI::Range(0, 65535));
     sub->add_option("--instrument", f.instrument, "only this instrument id")->check(CLI::Range(0, 1 << 30));
     sub->add_option("--from", f.from, "first trade_seq");

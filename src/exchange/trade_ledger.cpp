@@ -165,12 +165,14 @@ int TradeLedger::do_work() noexcept {
   int work = 0;
   for (;;) {
     batch_.clear();
-    ring_.drain([this, &clock](const TradeRecord& r) {
-      TradeRecord t = r;
-      t.time_ns = static_cast<std::uint64_t>(clock.to_epoch_ns(r.time_ns));
-      t.crc = crc_of(t);
-      batch_.push_back(t);
-    }, kBatch);
+    ring_.drain(
+        [this, &clock](const TradeRecord& r) {
+          TradeRecord t = r;
+          t.time_ns = static_cast<std::uint64_t>(clock.to_epoch_ns(r.time_ns));
+          t.crc = crc_of(t);
+          batch_.push_back(t);
+        },
+        kBatch);
     if (batch_.empty()) break;
     if (!write_all(batch_.data(), batch_.size() * sizeof(TradeRecord))) {
       failed_ = true;

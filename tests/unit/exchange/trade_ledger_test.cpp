@@ -23,8 +23,9 @@ namespace ne = nanotick::engine;
 namespace {
 
 struct TempFile {
-  TempFile() : path(std::filesystem::temp_directory_path() / ("nt-ledger-" + std::to_string(::getpid()) + "-" +
-                                                               std::to_string(counter++) + ".ledger")) {}
+  TempFile()
+      : path(std::filesystem::temp_directory_path() /
+             ("nt-ledger-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".ledger")) {}
   ~TempFile() { std::filesystem::remove(path); }
   std::filesystem::path path;
   static inline int counter = 0;
