@@ -20,9 +20,18 @@ def exchange_binary() -> pathlib.Path:
     return BINARY
 
 
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keeps each phase's report on the test item (start_exchange reads it)."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, "report_" + report.when, report)
+
+
 @pytest.fixture
-def start_exchange(exchange_binary):
-    """start_exchange(config) -> a ready ExchangeProcess; every process started is killed at teardown."""
+def start_exchange(exchange_binary, request):
+    """start_exchange(config) -> a ready ExchangeProcess; every process started is killed at teardown.
+    When the test failed, each exchange's log goes into the report (why a session closed, a crash)."""
     started: List[ExchangeProcess] = []
 
     def start(config: ExchangeConfig, extra_args: Optional[List[str]] = None, wait: bool = True) -> ExchangeProcess:
@@ -34,9 +43,14 @@ def start_exchange(exchange_binary):
         return p
 
     yield start
-    for p in started:
-        if p.alive():
+    call = getattr(request.node, "report_call", None)
+    for i, p in enumerate(started):
+        alive = p.alive()
+        if alive:
             p.kill()
+        if call is not None and call.failed:
+            call.sections.append((f"exchange {i + 1} log ({'running' if alive else 'exited'} at teardown)",
+                                  p.stderr_text()[-20000:]))
         # A killed exchange leaves its shared-memory socket files (the next one
         # would replace them); a test run leaves nothing behind in /tmp.
         for path in shm_socket_paths(p.config):
