@@ -22,6 +22,7 @@
 #include "exchange/journal_lock.hpp"
 #include "exchange/journal_repair.hpp"
 #include "exchange/journal_scan.hpp"
+#include "workload/workload_csv.hpp"
 
 namespace {
 
@@ -36,16 +37,6 @@ const char* status_name(SlotStatus s) {
     case SlotStatus::kGood: return "good";
     case SlotStatus::kAfterBreak: return "after-break";
     case SlotStatus::kBad: return "bad";
-  }
-  return "?";
-}
-
-const char* request_type_name(ne::RequestType t) {
-  switch (t) {
-    case ne::RequestType::kNew: return "new";
-    case ne::RequestType::kCancel: return "cancel";
-    case ne::RequestType::kModify: return "modify";
-    case ne::RequestType::kMassCancel: return "mass_cancel";
   }
   return "?";
 }
@@ -113,7 +104,7 @@ int dump(const std::string& dir, std::uint64_t from, std::uint64_t to, bool prob
         const ne::Request& q = r.request;
         std::printf("%" PRIu64 ",%s,%s,%" PRIu64 ",%s,%u,%u,%" PRIu64 ",%u,%u,%u,%" PRId64 ",%" PRId64 ",%" PRIu64 "\n",
                     r.seq, status_name(st), std::filesystem::path(seg.path).filename().c_str(), off,
-                    request_type_name(q.type), unsigned(q.instrument), unsigned(q.client),
+                    nanotick::workload::name_of(q.type).c_str(), unsigned(q.instrument), unsigned(q.client),
                     static_cast<std::uint64_t>(q.client_order_id), unsigned(q.side), unsigned(q.order_type),
                     unsigned(q.stp), static_cast<std::int64_t>(q.price), static_cast<std::int64_t>(q.qty), q.event_id);
       });

@@ -44,6 +44,7 @@ class HarnessEngineSink {
       case ne::ReportType::kRejected:
       case ne::ReportType::kCancelRejected:
       case ne::ReportType::kModifyRejected: queue_.push(HarnessType::kRejected, key, 0, 0, 0); break;
+      case ne::ReportType::kAdminDone: break;  // an admin's answer: no workload here sends admin requests
     }
   }
 

@@ -96,6 +96,7 @@ PeerResult dispatch_to_peer(Peer& peer, const engine::Request& r) {
     case engine::RequestType::kCancel: return peer.on_cancel(r);
     case engine::RequestType::kModify: return peer.on_modify(r);
     case engine::RequestType::kMassCancel: break;  // the venue's request: in no workload a peer replays
+    default: break;                                // admin requests: the venue's controls', not a book's
   }
   return PeerResult::kRejected;
 }

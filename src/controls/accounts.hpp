@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "controls/account_limits.hpp"
-#include "controls/accounts_state.hpp"
+#include "controls/controls_state.hpp"
 #include "core/compiler.hpp"
 #include "engine/book_views.hpp"
 #include "engine/events.hpp"
@@ -120,10 +120,10 @@ class Accounts {
   }
 
   // Snapshots: the balances (cash, positions) of every account.
-  AccountsState export_balances() const {
-    AccountsState st;
+  ControlsState export_balances() const {
+    ControlsState st;
     for (const Account& a : accounts_) {
-      AccountsState::Account out;
+      ControlsState::Account out;
       out.client = a.limits.client;
       out.cash = a.cash;
       for (const Holding& h : a.holdings) out.positions.push_back(h.position);
@@ -135,13 +135,13 @@ class Accounts {
   // working orders of `engine` (a MatchingEngine: for_each_order) hold.
   // Throws std::invalid_argument when `st` is not of these accounts.
   template <typename Engine>
-  void import_balances(const AccountsState& st, const Engine& engine) {
+  void import_balances(const ControlsState& st, const Engine& engine) {
     if (st.accounts.size() != accounts_.size())
       throw std::invalid_argument("accounts: " + std::to_string(st.accounts.size()) + " accounts for " +
                                   std::to_string(accounts_.size()) + " configured");
     for (std::size_t i = 0; i < accounts_.size(); ++i) {
       Account& a = accounts_[i];
-      const AccountsState::Account& in = st.accounts[i];
+      const ControlsState::Account& in = st.accounts[i];
       if (in.client != a.limits.client || in.positions.size() != a.holdings.size())
         throw std::invalid_argument("accounts: entry " + std::to_string(i) + " is client " + std::to_string(in.client) +
                                     " with " + std::to_string(in.positions.size()) + " positions, not client " +

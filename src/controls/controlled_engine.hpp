@@ -6,8 +6,16 @@
 // of the Rust engine's pipeline this follows: pre-trade -> matching ->
 // settlement, in one deterministic step per request.
 //
-// Deterministic: the accounts are a pure function of the config and the
-// request stream, like the books.
+// The admin requests (engine::is_admin_request: halt/resume an instrument,
+// block/unblock a client, cancel all of a client's orders) are handled here
+// too, never by the engine: each is answered by one kAdminDone report to
+// the admin; a halt or resume that changes the instrument's state also
+// publishes it (MdType::kTradingState). A blocked client's and a halted
+// instrument's new orders and modifies are refused before the account
+// checks (kClientBlocked, kInstrumentHalted); cancels always pass.
+//
+// Deterministic: the accounts and the switches are a pure function of the
+// config and the request stream, like the books.
 //
 // Not thread-safe: one thread owns it. process() is noexcept and never
 // allocates.
@@ -16,6 +24,7 @@
 #include "controls/accounts.hpp"
 #include "controls/pre_trade_check.hpp"
 #include "controls/settling_sink.hpp"
+#include "controls/switches.hpp"
 #include "engine/matching_engine.hpp"
 
 namespace nanotick::controls {
@@ -27,11 +36,27 @@ class ControlledEngine {
 
   // Throws std::invalid_argument (the engine's or the accounts' config).
   ControlledEngine(const engine::EngineConfig& engine_config, const ControlsConfig& controls, Sink& sink)
-      : accounts_(engine_config, controls), settling_(sink, accounts_), engine_(engine_config, settling_) {}
+      : accounts_(engine_config, controls),
+        settling_(sink, accounts_),
+        engine_(engine_config, settling_),
+        switches_(engine_config.instruments.size()) {}
   ControlledEngine(const ControlledEngine&) = delete;
   ControlledEngine& operator=(const ControlledEngine&) = delete;
 
   void process(const engine::Request& rq) noexcept {
+    using engine::RequestType;
+    if (rq.type == RequestType::kNew || rq.type == RequestType::kModify) {
+      const engine::RejectReason off = switches_.blocked(rq.client)      ? engine::RejectReason::kClientBlocked
+                                       : switches_.halted(rq.instrument) ? engine::RejectReason::kInstrumentHalted
+                                                                         : engine::RejectReason::kNone;
+      if (off != engine::RejectReason::kNone) [[unlikely]] {
+        ++refused_;
+        engine_.refuse(rq, off);
+        return;
+      }
+    } else if (engine::is_admin_request(rq.type)) [[unlikely]] {
+      return on_admin(rq);
+    }
     const engine::RejectReason why = pre_trade_check(accounts_, engine_, rq);
     if (why != engine::RejectReason::kNone) [[unlikely]] {
       ++refused_;
@@ -41,14 +66,21 @@ class ControlledEngine {
     engine_.process(rq);
   }
 
-  // Snapshots (start-up / snapshotter code: allocates, throws): the books and
-  // the balances; importing needs a fresh engine and rebuilds the holds.
+  // Snapshots (start-up / snapshotter code: allocates, throws): the books,
+  // and the balances with the switches; importing needs a fresh engine and
+  // rebuilds the holds.
   engine::EngineState export_state() const { return engine_.export_state(); }
-  AccountsState export_balances() const { return accounts_.export_balances(); }
-  void import_state(const engine::EngineState& books, const AccountsState& balances) {
-    engine_.import_state(books);
-    accounts_.import_balances(balances, engine_);
+  ControlsState export_controls() const {
+    ControlsState s = accounts_.export_balances();
+    switches_.export_into(s);
+    return s;
   }
+  void import_state(const engine::EngineState& books, const ControlsState& controls) {
+    engine_.import_state(books);
+    accounts_.import_balances(controls, engine_);
+    switches_.import_from(controls);
+  }
+  const Switches& switches() const noexcept { return switches_; }
 
   const Engine& engine() const noexcept { return engine_; }
   Engine& engine() noexcept { return engine_; }
@@ -57,9 +89,71 @@ class ControlledEngine {
   std::uint64_t refused() const noexcept { return refused_; }
 
  private:
+  // Cold: an admin's request. Validated here (the gateway checked that the
+  // target client exists and that the sender is an admin); a malformed one
+  // is answered with the reason and changes nothing.
+  NT_COLD void on_admin(const engine::Request& rq) noexcept {
+    using engine::RejectReason;
+    using engine::RequestType;
+    const RejectReason why = admin_problem(rq);
+    if (why != RejectReason::kNone) return engine_.answer_admin(rq, why, 0, true);
+
+    const engine::ClientId target = engine::admin_target(rq);
+    switch (rq.type) {
+      case RequestType::kHaltInstrument:
+      case RequestType::kResumeInstrument: {
+        const bool halt = rq.type == RequestType::kHaltInstrument;
+        // Answered first, so the admin's answer is never behind the feed's news.
+        engine_.answer_admin(rq, RejectReason::kNone, 0, true);
+        if (switches_.set_halted(rq.instrument, halt)) engine_.publish_trading_state(rq, halt);
+        return;
+      }
+      case RequestType::kBlockClient:
+      case RequestType::kUnblockClient:
+        (void)switches_.set_blocked(target, rq.type == RequestType::kBlockClient);
+        return engine_.answer_admin(rq, RejectReason::kNone, 0, true);
+      case RequestType::kAdminCancelAll: {
+        // As the engine's mass cancel (cancel-on-disconnect's): one
+        // kCancelled report per order, so the reports it adds count them.
+        const engine::Seq before = engine_.last_report_seq();
+        engine_.cancel_all_by_admin(rq, target);
+        return engine_.answer_admin(rq, RejectReason::kNone, static_cast<Qty>(engine_.last_report_seq() - before),
+                                    false);
+      }
+      default: return;
+    }
+  }
+
+  // What is wrong with an admin request, kNone if nothing.
+  engine::RejectReason admin_problem(const engine::Request& rq) const noexcept {
+    using engine::RejectReason;
+    using engine::RequestType;
+    if (rq.client > engine::kMaxClientId) return RejectReason::kInvalidClientId;
+    if (rq.reserved != 0 || rq.price != 0 || rq.side != engine::Side::kBuy ||
+        rq.order_type != engine::OrderType::kLimit || rq.stp != engine::StpMode::kNone)
+      return RejectReason::kReservedNotZero;
+    const bool known_instrument = rq.instrument < engine_.instrument_count();
+    const bool known_target = rq.qty >= 0 && rq.qty <= engine::kMaxClientId;
+    switch (rq.type) {
+      case RequestType::kHaltInstrument:
+      case RequestType::kResumeInstrument:
+        if (!known_instrument) return RejectReason::kUnknownInstrument;
+        return rq.qty == 0 ? RejectReason::kNone : RejectReason::kReservedNotZero;
+      case RequestType::kBlockClient:
+      case RequestType::kUnblockClient:
+        if (rq.instrument != 0) return RejectReason::kReservedNotZero;
+        return known_target ? RejectReason::kNone : RejectReason::kUnknownTargetClient;
+      case RequestType::kAdminCancelAll:
+        if (!known_instrument && rq.instrument != engine::kAllInstruments) return RejectReason::kUnknownInstrument;
+        return known_target ? RejectReason::kNone : RejectReason::kUnknownTargetClient;
+      default: return RejectReason::kInvalidRequestType;
+    }
+  }
+
   Accounts accounts_;
   SettlingSink<Sink> settling_;
   Engine engine_;
+  Switches switches_;
   std::uint64_t refused_ = 0;
 };
 

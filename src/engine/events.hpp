@@ -24,6 +24,10 @@ enum class ReportType : std::uint8_t {
   kModified = 5,        // modify applied: price/qty now; leaves_qty after it
   kCancelRejected = 6,  // cancel refused: reason (kUnknownOrder or kTooLateToCancel)
   kModifyRejected = 7,  // modify refused: reason
+  kAdminDone = 8,       // an admin request answered (src/controls): client = the admin,
+                        // client_order_id = its request id, request_type = what it asked,
+                        // instrument, order_qty = the target client, last_qty = orders it
+                        // cancelled; reason != kNone: refused, nothing changed
 };
 
 enum class CancelReason : std::uint8_t {
@@ -34,6 +38,7 @@ enum class CancelReason : std::uint8_t {
   kSelfTrade = 4,        // self-trade prevention
   kModifyBelowFilled = 5,// modify to a total quantity <= the filled quantity
   kMassCancel = 6,       // the venue cancelled all the client's orders (its session ended)
+  kAdminCancel = 7,      // an admin cancelled all the client's orders (docs/CONTROLS.md "Admin")
 };
 
 struct ExecReport {
@@ -57,10 +62,11 @@ struct ExecReport {
   bool is_maker;             // kFill: this order was resting
   RejectReason reason;       // rejects
   CancelReason cancel_reason;// kCancelled
-  std::uint8_t pad[9] = {};  // explicit to the end: no implicit padding (see clear())
+  std::uint8_t request_type = 0;  // kAdminDone: the RequestType answered
+  std::uint8_t pad[8] = {};  // explicit to the end: no implicit padding (see clear())
 };
 static_assert(std::is_trivially_copyable_v<ExecReport>);
-static_assert(sizeof(ExecReport) == 120 && offsetof(ExecReport, pad) + 9 == sizeof(ExecReport),
+static_assert(sizeof(ExecReport) == 120 && offsetof(ExecReport, pad) + 8 == sizeof(ExecReport),
               "every byte of an ExecReport is a named field, so clear() sets them all");
 
 enum class MdType : std::uint8_t {
@@ -70,6 +76,7 @@ enum class MdType : std::uint8_t {
                    // is a kTrade, which itself reduces the maker and removes it at zero
   kTrade = 4,      // price, qty, side = aggressor side, order_id = maker, contra = taker
   kTopOfBook = 5,  // bid_price/bid_qty/ask_price/ask_qty after the request (qty 0 = empty side)
+  kTradingState = 6,  // the instrument was halted (qty = 1) or resumed (qty = 0) by an admin
 };
 
 struct MdEvent {
@@ -121,6 +128,7 @@ inline void clear(ExecReport& r) noexcept {
   r.is_maker = false;
   r.reason = RejectReason{};
   r.cancel_reason = CancelReason{};
+  r.request_type = 0;
   for (std::uint8_t& b : r.pad) b = 0;
 }
 inline void clear(MdEvent& m) noexcept {

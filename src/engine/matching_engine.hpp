@@ -85,6 +85,49 @@ class MatchingEngine {
     reject(rq, type, why);
   }
 
+  // An admin request (is_admin_request) answered by the controls around the
+  // engine (src/controls): one kAdminDone report to the admin (rq.client),
+  // with the next report sequence number. `count_request`: false when
+  // process() has already counted the request (the mass cancel a cancel-all
+  // ran). `cancelled`: the orders it cancelled; `why` != kNone: refused.
+  NT_COLD void answer_admin(const Request& rq, RejectReason why, Qty cancelled, bool count_request) noexcept {
+    if (count_request) ++requests_;
+    event_id_ = rq.event_id;
+    instrument_ = rq.instrument;
+    emit_report(ReportType::kAdminDone, [&](ExecReport& r) NT_LAMBDA_INLINE_NOEXCEPT {
+      r.client = rq.client;
+      r.instrument = rq.instrument;
+      r.client_order_id = rq.client_order_id;
+      r.order_qty = rq.qty;
+      r.last_qty = cancelled;
+      r.reason = why;
+      r.request_type = static_cast<std::uint8_t>(rq.type);
+    });
+  }
+
+  // An admin's cancel-all (src/controls; already validated: `target` <=
+  // kMaxClientId, rq.instrument known or kAllInstruments): every live order
+  // of `target` there, cancelled as by a mass cancel, each with
+  // kAdminCancel. Counted as one request; answer_admin follows.
+  NT_COLD void cancel_all_by_admin(const Request& rq, ClientId target) noexcept {
+    ++requests_;
+    event_id_ = rq.event_id;
+    instrument_ = rq.instrument;
+    cancel_all_of(rq.instrument, target, CancelReason::kAdminCancel);
+  }
+
+  // An admin halted (or resumed) instrument rq.instrument: one kTradingState
+  // market data event, numbered in the feed like any other. The caller
+  // checks the instrument exists.
+  NT_COLD void publish_trading_state(const Request& rq, bool halted) noexcept {
+    event_id_ = rq.event_id;
+    instrument_ = rq.instrument;
+    md(*books_[rq.instrument], [&](MdEvent& m) NT_LAMBDA_INLINE_NOEXCEPT {
+      m.type = MdType::kTradingState;
+      m.qty = halted ? 1 : 0;
+    });
+  }
+
   // Optional hint for replay loops: starts the cache misses `next` will take
   // (its live-index slot, its instrument's finished-order slots) so they
   // overlap the current request's work. Reads nothing but the request's
@@ -338,14 +381,19 @@ class MatchingEngine {
     if (why == RejectReason::kNone && (rq.reserved != 0 || rq.client_order_id != 0 || rq.price != 0 || rq.qty != 0))
       why = RejectReason::kReservedNotZero;
     if (why != RejectReason::kNone) return reject(rq, ReportType::kCancelRejected, why);
-    if (rq.instrument != kAllInstruments) return cancel_all_of(rq.instrument, rq.client);
+    cancel_all_of(rq.instrument, rq.client, CancelReason::kMassCancel);
+  }
+
+  // `inst`: one instrument or kAllInstruments.
+  void cancel_all_of(InstrumentId inst, ClientId client, CancelReason reason) noexcept {
+    if (inst != kAllInstruments) return cancel_all_in(inst, client, reason);
     for (InstrumentId i = 0; i < books_.size(); ++i) {
       instrument_ = i;  // this instrument's outputs carry its id
-      cancel_all_of(i, rq.client);
+      cancel_all_in(i, client, reason);
     }
   }
 
-  void cancel_all_of(InstrumentId inst, ClientId client) noexcept {
+  void cancel_all_in(InstrumentId inst, ClientId client, CancelReason reason) noexcept {
     OrderBook& b = *books_[inst];
     mass_cancel_scratch_.clear();
     for (const BookSide* side : {&b.bids, &b.asks})
@@ -358,7 +406,7 @@ class MatchingEngine {
     std::sort(mass_cancel_scratch_.begin(), mass_cancel_scratch_.end(),
               [](const Order* x, const Order* y) { return x->order_id < y->order_id; });
     const Top before = top(b);
-    for (Order* o : mass_cancel_scratch_) remove_resting(b, o, CancelReason::kMassCancel);
+    for (Order* o : mass_cancel_scratch_) remove_resting(b, o, reason);
     emit_top_if_changed(b, before);
   }
 

@@ -17,7 +17,23 @@ enum class RequestType : std::uint8_t {
   kMassCancel = 4,  // cancels every live order of `client` on `instrument`, or on every
                     // instrument with kAllInstruments (other fields 0): the venue's request,
                     // never a client's message (cancel-on-disconnect, recovery)
+  // The venue's admin requests (docs/CONTROLS.md "Admin"): an admin session's, handled by
+  // the controls around the engine (src/controls) and never by the engine itself, which
+  // rejects them kInvalidRequestType. `client`: the admin who asked (its answer goes
+  // there); `client_order_id`: the admin's request id; `instrument`: the instrument
+  // (halt/resume; cancel-all: one, or kAllInstruments); `qty`: the target client
+  // (block/unblock/cancel-all; make_admin).
+  kHaltInstrument = 5,
+  kResumeInstrument = 6,
+  kBlockClient = 7,
+  kUnblockClient = 8,
+  kAdminCancelAll = 9,
 };
+
+inline constexpr bool is_admin_request(RequestType t) noexcept {
+  return static_cast<std::uint8_t>(t) >= static_cast<std::uint8_t>(RequestType::kHaltInstrument) &&
+         static_cast<std::uint8_t>(t) <= static_cast<std::uint8_t>(RequestType::kAdminCancelAll);
+}
 
 // A mass cancel's instrument meaning "all of them".
 inline constexpr InstrumentId kAllInstruments = 0xFFFF'FFFF;
@@ -50,6 +66,14 @@ inline Request make_mass_cancel(InstrumentId instrument, ClientId client) {
   return Request{
       RequestType::kMassCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, client, 0, 0, 0, 0, 0};
 }
+// An admin request (is_admin_request(type)); `target_client` is 0 for halt/resume.
+inline Request make_admin(RequestType type, ClientId admin, ClientOrderId request_id, InstrumentId instrument,
+                          ClientId target_client) {
+  return Request{type,          Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, admin, 0, request_id, 0,
+                 target_client, 0};
+}
+// The target client of an admin request.
+inline ClientId admin_target(const Request& rq) noexcept { return static_cast<ClientId>(rq.qty); }
 inline Request make_modify(InstrumentId instrument, ClientId client, ClientOrderId id, Price price, Qty qty) {
   return Request{
       RequestType::kModify, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, client, 0, id, price, qty, 0};

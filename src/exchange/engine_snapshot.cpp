@@ -22,8 +22,9 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'N', 'T', 'S', 'N', 'A', 'P', '0', '1'};
 // 2: the finished-order memory as two generations (1: a ring, oldest first).
-// 3: the accounts' balances after the books (docs/CONTROLS.md); 2 is still read.
-constexpr std::uint32_t kVersion = 3;
+// 3: the accounts' balances after the books (docs/CONTROLS.md); 4: then the
+// halted instruments and blocked clients. 2 and 3 are still read.
+constexpr std::uint32_t kVersion = 4;
 constexpr std::uint32_t kOldestReadable = 2;
 constexpr std::size_t kOrderBytes = 8 + 4 + 8 + 1 + 1 + 8 + 8 + 8;
 
@@ -87,7 +88,7 @@ std::string snapshot_file_name(std::uint64_t journal_seq) {
 
 std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std::uint64_t fingerprint,
                                                  const engine::EngineState& s,
-                                                 const controls::AccountsState& accounts) {
+                                                 const controls::ControlsState& controls) {
   Writer w;
   for (const char c : kMagic) w.put(c);
   w.put(kVersion);
@@ -120,8 +121,8 @@ std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std:
     }
     w.put(b.finished_current_adds);
   }
-  w.put(static_cast<std::uint64_t>(accounts.accounts.size()));
-  for (const auto& a : accounts.accounts) {
+  w.put(static_cast<std::uint64_t>(controls.accounts.size()));
+  for (const auto& a : controls.accounts) {
     w.put(a.client);
     const auto cash = static_cast<controls::UnsignedMoney>(a.cash);
     w.put(static_cast<std::uint64_t>(cash >> 64));
@@ -129,6 +130,10 @@ std::vector<std::uint8_t> encode_engine_snapshot(std::uint64_t journal_seq, std:
     w.put(static_cast<std::uint64_t>(a.positions.size()));
     for (const engine::Qty q : a.positions) w.put(q);
   }
+  w.put(static_cast<std::uint64_t>(controls.halted.size()));
+  for (const engine::InstrumentId i : controls.halted) w.put(i);
+  w.put(static_cast<std::uint64_t>(controls.blocked.size()));
+  for (const engine::ClientId c : controls.blocked) w.put(c);
   w.put(core::crc32c(0, w.bytes.data(), w.bytes.size()));
   return std::move(w.bytes);
 }
@@ -181,8 +186,8 @@ LoadedSnapshot decode_engine_snapshot(const std::vector<std::uint8_t>& bytes, st
     b.finished_current_adds = r.get<std::uint32_t>("finished orders");
   }
   if (version >= 3) {
-    out.accounts.accounts.resize(r.count("accounts", 4 + 8 + 8 + 8));
-    for (auto& a : out.accounts.accounts) {
+    out.controls.accounts.resize(r.count("accounts", 4 + 8 + 8 + 8));
+    for (auto& a : out.controls.accounts) {
       a.client = r.get<std::uint32_t>("account");
       const auto hi = r.get<std::uint64_t>("account");
       const auto lo = r.get<std::uint64_t>("account");
@@ -191,16 +196,22 @@ LoadedSnapshot decode_engine_snapshot(const std::vector<std::uint8_t>& bytes, st
       for (auto& q : a.positions) q = r.get<std::int64_t>("position");
     }
   }
+  if (version >= 4) {
+    out.controls.halted.resize(r.count("halted instruments", 4));
+    for (auto& i : out.controls.halted) i = r.get<std::uint32_t>("halted instrument");
+    out.controls.blocked.resize(r.count("blocked clients", 4));
+    for (auto& c : out.controls.blocked) c = r.get<std::uint32_t>("blocked client");
+  }
   if (r.remaining() != 0) throw std::runtime_error("trailing bytes after the last book");
   return out;
 }
 
 void write_engine_snapshot(const std::string& dir, std::uint64_t journal_seq, std::uint64_t fingerprint,
-                           const engine::EngineState& state, const controls::AccountsState& accounts) {
+                           const engine::EngineState& state, const controls::ControlsState& controls) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("snapshot: cannot create " + dir + ": " + ec.message());
-  const std::vector<std::uint8_t> bytes = encode_engine_snapshot(journal_seq, fingerprint, state, accounts);
+  const std::vector<std::uint8_t> bytes = encode_engine_snapshot(journal_seq, fingerprint, state, controls);
   const std::string final_path = dir + "/" + snapshot_file_name(journal_seq);
   const std::string tmp = final_path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -361,7 +361,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   if (s.ledger->cut_bytes() != 0)
     s.log("trade ledger: cut a torn tail: " + s.ledger->cut_reason() + " (" + std::to_string(s.ledger->cut_bytes()) +
           " bytes)");
-  s.trade_tap = std::make_unique<TradeTap>(s.ledger_ring, s.ledger->next_trade_seq(), s.ledger->last_request_seq());
+  s.trade_tap = std::make_unique<TradeTap>(s.ledger_ring, s.ledger->next_trade_seq(), s.ledger->last_exec_seq());
   on_pipeline(s, [&s](auto& p) { p.set_trade_tap(s.trade_tap.get()); });
   // Recovery: the newest good engine snapshot, then the journal after it,
   // replayed with the outputs muted.
@@ -369,7 +369,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   std::vector<std::string> problems;
   std::uint64_t from_seq = 0;
   if (auto snap = load_latest_snapshot(config.journal.dir, fingerprint, problems)) {
-    with_engine([&](auto& e) { e.import_state(snap->state, snap->accounts); });
+    with_engine([&](auto& e) { e.import_state(snap->state, snap->controls); });
     from_seq = snap->journal_seq;
     s.log("engine snapshot " + snap->path + " loaded (journal seq " + std::to_string(from_seq) + ")");
     if (from_seq > s.ledger->last_request_seq() && s.ledger->next_trade_seq() > 1)
@@ -402,7 +402,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync, config.journal.batch_window_us);
   s.snapshotter =
       std::make_unique<Snapshotter>(config, *s.journal, with_engine([](auto& e) { return e.export_state(); }),
-                                    with_engine([](auto& e) { return e.export_balances(); }), rec.tail.next_seq - 1);
+                                    with_engine([](auto& e) { return e.export_controls(); }), rec.tail.next_seq - 1);
   s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots,
                                               with_engine([](auto& e) { return e.engine().last_md_seq(); }) + 1);
   if (!config.market_data.shm_path.empty()) {
@@ -417,7 +417,10 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
                                                  config.market_data.udp_from_ring ? s.md_ring.get() : nullptr);
   const auto caps = s.capacities();
   s.snapshots = std::make_unique<SnapshotPublisher>(config.market_data, caps, s.md_to_snapshots);
-  with_engine([&s](auto& e) { s.snapshots->seed_from(e.engine()); });
+  with_engine([&s](auto& e) {
+    s.snapshots->seed_from(e.engine());
+    s.snapshots->seed_halted(e.export_controls().halted);
+  });
   s.gateway = std::make_unique<OrderGateway>(
       config, s.gateway_to_sequencer,
       static_cast<std::uint64_t>(

@@ -84,6 +84,15 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       channel_.append(m, e.seq);
       break;
     }
+    case engine::MdType::kTradingState: {
+      proto::MdInstrumentState m{};
+      m.header = header<proto::MdInstrumentState>(proto::MdMsgType::kInstrumentState, 0);
+      m.instrument = e.instrument;
+      m.state = e.qty != 0 ? proto::TradingState::kHalted : proto::TradingState::kOpen;
+      m.instrument_seq = e.instrument_seq;
+      channel_.append(m, e.seq);
+      break;
+    }
     default: bad_events_.add(); return;
   }
   forward(e);

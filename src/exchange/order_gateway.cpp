@@ -85,6 +85,9 @@ void OrderGateway::place_counters(core::CountersFile& file) {
   file.place(g.disconnect_mass_cancels, "disconnect_mass_cancels");
   file.place(g.disconnect_cancels_dropped, "disconnect_cancels_dropped");
   file.place(g.pending_cancels, "pending_cancels", core::CounterKind::kGauge);
+  file.place(g.admin_requests, "admin.requests");
+  file.place(g.admin_refused, "admin.refused");
+  file.place(g.admin_cancels, "admin.cancels");
   if (stamp_answers_) file.place(g.answers_unstamped, "telemetry.answers_unstamped");
   for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
     file.place(g.session_rejects[i],
@@ -358,7 +361,8 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
     case MsgType::kHeartbeat: s.seq.accept(); return true;
     case MsgType::kNewOrder:
     case MsgType::kCancelOrder:
-    case MsgType::kModifyOrder: {
+    case MsgType::kModifyOrder:
+    case MsgType::kAdminRequest: {
       if (requests_.size() >= RequestRing::capacity()) {  // no room: keep the bytes, retry next pass
         s.input_blocked = true;
         return false;
@@ -371,6 +375,10 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
         s.seq.accept();
         session_reject(s, h, proto::SessionRejectReason::kRateLimited, now);
         return true;
+      }
+      if (h.type == MsgType::kAdminRequest) [[unlikely]] {
+        s.seq.accept();
+        return handle_admin(s, h, proto::read_message<proto::AdminRequest>(bytes), tsc, now);
       }
       engine::Request rq =
           h.type == MsgType::kNewOrder      ? to_request(proto::read_message<proto::NewOrder>(bytes), s.client_id)
@@ -387,6 +395,32 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
       session_reject(s, h, proto::SessionRejectReason::kUnknownType, now);
       return true;
   }
+}
+
+bool OrderGateway::handle_admin(Session& s, const proto::Header& h, const proto::AdminRequest& m, std::uint64_t tsc,
+                                std::uint64_t now) noexcept {
+  // Refused here, never sequenced (exec_seq 0): what only the gateway knows
+  // -- the sender's role and the configured clients. The rest is the
+  // controls' to check, deterministically, in the sequenced stream.
+  const engine::RequestType type = admin_request_type(m.action);
+  engine::RejectReason why = engine::RejectReason::kNone;
+  if (s.client == nullptr || !s.client->admin) why = engine::RejectReason::kNotAdmin;
+  else if (!engine::is_admin_request(type)) why = engine::RejectReason::kInvalidRequestType;
+  else if (type != engine::RequestType::kHaltInstrument && type != engine::RequestType::kResumeInstrument &&
+           config_.find_client(m.target_client) == nullptr)
+    why = engine::RejectReason::kUnknownTargetClient;
+  if (why != engine::RejectReason::kNone) {
+    counters_.admin_refused.add();
+    const auto code = static_cast<std::size_t>(why);
+    if (code < GatewayCounters::kRejectCodes) counters_.engine_rejects[code].add();
+    send(s, admin_refusal(m, h.seq, why), now);
+    return true;
+  }
+  engine::Request rq = to_request(m, s.client_id);
+  rq.event_id = make_event_id(s.client_id, s.generation, h.seq);
+  counters_.admin_requests.add();
+  forward(s, rq, h.seq, tsc);
+  return true;
 }
 
 void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept {
@@ -678,5 +712,7 @@ template void OrderGateway::send_answer<proto::ExecutionReport>(Session&, const 
                                                                 std::uint64_t, std::uint64_t) noexcept;
 template void OrderGateway::send_answer<proto::OrderReject>(Session&, const proto::OrderReject&, std::uint64_t,
                                                             std::uint64_t, std::uint64_t) noexcept;
+template void OrderGateway::send_answer<proto::AdminResponse>(Session&, const proto::AdminResponse&, std::uint64_t,
+                                                              std::uint64_t, std::uint64_t) noexcept;
 
 }  // namespace nanotick::exchange

@@ -69,6 +69,9 @@ struct GatewayCounters {
   core::Counter disconnect_mass_cancels;  // mass-cancel requests queued (one per session end that may have left orders)
   core::Counter disconnect_cancels_dropped;  // no room left to queue one (never with the reserved capacity)
   core::Counter pending_cancels;  // queued, not yet in the sequencer's ring
+  core::Counter admin_requests;  // admin requests sequenced (docs/CONTROLS.md "Admin")
+  core::Counter admin_refused;  // refused before sequencing: not an admin, unknown action or target client
+  core::Counter admin_cancels;  // orders an admin's cancel-all cancelled
   core::Counter answers_unstamped;  // telemetry: answers sent without ex_tcp_write (a session's stamp ring was full)
   std::array<core::Counter, proto::kSessionRejectReasons> session_rejects;  // by SessionRejectReason (index = code)
   std::array<core::Counter, proto::kLogonRejectReasons> logon_rejects;  // by LogonRejectReason (0 unused)
@@ -165,6 +168,9 @@ class OrderGateway {
   // Handles one framed message; false = stop processing this session's input now.
   bool handle_message(Session& s, const proto::Header& h, const std::uint8_t* bytes, std::uint64_t now) noexcept;
   void handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept;
+  // An AdminRequest (its seq accepted): refused with an AdminResponse, or sequenced.
+  bool handle_admin(Session& s, const proto::Header& h, const proto::AdminRequest& m, std::uint64_t tsc,
+                    std::uint64_t now) noexcept;
   void forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept;
   void push_pending_cancels() noexcept;
   void begin_shutdown() noexcept;

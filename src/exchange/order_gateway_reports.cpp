@@ -46,13 +46,16 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   }
   if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected)
     send_answer(s, to_order_reject(r, ref_seq), r.event_id, received_tsc, now);
+  else if (r.type == engine::ReportType::kAdminDone) [[unlikely]]
+    send_answer(s, to_admin_response(r, ref_seq), r.event_id, received_tsc, now);
   else send_answer(s, to_execution_report(r, ref_seq), r.event_id, received_tsc, now);
 }
 
 // A mass cancel's reports count the orders it cancelled.
 void OrderGateway::count_mass_cancelled(const engine::ExecReport& r) noexcept {
-  if (r.type == engine::ReportType::kCancelled && r.cancel_reason == engine::CancelReason::kMassCancel)
-    counters_.disconnect_cancels.add();
+  if (r.type != engine::ReportType::kCancelled) return;
+  if (r.cancel_reason == engine::CancelReason::kMassCancel) counters_.disconnect_cancels.add();
+  else if (r.cancel_reason == engine::CancelReason::kAdminCancel) counters_.admin_cancels.add();
 }
 
 void OrderGateway::queue_mass_cancel(std::uint32_t client) noexcept {

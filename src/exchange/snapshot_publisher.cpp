@@ -1,6 +1,8 @@
 #include "exchange/snapshot_publisher.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace nanotick::exchange {
 
@@ -32,7 +34,16 @@ SnapshotPublisher::SnapshotPublisher(const MarketDataConfig& config,
           std::max<std::uint64_t>(1, ms_to_ticks(clock, checked_interval(config)) / books_.instrument_count())),
       next_due_(clock.now()),  // the first snapshot goes out at once: late joiners need not wait a cycle
       instrument_seq_(std::make_unique<engine::Seq[]>(books_.instrument_count())),  // zeroed
+      halted_(std::make_unique<std::uint8_t[]>(books_.instrument_count())),     // zeroed: all open
       staged_(std::make_unique<proto::MdOrder[]>(largest_book(instruments))) {}
+
+void SnapshotPublisher::seed_halted(std::span<const book::InstrumentId> halted) {
+  for (const book::InstrumentId inst : halted)
+    if (inst >= books_.instrument_count())
+      throw std::invalid_argument("snapshot publisher: halted instrument " + std::to_string(inst) + " does not exist");
+  std::fill(halted_.get(), halted_.get() + books_.instrument_count(), 0);
+  for (const book::InstrumentId inst : halted) halted_[inst] = 1;
+}
 
 void SnapshotPublisher::apply(const engine::MdEvent& e) noexcept {
   // A refused event is counted by the books (book_rejects()); nothing else
@@ -43,6 +54,9 @@ void SnapshotPublisher::apply(const engine::MdEvent& e) noexcept {
     case engine::MdType::kDelete: (void)books_.remove(e.instrument, e.order_id); break;
     case engine::MdType::kTrade: (void)books_.trade(e.instrument, e.order_id, e.price, e.qty); break;
     case engine::MdType::kTopOfBook: break;  // derived from the orders: nothing to keep
+    case engine::MdType::kTradingState:
+      if (e.instrument < books_.instrument_count()) halted_[e.instrument] = e.qty != 0 ? 1 : 0;
+      break;
   }
   // An unknown instrument was refused (and counted) by the books above, or
   // is a TopOfBook that changes nothing: no counter of it to move.
@@ -72,6 +86,7 @@ void SnapshotPublisher::start_snapshot() noexcept {
   bound_.instrument = inst;
   bound_.last_seq = last_seq_;
   bound_.orders = n;
+  bound_.trading_state = halted_[inst] != 0 ? proto::TradingState::kHalted : proto::TradingState::kOpen;
   bound_.instrument_seq = instrument_seq_[inst];
   channel_.append(bound_, channel_.next_seq());
   sending_ = true;

@@ -59,6 +59,10 @@ class SnapshotPublisher {
   // is sized from the same config, so this means a wiring bug).
   template <typename Engine>
   void seed_from(const Engine& engine);
+  // With seed_from: the instruments an admin has halted (ascending ids; the
+  // controls' SwitchesState::halted). Throws std::invalid_argument on an
+  // unknown instrument.
+  void seed_halted(std::span<const book::InstrumentId> halted);
 
   // Agent duty cycle: drains the ring into the books, then continues (or
   // starts, when due) a snapshot, else sends a heartbeat when idle. Returns
@@ -73,6 +77,8 @@ class SnapshotPublisher {
   engine::Seq last_instrument_seq(book::InstrumentId inst) const noexcept {
     return inst < books_.instrument_count() ? instrument_seq_[inst] : 0;
   }
+  // Whether `inst` is halted as of last_seq() (false for no such instrument).
+  bool halted(book::InstrumentId inst) const noexcept { return inst < books_.instrument_count() && halted_[inst] != 0; }
   const MdChannel& channel() const noexcept { return channel_; }
   // Complete snapshots sent (SnapshotEnd queued), and events taken from the ring.
   std::uint64_t snapshots() const noexcept { return snapshots_.get(); }
@@ -104,6 +110,7 @@ class SnapshotPublisher {
   std::uint64_t next_due_;        // clock tick when the next snapshot starts
   engine::Seq last_seq_ = 0;
   std::unique_ptr<engine::Seq[]> instrument_seq_;  // per instrument: last instrument_seq applied
+  std::unique_ptr<std::uint8_t[]> halted_;         // per instrument: 1 while halted
   book::InstrumentId next_instrument_ = 0;
 
   // The snapshot being sent: staged_[0, staged_count_) encoded SnapshotOrders.

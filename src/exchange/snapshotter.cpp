@@ -19,7 +19,7 @@ constexpr std::size_t kRecordsPerPass = 4096;
 }
 
 Snapshotter::Snapshotter(const ExchangeConfig& config, JournalWriter& journal, const engine::EngineState& state,
-                         const controls::AccountsState& balances, std::uint64_t state_seq)
+                         const controls::ControlsState& balances, std::uint64_t state_seq)
     : config_(config),
       journal_(journal),
       fingerprint_(config.engine_fingerprint()),
@@ -110,7 +110,7 @@ void Snapshotter::snapshot_now() {
   if (!journal_.sync())
     throw std::runtime_error("journal fdatasync failed before a snapshot: " + journal_.sync_error());
   write_engine_snapshot(config_.journal.dir, applied_seq_, fingerprint_, shadow_.export_state(),
-                        shadow_.export_balances());
+                        shadow_.export_controls());
   last_snapshot_seq_.set(applied_seq_);
   written_.add();
 }

@@ -34,7 +34,7 @@ class Snapshotter {
   // Starts from `state` and `balances`, the engine and the accounts after
   // journal record `state_seq`.
   Snapshotter(const ExchangeConfig& config, JournalWriter& journal, const engine::EngineState& state,
-              const controls::AccountsState& balances, std::uint64_t state_seq);
+              const controls::ControlsState& balances, std::uint64_t state_seq);
   ~Snapshotter();
   Snapshotter(const Snapshotter&) = delete;
   Snapshotter& operator=(const Snapshotter&) = delete;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -107,6 +108,7 @@ TradeLedger::TradeLedger(std::string path, std::uint64_t fingerprint, LedgerRing
     if (!c.trades.empty()) {
       next_trade_seq_ = c.trades.back().trade_seq + 1;
       last_request_seq_ = c.trades.back().request_seq;
+      last_exec_seq_ = std::max(c.trades.back().buy_exec_seq, c.trades.back().sell_exec_seq);
     }
     cut_bytes_ = c.file_bytes - c.good_bytes;
     cut_reason_ = c.problem;

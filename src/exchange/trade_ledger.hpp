@@ -53,10 +53,12 @@ class TradeLedger {
   TradeLedger(const TradeLedger&) = delete;
   TradeLedger& operator=(const TradeLedger&) = delete;
 
-  // What the file held when opened: the next trade_seq and the last request
-  // whose trades it has (what TradeTap starts from).
+  // What the file held when opened: the next trade_seq, the last request
+  // with a trade in it, and the last execution report seq of its trades
+  // (what TradeTap starts from).
   std::uint64_t next_trade_seq() const noexcept { return next_trade_seq_; }
   std::uint64_t last_request_seq() const noexcept { return last_request_seq_; }
+  std::uint64_t last_exec_seq() const noexcept { return last_exec_seq_; }
   std::uint64_t cut_bytes() const noexcept { return cut_bytes_; }
   const std::string& cut_reason() const noexcept { return cut_reason_; }
   const std::string& path() const noexcept { return path_; }
@@ -84,6 +86,7 @@ class TradeLedger {
   int fd_ = -1;
   std::uint64_t next_trade_seq_ = 1;
   std::uint64_t last_request_seq_ = 0;
+  std::uint64_t last_exec_seq_ = 0;
   std::uint64_t cut_bytes_ = 0;
   std::string cut_reason_;
   std::vector<TradeRecord> batch_;

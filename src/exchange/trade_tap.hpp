@@ -7,9 +7,11 @@
 // its CRCs and its fdatasync are the writer's (trade_ledger.hpp).
 //
 // Recovery: the tap also sees the journal replay's muted outputs, and keeps
-// only trades of requests after `after` (the last one the ledger file
-// already holds), so the trades a crash kept out of the file go in now, in
-// order, and none twice.
+// only fills numbered after `after` (the last execution report seq the
+// ledger file already holds), so the trades a crash kept out of the file go
+// in now, in order, and none twice. By report seq, not by request: one
+// request may make many trades, and a crash may leave only some of them in
+// the file.
 //
 // A full ring is waited out (_mm_pause, counted in ring_full_waits): a
 // trade left out of the ledger would make it unauditable.
@@ -31,13 +33,13 @@ namespace nanotick::exchange {
 
 class TradeTap {
  public:
-  // `next_trade_seq`: the ledger's next number; `after`: the last request
-  // whose trades the ledger holds.
+  // `next_trade_seq`: the ledger's next number; `after`: the last execution
+  // report seq the ledger holds (TradeLedger::last_exec_seq).
   TradeTap(LedgerRing& ring, std::uint64_t next_trade_seq, std::uint64_t after) noexcept
       : ring_(&ring), next_trade_seq_(next_trade_seq), after_(after) {}
 
   void on_report(const engine::ExecReport& r) noexcept {
-    if (r.type != engine::ReportType::kFill || r.request_seq <= after_) return;
+    if (r.type != engine::ReportType::kFill || r.seq <= after_) return;
     if (!r.is_maker) {
       taker_ = r;
       return;

@@ -32,6 +32,10 @@ std::string_view to_string(RejectReason r) noexcept {
     case RejectReason::kTooManyOpenOrders: return "too many working orders for this client";
     case RejectReason::kInsufficientCash: return "insufficient cash for this order and the working ones";
     case RejectReason::kInsufficientPosition: return "insufficient position for this sell and the working ones";
+    case RejectReason::kClientBlocked: return "the client is blocked by the venue";
+    case RejectReason::kInstrumentHalted: return "the instrument is halted";
+    case RejectReason::kUnknownTargetClient: return "the admin request names an unknown client";
+    case RejectReason::kNotAdmin: return "only an admin session may send admin requests";
   }
   return "unrecognised reason";
 }

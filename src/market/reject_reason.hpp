@@ -43,6 +43,10 @@ enum class RejectReason : std::uint16_t {
   kTooManyOpenOrders = 405,       // the client already has max_open_orders working
   kInsufficientCash = 406,        // buying power: cash not held by working orders < what this order needs
   kInsufficientPosition = 407,    // position not held by working sells + short_limit < this sell
+  kClientBlocked = 408,           // an admin blocked the client: no new orders or modifies
+  kInstrumentHalted = 409,        // an admin halted the instrument: no new orders or modifies
+  kUnknownTargetClient = 410,     // an admin request names a client the venue does not know
+  kNotAdmin = 411,                // an admin request from a session whose client is not an admin
 };
 
 std::string_view to_string(RejectReason r) noexcept;

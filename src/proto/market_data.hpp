@@ -35,6 +35,7 @@ enum class MdMsgType : std::uint8_t {
   kDeleteOrder = 3,
   kTrade = 4,
   kTopOfBook = 5,
+  kInstrumentState = 6,
   kSnapshotStart = 10,
   kSnapshotOrder = 11,
   kSnapshotEnd = 12,
@@ -108,17 +109,34 @@ static_assert(sizeof(MdTopOfBook) == 48 && offsetof(MdTopOfBook, bid_price) == 8
               offsetof(MdTopOfBook, bid_qty) == 16 && offsetof(MdTopOfBook, ask_price) == 24 &&
               offsetof(MdTopOfBook, ask_qty) == 32 && offsetof(MdTopOfBook, instrument_seq) == 40);
 
+// An instrument's trading state (docs/CONTROLS.md "Admin"): open (trading)
+// or halted by the venue. InstrumentState.state and SnapshotStart/End's
+// trading_state.
+enum class TradingState : std::uint8_t { kOpen = 0, kHalted = 1 };
+
+struct MdInstrumentState {
+  MdMsgHeader header;
+  std::uint32_t instrument;
+  TradingState state;
+  std::uint8_t reserved[7];
+  std::uint64_t instrument_seq;
+};
+static_assert(sizeof(MdInstrumentState) == 24 && offsetof(MdInstrumentState, state) == 8 &&
+              offsetof(MdInstrumentState, instrument_seq) == 16);
+
 // SnapshotStart and SnapshotEnd.
 struct MdSnapshotBound {
   MdMsgHeader header;
   std::uint32_t instrument;
   std::uint64_t last_seq;  // reflects every incremental message with seq <= last_seq
   std::uint32_t orders;
-  std::uint32_t reserved;
+  TradingState trading_state;  // as of last_seq
+  std::uint8_t reserved[3];
   std::uint64_t instrument_seq;  // the instrument's last incremental message the snapshot reflects (0: none yet)
 };
 static_assert(sizeof(MdSnapshotBound) == 32 && offsetof(MdSnapshotBound, last_seq) == 8 &&
-              offsetof(MdSnapshotBound, orders) == 16 && offsetof(MdSnapshotBound, instrument_seq) == 24);
+              offsetof(MdSnapshotBound, orders) == 16 && offsetof(MdSnapshotBound, trading_state) == 20 &&
+              offsetof(MdSnapshotBound, instrument_seq) == 24);
 
 // The fixed length of a message type, 0 for an unknown type.
 constexpr std::size_t md_message_length(MdMsgType t) noexcept {
@@ -128,6 +146,7 @@ constexpr std::size_t md_message_length(MdMsgType t) noexcept {
     case MdMsgType::kDeleteOrder: return sizeof(MdDeleteOrder);
     case MdMsgType::kTrade: return sizeof(MdTrade);
     case MdMsgType::kTopOfBook: return sizeof(MdTopOfBook);
+    case MdMsgType::kInstrumentState: return sizeof(MdInstrumentState);
     case MdMsgType::kSnapshotStart: return sizeof(MdSnapshotBound);
     case MdMsgType::kSnapshotOrder: return sizeof(MdOrder);
     case MdMsgType::kSnapshotEnd: return sizeof(MdSnapshotBound);

@@ -70,6 +70,7 @@ std::string_view to_string(MdMsgType t) noexcept {
     case MdMsgType::kDeleteOrder: return "DeleteOrder";
     case MdMsgType::kTrade: return "Trade";
     case MdMsgType::kTopOfBook: return "TopOfBook";
+    case MdMsgType::kInstrumentState: return "InstrumentState";
     case MdMsgType::kSnapshotStart: return "SnapshotStart";
     case MdMsgType::kSnapshotOrder: return "SnapshotOrder";
     case MdMsgType::kSnapshotEnd: return "SnapshotEnd";

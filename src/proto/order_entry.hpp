@@ -28,6 +28,7 @@ enum class MsgType : std::uint8_t {
   kNewOrder = 10,
   kCancelOrder = 11,
   kModifyOrder = 12,
+  kAdminRequest = 20,
   // exchange -> client
   kLogonAck = 101,
   kLogonReject = 102,
@@ -37,6 +38,7 @@ enum class MsgType : std::uint8_t {
   kCancelReject = 111,
   kModifyReject = 112,
   kSessionReject = 113,
+  kAdminResponse = 120,
 };
 
 struct Header {
@@ -171,6 +173,48 @@ static_assert(sizeof(ExecutionReport) == 96 && offsetof(ExecutionReport, exec_se
               offsetof(ExecutionReport, order_type) == 90 && offsetof(ExecutionReport, is_maker) == 91 &&
               offsetof(ExecutionReport, reject_reason) == 92 && offsetof(ExecutionReport, cancel_reason) == 94);
 
+// What an admin asks (docs/CONTROLS.md "Admin"; docs/PROTOCOL.md §1.7).
+enum class AdminAction : std::uint8_t {
+  kHaltInstrument = 1,
+  kResumeInstrument = 2,
+  kBlockClient = 3,
+  kUnblockClient = 4,
+  kCancelAll = 5,
+};
+inline constexpr std::uint32_t kAllInstruments = 0xFFFF'FFFF;  // AdminRequest: cancel-all on every instrument
+
+struct AdminRequest {
+  Header header;
+  std::uint64_t request_id;  // the admin's own, echoed in the response
+  AdminAction action;
+  std::uint8_t reserved0[3];
+  std::uint32_t instrument;     // halt/resume: the instrument; cancel-all: one or kAllInstruments; else 0
+  std::uint32_t target_client;  // block/unblock/cancel-all: the client; else 0
+  std::uint32_t reserved1;
+};
+static_assert(sizeof(AdminRequest) == 32 && offsetof(AdminRequest, request_id) == 8 &&
+              offsetof(AdminRequest, action) == 16 && offsetof(AdminRequest, instrument) == 20 &&
+              offsetof(AdminRequest, target_client) == 24);
+
+struct AdminResponse {
+  Header header;
+  std::uint64_t exec_seq;  // the engine's report seq; 0: refused by the gateway, never sequenced
+  std::uint64_t request_id;
+  std::uint32_t instrument;
+  std::uint32_t target_client;
+  std::uint32_t ref_seq;  // the AdminRequest's seq
+  AdminAction action;
+  std::uint8_t reserved0;
+  std::uint16_t reason;  // 0: done; else the engine's RejectReason
+  std::uint32_t orders_cancelled;  // cancel-all: how many
+  std::uint32_t reserved1;
+};
+static_assert(sizeof(AdminResponse) == 48 && offsetof(AdminResponse, exec_seq) == 8 &&
+              offsetof(AdminResponse, request_id) == 16 && offsetof(AdminResponse, instrument) == 24 &&
+              offsetof(AdminResponse, target_client) == 28 && offsetof(AdminResponse, ref_seq) == 32 &&
+              offsetof(AdminResponse, action) == 36 && offsetof(AdminResponse, reason) == 38 &&
+              offsetof(AdminResponse, orders_cancelled) == 40);
+
 // CancelReject and ModifyReject share this layout (type differs).
 struct OrderReject {
   Header header;
@@ -255,6 +299,8 @@ constexpr std::size_t message_length(MsgType t) noexcept {
     case MsgType::kCancelReject: return sizeof(OrderReject);
     case MsgType::kModifyReject: return sizeof(OrderReject);
     case MsgType::kSessionReject: return sizeof(SessionReject);
+    case MsgType::kAdminRequest: return sizeof(AdminRequest);
+    case MsgType::kAdminResponse: return sizeof(AdminResponse);
   }
   return 0;
 }
@@ -296,6 +342,10 @@ template <>
 inline constexpr MsgType kTypeOf<ExecutionReport> = MsgType::kExecutionReport;
 template <>
 inline constexpr MsgType kTypeOf<SessionReject> = MsgType::kSessionReject;
+template <>
+inline constexpr MsgType kTypeOf<AdminRequest> = MsgType::kAdminRequest;
+template <>
+inline constexpr MsgType kTypeOf<AdminResponse> = MsgType::kAdminResponse;
 
 // A message of type M with its header filled in (length, type, version; seq
 // given) and every other byte zero.

@@ -50,6 +50,8 @@ std::string_view to_string(MsgType t) noexcept {
     case MsgType::kCancelReject: return "CancelReject";
     case MsgType::kModifyReject: return "ModifyReject";
     case MsgType::kSessionReject: return "SessionReject";
+    case MsgType::kAdminRequest: return "AdminRequest";
+    case MsgType::kAdminResponse: return "AdminResponse";
   }
   return "unknown";
 }

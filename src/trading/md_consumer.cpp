@@ -25,12 +25,15 @@ static_assert(offsetof(proto::MdTrade, instrument) == 4 &&
               offsetof(proto::MdTrade, instrument_seq) == sizeof(proto::MdTrade) - 8);
 static_assert(offsetof(proto::MdTopOfBook, instrument) == 4 &&
               offsetof(proto::MdTopOfBook, instrument_seq) == sizeof(proto::MdTopOfBook) - 8);
+static_assert(offsetof(proto::MdInstrumentState, instrument) == 4 &&
+              offsetof(proto::MdInstrumentState, instrument_seq) == sizeof(proto::MdInstrumentState) - 8);
 // The recovery buffer's entries hold any incremental message.
 static_assert(RecoveryBuffer::kMaxMessageBytes >= sizeof(proto::MdOrder) &&
               RecoveryBuffer::kMaxMessageBytes >= sizeof(proto::MdModifyOrder) &&
               RecoveryBuffer::kMaxMessageBytes >= sizeof(proto::MdDeleteOrder) &&
               RecoveryBuffer::kMaxMessageBytes >= sizeof(proto::MdTrade) &&
-              RecoveryBuffer::kMaxMessageBytes >= sizeof(proto::MdTopOfBook));
+              RecoveryBuffer::kMaxMessageBytes >= sizeof(proto::MdTopOfBook) &&
+              RecoveryBuffer::kMaxMessageBytes >= sizeof(proto::MdInstrumentState));
 
 void MdConsumerConfig::validate() const {
   if (reorder_packets > kMaxReorderPackets)

@@ -97,6 +97,7 @@ class MdConsumer {
         sequencer_(validated(config).reorder_packets, config.reorder_ns, counters_),
         recovery_(static_cast<std::uint32_t>(instruments.size()), config.buffer_messages, counters_),
         touched_(instruments.size()),
+        halted_(instruments.size(), 0),
         assembler_(largest_book(instruments), counters_) {}
   MdConsumer(const MdConsumer&) = delete;
   MdConsumer& operator=(const MdConsumer&) = delete;
@@ -138,6 +139,9 @@ class MdConsumer {
 
   const book::BookReplica& books() const noexcept { return books_; }
   bool is_live(InstrumentId inst) const noexcept { return recovery_.is_live(inst); }
+  // Whether the venue has halted `inst` (an InstrumentState, or the trading
+  // state of the snapshot it was loaded from); false for no such instrument.
+  bool halted(InstrumentId inst) const noexcept { return inst < halted_.size() && halted_[inst] != 0; }
   std::uint32_t stale_count() const noexcept { return recovery_.stale_count(); }
   // The next incremental seq expected (0 before the channel started).
   std::uint64_t next_seq() const noexcept { return sequencer_.next_seq(); }
@@ -266,6 +270,9 @@ class MdConsumer {
         }
         break;
       }
+      case proto::MdMsgType::kInstrumentState:
+        set_halted(inst, proto::read_md<proto::MdInstrumentState>(m).state == proto::TradingState::kHalted);
+        break;
       default: break;  // parse_packet lets only incremental types through on this channel
     }
     if (r != book::BookResult::kOk) [[unlikely]] {
@@ -331,10 +338,18 @@ class MdConsumer {
       counters_.snapshots_unloadable.add();
       return;
     }
+    set_halted(inst, s.trading_state == proto::TradingState::kHalted);
     const bool live = recovery_.complete(s, now, [&](proto::MdMsgType type, const std::uint8_t* m) {
       return apply_to_book(inst, type, m, rx_tsc) == Applied::kOk;
     });
     if (live) touch(inst);
+  }
+
+  // The handler hears of a change, when it listens (on_trading_state is optional).
+  void set_halted(InstrumentId inst, bool halted) noexcept {
+    if ((halted_[inst] != 0) == halted) return;
+    halted_[inst] = halted ? 1 : 0;
+    if constexpr (requires { handler_.on_trading_state(inst, halted); }) handler_.on_trading_state(inst, halted);
   }
 
   // ---- after each packet (both parts' sink) -------------------------------------------
@@ -369,6 +384,7 @@ class MdConsumer {
   InstrumentRecovery recovery_;
   std::vector<InstrumentId> touched_;  // [0, touched_count_): instruments the current packet touched
   std::uint32_t touched_count_ = 0;
+  std::vector<std::uint8_t> halted_;  // per instrument: 1 while the venue has it halted
   SnapshotAssembler assembler_;
 };
 

@@ -147,6 +147,19 @@ class OrderEntryClient {
     return send_order(m);
   }
 
+  // An admin request (PROTOCOL.md §1.7; the session's client must be an
+  // admin). Its AdminResponse reaches the handler's on_admin_response, which
+  // a handler that sends these must have.
+  [[nodiscard]] SendResult send_admin_request(std::uint64_t request_id, proto::AdminAction action,
+                                              std::uint32_t instrument, std::uint32_t target_client) noexcept {
+    auto m = proto::make_message<proto::AdminRequest>(0);
+    m.request_id = request_id;
+    m.action = action;
+    m.instrument = instrument;
+    m.target_client = target_client;
+    return send_order(m);
+  }
+
   // Corked, order messages are queued but not written until uncork(): the
   // orders one decision makes (a market maker's bid and ask) leave in one
   // write, one system call instead of one each.
@@ -478,6 +491,16 @@ class OrderEntryClient {
         if (why == proto::SessionRejectReason::kSeqGap || why == proto::SessionRejectReason::kSeqRepeat)
           protocol_error(ProtocolError::kSeqRejected);
         return;
+      }
+      case MsgType::kAdminResponse: {
+        // Only a handler that sends admin requests expects their answers.
+        if constexpr (requires(const proto::AdminResponse& a) { handler_.on_admin_response(a); }) {
+          if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
+          handler_.on_admin_response(proto::read_message<proto::AdminResponse>(bytes));
+          return;
+        } else {
+          return protocol_error(ProtocolError::kUnexpectedMessage);
+        }
       }
       default: return protocol_error(ProtocolError::kUnexpectedMessage);  // next_frame passes exchange types only
     }

@@ -123,7 +123,8 @@ class SnapshotAssembler {
         const auto e = proto::read_md<proto::MdSnapshotBound>(m);
         const proto::MdSnapshotBound& s = collect_.start;
         if (e.instrument != s.instrument || e.last_seq != s.last_seq || e.orders != s.orders ||
-            e.instrument_seq != s.instrument_seq || collect_.received != s.orders) {
+            e.instrument_seq != s.instrument_seq || e.trading_state != s.trading_state ||
+            collect_.received != s.orders) {
           abandon();
           return;
         }

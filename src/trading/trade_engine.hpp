@@ -67,8 +67,9 @@ enum class ActionStatus : std::uint8_t {
   kRefused,           // the order manager refused (not logged on, output full, ...): ActionResult::submit says why
   kInstrumentStale,   // the instrument's book is being recovered: no new orders or modifies on it
   kStopping,          // stop_trading() was called: only cancels go out
+  kInstrumentHalted,  // the venue halted the instrument (its feed says so): no new orders or modifies on it
 };
-inline constexpr std::size_t kActionStatusCount = static_cast<std::size_t>(ActionStatus::kStopping) + 1;
+inline constexpr std::size_t kActionStatusCount = static_cast<std::size_t>(ActionStatus::kInstrumentHalted) + 1;
 
 // The answer to place / modify / cancel: what happened, and why not.
 struct [[nodiscard]] ActionResult {
@@ -89,6 +90,7 @@ struct TradeEngineCounters {
   core::Counter risk_blocks;
   core::Counter refused;
   core::Counter stale_blocks;
+  core::Counter halted_blocks;  // new orders and modifies kept back: the venue halted the instrument
   core::Counter fills;
   core::Counter position_refusals;  // a fill the position keeper could not book (counted by it too)
   core::Counter ticks_untimed;  // orders written whose cause was not a market data packet
@@ -161,6 +163,7 @@ class TradeEngine {
         sender_(sender),
         orders_(orders_config(config), sender),
         live_(config.instruments.instruments.size(), 0),
+        halted_(config.instruments.instruments.size(), 0),
         reference_prices_(config.reference_prices),
         stp_(config.stp),
         order_key_base_(std::uint64_t{config.client_id} << 32) {
@@ -206,6 +209,8 @@ class TradeEngine {
   ActionResult place(const OrderRequest& rq, std::uint64_t tag = 0) noexcept {
     if (stopping_) return {ActionStatus::kStopping};
     if (!is_live(rq.instrument)) return stale_block(0);
+    if (halted_[rq.instrument] != 0) [[unlikely]]
+      return halted_block(0);
     const TimeNs now = now_ns();
     RiskResult risk = RiskResult::kAllowed;
     {
@@ -227,6 +232,8 @@ class TradeEngine {
     if (stopping_) return {ActionStatus::kStopping, RiskResult::kAllowed, SubmitStatus::kSent, id};
     const Order* o = orders_.find(id);
     if (o != nullptr && !is_live(o->instrument)) return stale_block(id);
+    if (o != nullptr && halted_[o->instrument] != 0) [[unlikely]]
+      return halted_block(id);
     const TimeNs now = now_ns();
     const double fair = o != nullptr ? risk_fair_price(o->instrument) : FeatureValues::kNaN;
     RiskResult risk = RiskResult::kAllowed;
@@ -332,6 +339,13 @@ class TradeEngine {
     strategy_.on_instrument_state(*this, i, false);
   }
 
+  // The venue halted (or resumed) the instrument: orders wait for the resume
+  // (the venue would refuse them, kInstrumentHalted); cancels still go out.
+  void on_trading_state(InstrumentId i, bool halted) noexcept {
+    if (i < halted_.size()) halted_[i] = halted ? 1 : 0;
+  }
+  bool halted(InstrumentId i) const noexcept { return i < halted_.size() && halted_[i] != 0; }
+
   void on_instrument_live(InstrumentId i, TimeNs /*recovery_ns*/) noexcept {
     if (i >= live_.size()) return;
     live_[i] = 1;
@@ -401,6 +415,7 @@ class TradeEngine {
     file.place(c.risk_blocks, "engine.risk_blocks");
     file.place(c.refused, "orders.refused");
     file.place(c.stale_blocks, "orders.stale_blocks");
+    file.place(c.halted_blocks, "orders.halted_blocks");
     file.place(c.fills, "engine.fills");
     file.place(c.position_refusals, "engine.position_refusals");
     file.place(c.ticks_untimed, "tick_to_trade.untimed_orders");
@@ -424,6 +439,10 @@ class TradeEngine {
   ActionResult stale_block(ClientOrderId id) noexcept {
     counters_.stale_blocks.add();
     return {ActionStatus::kInstrumentStale, RiskResult::kAllowed, SubmitStatus::kSent, id};
+  }
+  ActionResult halted_block(ClientOrderId id) noexcept {
+    counters_.halted_blocks.add();
+    return {ActionStatus::kInstrumentHalted, RiskResult::kAllowed, SubmitStatus::kSent, id};
   }
   ActionResult risk_block(RiskResult why, ClientOrderId id) noexcept {
     counters_.risk_blocks.add();
@@ -510,6 +529,7 @@ class TradeEngine {
   Sender& sender_;
   OrderManager<Sender> orders_;
   std::vector<std::uint8_t> live_;
+  std::vector<std::uint8_t> halted_;  // per instrument: the feed says the venue halted it
   std::vector<Price> reference_prices_;
   market::StpMode stp_;
   const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)

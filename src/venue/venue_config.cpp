@@ -127,6 +127,9 @@ ClientConfig read_client(TableReader t, std::set<std::uint32_t>& ids, const Symb
   c.rate_limit_per_s = t.u32("rate_limit_per_s", c.rate_limit_per_s, 1, 100'000'000);
   c.rate_burst = t.u32("rate_burst", c.rate_burst, 1, 100'000'000);
   c.cancel_on_disconnect = t.boolean("cancel_on_disconnect", c.cancel_on_disconnect);
+  const std::string role = t.string("role", "trader");
+  if (role != "trader" && role != "admin") t.fail("role", "must be \"trader\" or \"admin\", got \"" + role + "\"");
+  c.admin = role == "admin";
   if (auto account = t.table("account")) c.account = read_account(*account, symbols);
   t.finish();
   return c;

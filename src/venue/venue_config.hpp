@@ -94,6 +94,10 @@ struct ClientConfig {
   std::uint32_t rate_limit_per_s = 100'000;
   std::uint32_t rate_burst = 1'000;
   bool cancel_on_disconnect = true;
+  // role = "admin": its session may send admin requests (halt/resume an
+  // instrument, block/unblock a client, cancel all of a client's orders:
+  // docs/CONTROLS.md "Admin"); "trader" (the default) may not.
+  bool admin = false;
   std::optional<ClientAccount> account;  // none: unchecked, unless accounts are required
 };
 

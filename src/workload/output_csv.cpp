@@ -32,6 +32,7 @@ std::string name_of(ReportType type) {
     case ReportType::kModified: return "modified";
     case ReportType::kCancelRejected: return "cancel_rejected";
     case ReportType::kModifyRejected: return "modify_rejected";
+    case ReportType::kAdminDone: return "admin_done";
   }
   return number(type);
 }
@@ -45,6 +46,7 @@ std::string name_of(CancelReason reason) {
     case CancelReason::kSelfTrade: return "self_trade";
     case CancelReason::kModifyBelowFilled: return "modify_below_filled";
     case CancelReason::kMassCancel: return "mass_cancel";
+    case CancelReason::kAdminCancel: return "admin_cancel";
   }
   return number(reason);
 }
@@ -56,6 +58,7 @@ std::string name_of(MdType type) {
     case MdType::kDelete: return "delete";
     case MdType::kTrade: return "trade";
     case MdType::kTopOfBook: return "top_of_book";
+    case MdType::kTradingState: return "trading_state";
   }
   return number(type);
 }
@@ -90,6 +93,10 @@ std::string name_of(RejectReason reason) {
     case RejectReason::kTooManyOpenOrders: return "too_many_open_orders";
     case RejectReason::kInsufficientCash: return "insufficient_cash";
     case RejectReason::kInsufficientPosition: return "insufficient_position";
+    case RejectReason::kClientBlocked: return "client_blocked";
+    case RejectReason::kInstrumentHalted: return "instrument_halted";
+    case RejectReason::kUnknownTargetClient: return "unknown_target_client";
+    case RejectReason::kNotAdmin: return "not_admin";
   }
   return std::to_string(static_cast<unsigned>(reason));
 }

@@ -26,6 +26,11 @@ std::string name_of(RequestType type) {
     case RequestType::kCancel: return "cancel";
     case RequestType::kModify: return "modify";
     case RequestType::kMassCancel: return "mass_cancel";
+    case RequestType::kHaltInstrument: return "halt";
+    case RequestType::kResumeInstrument: return "resume";
+    case RequestType::kBlockClient: return "block";
+    case RequestType::kUnblockClient: return "unblock";
+    case RequestType::kAdminCancelAll: return "cancel_all";
   }
   return number(type);
 }

@@ -45,7 +45,7 @@ inline bool same(const engine::ExecReport& a, const engine::ExecReport& b) {
          a.price == b.price && a.order_qty == b.order_qty && a.last_price == b.last_price && a.last_qty == b.last_qty &&
          a.cum_qty == b.cum_qty && a.leaves_qty == b.leaves_qty && a.contra_order_id == b.contra_order_id &&
          a.type == b.type && a.side == b.side && a.order_type == b.order_type && a.is_maker == b.is_maker &&
-         a.reason == b.reason && a.cancel_reason == b.cancel_reason &&
+         a.reason == b.reason && a.cancel_reason == b.cancel_reason && a.request_type == b.request_type &&
          std::equal(std::begin(a.pad), std::end(a.pad), std::begin(b.pad));
 }
 

@@ -58,6 +58,7 @@ class ClientSpec:
     rate_limit_per_s: int = 1_000_000
     rate_burst: int = 100_000
     cancel_on_disconnect: bool = True
+    role: str = "trader"  # "admin": may send admin requests (docs/CONTROLS.md "Admin")
     # [clients.account] (docs/CONTROLS.md): cash, positions {symbol: qty}, limits; None: no account.
     account: Optional[Dict[str, object]] = None
 
@@ -147,6 +148,7 @@ class ExchangeConfig:
                 f"rate_limit_per_s = {c.rate_limit_per_s}",
                 f"rate_burst = {c.rate_burst}",
                 f"cancel_on_disconnect = {_toml_value(c.cancel_on_disconnect)}",
+                f"role = {_toml_value(c.role)}",
                 "",
             ]
             if c.account is not None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from nanotick_wire import (BUY, CHANNEL_INCREMENTAL, CHANNEL_SNAPSHOT, SELL, MdAddOrder, MdDeleteOrder, MdMessage,
-                           MdModifyOrder, MdSnapshotEnd, MdSnapshotOrder, MdSnapshotStart, MdTopOfBook, MdTrade, Packet)
+                           MdModifyOrder, MdSnapshotEnd, MdSnapshotOrder, MdSnapshotStart, MdTopOfBook, MdTrade, Packet,
+                           MdInstrumentState)
 
 
 @dataclass
@@ -98,6 +99,7 @@ class IncrementalBooks:
         self.next_seq: Optional[int] = None  # unknown until the first packet
         self.gaps: List[Tuple[int, int]] = []
         self.trades: List[MdTrade] = []
+        self.halted: Dict[int, bool] = {}  # per instrument, from InstrumentState messages
         self.instrument_seqs: Dict[int, int] = dict(instrument_seqs or {})  # last applied, per instrument
         self._starts_known = instrument_seqs is not None
 
@@ -143,6 +145,8 @@ class IncrementalBooks:
             want = self.book(m.instrument).top()
             if got != want:
                 raise AssertionError(f"TopOfBook seq {m.seq} instrument {m.instrument} says {got}, book has {want}")
+        elif isinstance(m, MdInstrumentState):
+            self.halted[m.instrument] = m.state == 1
         else:
             raise AssertionError(f"unexpected message on the incremental channel: {m}")
 
@@ -153,6 +157,7 @@ class Snapshot:
     last_seq: int
     orders: List[MdSnapshotOrder]
     instrument_seq: int = 0  # the instrument's last incremental instrument_seq with seq <= last_seq
+    trading_state: int = 0  # 1: halted as of last_seq
 
     def priority_list(self) -> List[Tuple[int, int, int, int]]:
         return [(o.side, o.order_id, o.price, o.qty) for o in self.orders]
@@ -187,13 +192,15 @@ class SnapshotAssembler:
                     continue
                 start, orders = self._current
                 self._current = None
-                if (m.instrument, m.last_seq, m.orders, m.instrument_seq) != (start.instrument, start.last_seq, start.orders, start.instrument_seq):
+                if (m.instrument, m.last_seq, m.orders, m.instrument_seq, m.trading_state) != (
+                        start.instrument, start.last_seq, start.orders, start.instrument_seq, start.trading_state):
                     raise AssertionError(f"SnapshotEnd {m} does not match its SnapshotStart {start}")
                 if len(orders) != start.orders:
                     raise AssertionError(f"snapshot of {start.instrument} announces {start.orders} orders, carries {len(orders)}")
                 if start.instrument_seq > start.last_seq:
                     raise AssertionError(f"snapshot of {start.instrument}: instrument_seq {start.instrument_seq} above its last_seq {start.last_seq}")
-                self.complete.append(Snapshot(start.instrument, start.last_seq, orders, start.instrument_seq))
+                self.complete.append(Snapshot(start.instrument, start.last_seq, orders, start.instrument_seq,
+                                              start.trading_state))
 
 
 def sequence_problems(packets: List[Packet], first: Optional[int] = None) -> List[str]:

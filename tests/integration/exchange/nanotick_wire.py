@@ -197,6 +197,21 @@ class ModifyOrder(Message):
     seq: int = 0
 
 
+ADMIN_HALT, ADMIN_RESUME, ADMIN_BLOCK, ADMIN_UNBLOCK, ADMIN_CANCEL_ALL = 1, 2, 3, 4, 5
+ALL_INSTRUMENTS = 0xFFFFFFFF
+
+
+@_msg(20, 32, "QB3xIII", ("request_id", "action", "instrument", "target_client", "reserved"))
+@dataclass
+class AdminRequest(Message):
+    request_id: int = 0
+    action: int = ADMIN_HALT
+    instrument: int = 0
+    target_client: int = 0
+    reserved: int = 0
+    seq: int = 0
+
+
 # Exchange -> client ---------------------------------------------------------
 
 
@@ -307,10 +322,26 @@ class SessionReject(Message):
     seq: int = 0
 
 
-CLIENT_MESSAGES = {c.TYPE: c for c in (Logon, Logout, Heartbeat, NewOrder, CancelOrder, ModifyOrder)}
+@_msg(120, 48, "QQIIIBxHI4x",
+      ("exec_seq", "request_id", "instrument", "target_client", "ref_seq", "action", "reason", "orders_cancelled"))
+@dataclass
+class AdminResponse(Message):
+    exec_seq: int = 0  # 0: refused by the gateway, never sequenced
+    request_id: int = 0
+    instrument: int = 0
+    target_client: int = 0
+    ref_seq: int = 0
+    action: int = 0
+    reason: int = 0
+    orders_cancelled: int = 0
+    seq: int = 0
+
+
+CLIENT_MESSAGES = {c.TYPE: c for c in (Logon, Logout, Heartbeat, NewOrder, CancelOrder, ModifyOrder, AdminRequest)}
 EXCHANGE_MESSAGES = {
     c.TYPE: c
-    for c in (LogonAck, LogonReject, ServerLogout, ServerHeartbeat, ExecutionReport, CancelReject, ModifyReject, SessionReject)
+    for c in (LogonAck, LogonReject, ServerLogout, ServerHeartbeat, ExecutionReport, CancelReject, ModifyReject, SessionReject,
+              AdminResponse)
 }
 ORDER_MESSAGE_TYPES = (NewOrder.TYPE, CancelOrder.TYPE, ModifyOrder.TYPE)
 
@@ -491,13 +522,27 @@ class MdTopOfBook(MdMessage):
     seq: int = 0
 
 
-@_md(10, 32, CHANNEL_SNAPSHOT, "IQI4xQ", ("instrument", "last_seq", "orders", "instrument_seq"))
+TRADING_OPEN, TRADING_HALTED = 0, 1
+
+
+@_md(6, 24, CHANNEL_INCREMENTAL, "IB7xQ", ("instrument", "state", "instrument_seq"))
+@dataclass
+class MdInstrumentState(MdMessage):
+    side: int = 0
+    instrument: int = 0
+    state: int = TRADING_OPEN
+    instrument_seq: int = 0
+    seq: int = 0
+
+
+@_md(10, 32, CHANNEL_SNAPSHOT, "IQIB3xQ", ("instrument", "last_seq", "orders", "trading_state", "instrument_seq"))
 @dataclass
 class MdSnapshotStart(MdMessage):
     side: int = 0
     instrument: int = 0
     last_seq: int = 0
     orders: int = 0
+    trading_state: int = TRADING_OPEN
     instrument_seq: int = 0  # the instrument's last incremental instrument_seq with seq <= last_seq (0: none)
     seq: int = 0
 
@@ -514,20 +559,22 @@ class MdSnapshotOrder(MdMessage):
     seq: int = 0
 
 
-@_md(12, 32, CHANNEL_SNAPSHOT, "IQI4xQ", ("instrument", "last_seq", "orders", "instrument_seq"))
+@_md(12, 32, CHANNEL_SNAPSHOT, "IQIB3xQ", ("instrument", "last_seq", "orders", "trading_state", "instrument_seq"))
 @dataclass
 class MdSnapshotEnd(MdMessage):
     side: int = 0
     instrument: int = 0
     last_seq: int = 0
     orders: int = 0
+    trading_state: int = TRADING_OPEN
     instrument_seq: int = 0
     seq: int = 0
 
 
 MD_MESSAGES = {
     c.TYPE: c
-    for c in (MdAddOrder, MdModifyOrder, MdDeleteOrder, MdTrade, MdTopOfBook, MdSnapshotStart, MdSnapshotOrder, MdSnapshotEnd)
+    for c in (MdAddOrder, MdModifyOrder, MdDeleteOrder, MdTrade, MdTopOfBook, MdInstrumentState, MdSnapshotStart,
+              MdSnapshotOrder, MdSnapshotEnd)
 }
 
 

@@ -47,6 +47,17 @@ TEST(EngineSnapshot, RoundTripIsExact) {
   EXPECT_TRUE(back.state == s);
 }
 
+TEST(EngineSnapshot, TheControlsStateRoundTripsExactly) {
+  nanotick::controls::ControlsState c;
+  c.accounts.push_back({7, -(nanotick::controls::Money{1} << 70), {5, -3, 0}});
+  c.accounts.push_back({9, 123, {0, 0, 1}});
+  c.halted = {0, 2};
+  c.blocked = {3, 65'535};
+  const auto bytes = nx::encode_engine_snapshot(78, 5, sample_state(2), c);
+  const nx::LoadedSnapshot back = nx::decode_engine_snapshot(bytes, 5);
+  EXPECT_TRUE(back.controls == c) << "balances (128-bit cash), halts and blocks";
+}
+
 TEST(EngineSnapshot, EveryDefectIsRefused) {
   const auto good = nx::encode_engine_snapshot(77, 5, sample_state(1));
   auto expect_refused = [](const std::vector<std::uint8_t>& b, std::uint64_t fp, const std::string& words) {

@@ -58,7 +58,8 @@ TEST(MdPacket, EveryMessageHasTheLengthOfTheProtocolTable) {
   EXPECT_EQ(np::md_message_length(T::kSnapshotStart), 32u);
   EXPECT_EQ(np::md_message_length(T::kSnapshotOrder), 40u);
   EXPECT_EQ(np::md_message_length(T::kSnapshotEnd), 32u);
-  EXPECT_EQ(np::md_message_length(static_cast<T>(6)), 0u);
+  EXPECT_EQ(np::md_message_length(T::kInstrumentState), 24u);
+  EXPECT_EQ(np::md_message_length(static_cast<T>(7)), 0u);
   EXPECT_EQ(np::kMaxMdMessageLength, 48u);
 }
 
@@ -79,6 +80,13 @@ TEST(MdPacket, EveryMessageEndsWithItsInstrumentSeqAtTheTablesOffset) {
   np::MdTopOfBook top{};
   top.instrument_seq = s;
   EXPECT_EQ(field(top, 40, 8), s);
+  np::MdInstrumentState state{};
+  state.instrument = 5;
+  state.state = np::TradingState::kHalted;
+  state.instrument_seq = s;
+  EXPECT_EQ(field(state, 4, 4), 5u);
+  EXPECT_EQ(field(state, 8, 1), 1u);
+  EXPECT_EQ(field(state, 16, 8), s);
   np::MdSnapshotBound bound{};
   bound.instrument = 3;
   bound.last_seq = 99;
@@ -87,7 +95,9 @@ TEST(MdPacket, EveryMessageEndsWithItsInstrumentSeqAtTheTablesOffset) {
   EXPECT_EQ(field(bound, 4, 4), 3u);
   EXPECT_EQ(field(bound, 8, 8), 99u);
   EXPECT_EQ(field(bound, 16, 4), 7u);
-  EXPECT_EQ(field(bound, 20, 4), 0u);  // reserved
+  EXPECT_EQ(field(bound, 20, 4), 0u);  // trading_state open, 3 reserved
+  bound.trading_state = np::TradingState::kHalted;
+  EXPECT_EQ(field(bound, 20, 1), 1u);
   EXPECT_EQ(field(bound, 24, 8), s);
 }
 

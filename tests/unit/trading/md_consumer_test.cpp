@@ -87,6 +87,16 @@ class TestVenue {
     return finish(p);
   }
 
+  // The venue halts or resumes `inst`: one InstrumentState, queued behind
+  // what was generated (flush() or next_packet() sends it).
+  void set_trading_state(InstrumentId inst, bool halted) {
+    np::MdInstrumentState m{};
+    m.header = {sizeof m, np::MdMsgType::kInstrumentState, 0};
+    m.instrument = inst;
+    m.state = halted ? np::TradingState::kHalted : np::TradingState::kOpen;
+    queue(m, inst);
+  }
+
   // Packs the messages already generated (the rest of a request), nothing new.
   std::vector<Packet> flush() {
     std::vector<Packet> out;
@@ -119,6 +129,7 @@ class TestVenue {
     b.last_seq = packed_seq_;
     b.orders = ref_.order_count(inst);
     b.instrument_seq = packed_iseq_[inst];
+    b.trading_state = halted_[inst] ? np::TradingState::kHalted : np::TradingState::kOpen;
     std::vector<Packet> out;
     snap_append(b, out);
     ref_.for_each_order(inst, [&](const nb::RestingOrder& o) {
@@ -285,6 +296,8 @@ class TestVenue {
       case np::MdMsgType::kDeleteOrder: return inc_.append(np::read_md<np::MdDeleteOrder>(m.bytes.data()), m.seq);
       case np::MdMsgType::kTrade: return inc_.append(np::read_md<np::MdTrade>(m.bytes.data()), m.seq);
       case np::MdMsgType::kTopOfBook: return inc_.append(np::read_md<np::MdTopOfBook>(m.bytes.data()), m.seq);
+      case np::MdMsgType::kInstrumentState:
+        return inc_.append(np::read_md<np::MdInstrumentState>(m.bytes.data()), m.seq);
       default: ADD_FAILURE() << "not an incremental message"; return false;
     }
   }
@@ -315,6 +328,9 @@ class TestVenue {
         ++trades_packed_;
         break;
       }
+      case np::MdMsgType::kInstrumentState:
+        halted_[m.inst] = np::read_md<np::MdInstrumentState>(m.bytes.data()).state == np::TradingState::kHalted;
+        break;
       default: break;
     }
     EXPECT_EQ(r, nb::BookResult::kOk) << "reference refused seq " << m.seq;
@@ -354,6 +370,7 @@ class TestVenue {
   std::uint64_t gen_seq_ = 0;
   std::uint64_t packed_seq_ = 0;
   std::uint64_t snap_seq_ = 1;
+  std::array<bool, kInstruments> halted_{};  // as packed
 
  public:
   // The exchange restarted: its snapshot channel numbers from 1 again.
@@ -405,6 +422,9 @@ struct Recorder {
     live[inst] = true;
   }
   int total_stale() const { return stale[0] + stale[1] + stale[2] + stale[3]; }
+  // Optional callback (MdConsumer calls it when the handler has it).
+  std::vector<std::pair<InstrumentId, bool>> trading_states;
+  void on_trading_state(InstrumentId inst, bool halted) { trading_states.emplace_back(inst, halted); }
 };
 
 using Consumer = nt::MdConsumer<Recorder>;
@@ -1043,6 +1063,36 @@ TEST(MdConsumerConfig, ShouldRejectEachBadFieldByName) {
   c.reorder_packets = 0;  // no holding: every hole is a gap at once
   Consumer no_window(caps, c, r);
   EXPECT_EQ(no_window.held_packets(), 0u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(MdConsumer, ShouldFollowTheInstrumentsTradingStateFromTheFeedAndFromSnapshots) {
+  Fixture f(77);
+  f.bootstrap();
+  f.venue.set_trading_state(1, true);
+  f.deliver(f.venue.flush());
+  EXPECT_TRUE(f.consumer.halted(1));
+  EXPECT_FALSE(f.consumer.halted(0));
+  EXPECT_TRUE(f.consumer.is_live(1)) << "an InstrumentState follows on like any message of its instrument";
+  ASSERT_EQ(f.recorder.trading_states.size(), 1u);
+  EXPECT_EQ(f.recorder.trading_states[0], (std::pair<InstrumentId, bool>{1, true}));
+  for (int i = 0; i < 20; ++i) f.deliver(f.venue.next_packet());
+  f.venue.set_trading_state(1, false);
+  f.deliver(f.venue.flush());
+  EXPECT_FALSE(f.consumer.halted(1));
+  EXPECT_EQ(f.recorder.trading_states.size(), 2u);
+
+  // A late joiner learns a halt from the instrument's snapshot.
+  Fixture late(78);
+  late.venue.set_trading_state(2, true);
+  for (int i = 0; i < 5; ++i) late.deliver(late.venue.next_packet());
+  for (InstrumentId i = 0; i < kInstruments; ++i) late.deliver(late.venue.snapshot(i));
+  EXPECT_TRUE(late.consumer.is_live(2));
+  EXPECT_TRUE(late.consumer.halted(2));
+  EXPECT_FALSE(late.consumer.halted(3));
 }
 
 }  // namespace
