@@ -12,6 +12,7 @@
 // config; 3 no answer (could not connect or log on, timed out, disconnected).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -106,12 +107,17 @@ int run(const VenueConfig& cfg, const std::string& address, std::uint32_t admin_
   if (oc.exchange.ip.value == 0) oc.exchange.ip = nanotick::net::parse_ipv4("127.0.0.1");
   oc.client_id = admin_id;
   oc.api_key = key;
+  oc.heartbeat_ms = 0;  // the exchange's default: always within its bounds
+  oc.connect_timeout_ms = std::min<std::uint32_t>(timeout_ms, 60'000);  // the client's bound
+  oc.logon_timeout_ms = timeout_ms;
   oc.reconnect_initial_ms = timeout_ms;  // one attempt: a second would outlive the deadline
   oc.reconnect_max_ms = timeout_ms;
   AdminHandler h;
   nanotick::trading::OrderEntryClient<AdminHandler> session(oc, h);
-  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  // Each wait (the logon, each answer, the logout) has timeout_ms of its own.
+  auto deadline = Clock::now();
   const auto wait_for = [&](auto done) {
+    deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
     while (!done()) {
       if (h.ended || Clock::now() >= deadline) return false;
       if (session.poll() == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));

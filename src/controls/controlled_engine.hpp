@@ -45,7 +45,7 @@ class ControlledEngine {
 
   void process(const engine::Request& rq) noexcept {
     using engine::RequestType;
-    if (rq.type == RequestType::kNew || rq.type == RequestType::kModify) {
+    if (switches_.any() && (rq.type == RequestType::kNew || rq.type == RequestType::kModify)) [[unlikely]] {
       const engine::RejectReason off = switches_.blocked(rq.client)      ? engine::RejectReason::kClientBlocked
                                        : switches_.halted(rq.instrument) ? engine::RejectReason::kInstrumentHalted
                                                                          : engine::RejectReason::kNone;
@@ -120,7 +120,7 @@ class ControlledEngine {
         return engine_.answer_admin(rq, RejectReason::kNone, static_cast<Qty>(engine_.last_report_seq() - before),
                                     false);
       }
-      default: return;
+      default: return engine_.answer_admin(rq, RejectReason::kInvalidRequestType, 0, true);  // admin_problem's
     }
   }
 

@@ -26,6 +26,9 @@ class Switches {
  public:
   explicit Switches(std::size_t instruments) : halted_(instruments, 0), blocked_(engine::kMaxClientId + 1, 0) {}
 
+  // Whether any instrument is halted or any client blocked: the one load and
+  // branch a new order pays in the normal case.
+  bool any() const noexcept { return on_ != 0; }
   bool halted(engine::InstrumentId inst) const noexcept { return inst < halted_.size() && halted_[inst] != 0; }
   bool blocked(engine::ClientId client) const noexcept {
     return client <= engine::kMaxClientId && blocked_[client] != 0;
@@ -53,19 +56,22 @@ class Switches {
         throw std::invalid_argument("switches: blocked client " + std::to_string(c) + " is out of range");
     std::fill(halted_.begin(), halted_.end(), 0);
     std::fill(blocked_.begin(), blocked_.end(), 0);
-    for (const engine::InstrumentId i : s.halted) halted_[i] = 1;
-    for (const engine::ClientId c : s.blocked) blocked_[c] = 1;
+    on_ = 0;
+    for (const engine::InstrumentId i : s.halted) on_ += flip(halted_, i, true) ? 1 : 0;
+    for (const engine::ClientId c : s.blocked) on_ += flip(blocked_, c, true) ? 1 : 0;
   }
 
  private:
-  static bool flip(std::vector<std::uint8_t>& table, std::size_t i, bool on) noexcept {
+  bool flip(std::vector<std::uint8_t>& table, std::size_t i, bool on) noexcept {
     if (i >= table.size() || (table[i] != 0) == on) return false;
     table[i] = on ? 1 : 0;
+    on_ = on ? on_ + 1 : on_ - 1;
     return true;
   }
 
   std::vector<std::uint8_t> halted_;   // by InstrumentId
-  std::vector<std::uint8_t> blocked_;  // by ClientId: 64 KiB, one byte load per order
+  std::vector<std::uint8_t> blocked_;  // by ClientId: 64 KiB, read only while any() is true
+  std::uint32_t on_ = 0;               // switches on: halted instruments + blocked clients
 };
 
 }  // namespace nanotick::controls

@@ -372,11 +372,13 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
     with_engine([&](auto& e) { e.import_state(snap->state, snap->controls); });
     from_seq = snap->journal_seq;
     s.log("engine snapshot " + snap->path + " loaded (journal seq " + std::to_string(from_seq) + ")");
-    if (from_seq > s.ledger->last_request_seq() && s.ledger->next_trade_seq() > 1)
-      s.log("trade ledger: its last trade is of request " + std::to_string(s.ledger->last_request_seq()) +
-            " and the snapshot is after request " + std::to_string(from_seq) + ": trades of requests " +
-            std::to_string(s.ledger->last_request_seq() + 1) + ".." + std::to_string(from_seq) +
-            ", if there were any, are not in the ledger (the replay starts after the snapshot)");
+    // Compared by execution report seq: the ledger may hold only some of a request's trades.
+    if (snap->state.report_seq > s.ledger->last_exec_seq() && s.ledger->next_trade_seq() > 1)
+      s.log("trade ledger: its last trade has execution report seq " + std::to_string(s.ledger->last_exec_seq()) +
+            " and the snapshot is after report " + std::to_string(snap->state.report_seq) +
+            ": trades with reports in between, if there were any, are not in the ledger (the replay starts after "
+            "the snapshot, at request " +
+            std::to_string(from_seq + 1) + ")");
   }
   for (const auto& p : problems) s.log("engine snapshot skipped: " + p);
   const JournalRecovery rec = recover_journal(config.journal.dir, fingerprint, from_seq, [&](const JournalRecord& r) {
@@ -440,6 +442,13 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   if (orphaned != 0)
     s.log("cancel on disconnect: a mass cancel for each of " + std::to_string(orphaned) +
           " client(s) whose recovered resting orders have no session");
+  const std::uint64_t recovered_reports = with_engine([](auto& e) { return e.engine().last_report_seq(); });
+  if (s.ledger->last_exec_seq() > recovered_reports)
+    s.log("trade ledger: it holds trades up to execution report seq " + std::to_string(s.ledger->last_exec_seq()) +
+          " but the recovered engine ends at report " + std::to_string(recovered_reports) +
+          ": the journal lost requests the ledger had trades of (its unsynced tail, or a repair); new trades are "
+          "recorded from here on, after those");
+  s.trade_tap->end_replay();
   on_pipeline(s, [](auto& p) { p.unmute(); });
   place_counters();
 }

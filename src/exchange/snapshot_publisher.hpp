@@ -60,7 +60,7 @@ class SnapshotPublisher {
   template <typename Engine>
   void seed_from(const Engine& engine);
   // With seed_from: the instruments an admin has halted (ascending ids; the
-  // controls' SwitchesState::halted). Throws std::invalid_argument on an
+  // controls' ControlsState::halted). Throws std::invalid_argument on an
   // unknown instrument.
   void seed_halted(std::span<const book::InstrumentId> halted);
 

@@ -69,6 +69,12 @@ class TradeTap {
     }
   }
 
+  // The replay is over: from now on every trade goes in. A ledger that held
+  // reports the recovered engine never reached again (the journal lost its
+  // unsynced tail, or was repaired) must not make live trades vanish; the
+  // server says so in its log (exchange_server.cpp).
+  void end_replay() noexcept { after_ = 0; }
+
   std::uint64_t trades() const noexcept { return next_trade_seq_ - 1; }
   std::uint64_t ring_full_waits() const noexcept { return ring_full_waits_.get(); }
   core::Counter& ring_full_waits_counter() noexcept { return ring_full_waits_; }

@@ -479,6 +479,11 @@ class Trader {
   MdSockets sockets_;
   std::unique_ptr<MdRingFeed> md_ring_;  // transport "shm": the incremental channel
   TimeNs next_socket_poll_ns_ = 0;       // transport "shm", compact: the next look at the snapshot socket
+  // The consumer calls on_trading_state only when its handler has it: a
+  // trade engine that lost it would send orders into halts unnoticed.
+  static_assert(
+      requires(Engine& e) { e.on_trading_state(InstrumentId{}, true); },
+      "the trade engine must hear the venue's halts (MdConsumer's optional on_trading_state)");
   MdConsumer<Engine> consumer_;
   Engine engine_;
   OrderEntryClient<Engine> gateway_;

@@ -132,12 +132,15 @@ def account_lines(exchange_out: Dict[str, str], client_names: Dict[int, str]) ->
 
 
 def venue_rejects_line(exchange: Dict[str, str]) -> str:
-    """The venue's own refusals (4xx, docs/CONTROLS.md) by reason, from the gateway's counters."""
+    """The venue's own refusals (4xx, docs/CONTROLS.md) by reason, from the gateway's counters:
+    the account checks' always, a block's or a halt's when there were any."""
     names = {400: "no account", 401: "instrument not permitted", 402: "client qty limit",
              403: "client notional limit", 404: "client collar", 405: "too many open orders",
-             406: "insufficient cash", 407: "insufficient position"}
-    parts = [f"{names.get(code, code)} {exchange.get(f'engine_reject.{code}', '0')}" for code in range(400, 408)]
-    total = sum(int(exchange.get(f"engine_reject.{code}", "0")) for code in range(400, 408))
+             406: "insufficient cash", 407: "insufficient position", 408: "client blocked",
+             409: "instrument halted"}
+    codes = [c for c in range(400, 410) if c < 408 or exchange.get(f"engine_reject.{c}", "0") != "0"]
+    parts = [f"{names[code]} {exchange.get(f'engine_reject.{code}', '0')}" for code in codes]
+    total = sum(int(exchange.get(f"engine_reject.{code}", "0")) for code in codes)
     return f"venue rejects (account controls): {total}: " + ", ".join(parts)
 
 

@@ -227,6 +227,9 @@ class EngineModel:
     def apply(self, req: Request) -> None:
         self.request_seq += 1
         assert req.seq == self.request_seq, f"journal seq {req.seq} after {self.request_seq - 1}"
+        # Types 5-9 are admin requests (docs/CONTROLS.md "Admin"), which this model does not know:
+        # a comparison on a journal holding one would diverge, so it is refused here, by name.
+        assert not 5 <= req.type <= 9, f"journal seq {req.seq}: an admin request (type {req.type}): not modelled"
         if req.type == REQ_NEW or req.type not in (REQ_CANCEL, REQ_MODIFY, REQ_MASS_CANCEL):
             self._new(req)
         elif req.type == REQ_CANCEL:
