@@ -92,10 +92,23 @@ inline std::vector<ne::ClientId> g_workload_clients;
 // 2^62, positions and short limits 2^60), so the reports are the bare
 // engine's and the digests must agree; what differs is the work: the
 // pre-trade checks, the settlement of every report, the holds.
+inline nanotick::controls::ControlsConfig never_binding_accounts(const ne::EngineConfig& config) {
+  nanotick::controls::ControlsConfig c;
+  for (const ne::ClientId id : g_workload_clients) {
+    nanotick::controls::ClientLimits l;
+    l.client = id;
+    l.cash = std::int64_t{1} << 62;
+    l.short_limit = std::int64_t{1} << 60;
+    for (ne::InstrumentId i = 0; i < config.instruments.size(); ++i) l.positions.push_back({i, std::int64_t{1} << 60});
+    c.clients.push_back(std::move(l));
+  }
+  return c;
+}
+
 class ControlledEngineHarnessSubject {
  public:
   ControlledEngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
-      : queue_(consumer_cpu), sink_(queue_), engine_(config, accounts_for(config), sink_) {}
+      : queue_(consumer_cpu), sink_(queue_), engine_(config, never_binding_accounts(config), sink_) {}
   NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
   NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.engine().prefetch(next); }
   NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
@@ -103,22 +116,63 @@ class ControlledEngineHarnessSubject {
   const ReportQueue& queue() const noexcept { return queue_; }
 
  private:
-  static nanotick::controls::ControlsConfig accounts_for(const ne::EngineConfig& config) {
-    nanotick::controls::ControlsConfig c;
-    for (const ne::ClientId id : g_workload_clients) {
-      nanotick::controls::ClientLimits l;
-      l.client = id;
-      l.cash = std::int64_t{1} << 62;
-      l.short_limit = std::int64_t{1} << 60;
-      for (ne::InstrumentId i = 0; i < config.instruments.size(); ++i)
-        l.positions.push_back({i, std::int64_t{1} << 60});
-      c.clients.push_back(std::move(l));
-    }
-    return c;
-  }
   ReportQueue queue_;
   HarnessEngineSink sink_;
   nanotick::controls::ControlledEngine<HarnessEngineSink> engine_;
+};
+
+// The controls' cost split into its stages (docs/CONTROLS.md "Where the
+// time goes"): each row runs one stage of ControlledEngine alone around the
+// bare engine, with the same never-binding accounts, so its reports are the
+// engine's and its cost over the "nanotick" row is that stage's.
+// Pre-trade alone: every new order and modify checked, nothing settled (the
+// holds stay 0: the checks do the same arithmetic on other values).
+class PreTradeOnlyHarnessSubject {
+ public:
+  PreTradeOnlyHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+      : queue_(consumer_cpu),
+        sink_(queue_),
+        accounts_(config, never_binding_accounts(config)),
+        engine_(config, sink_) {}
+  NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept {
+    const ne::RejectReason why = nanotick::controls::pre_trade_check(accounts_, engine_, r);
+    if (why != ne::RejectReason::kNone) [[unlikely]]
+      return engine_.refuse(r, why);
+    engine_.process(r);
+  }
+  NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.prefetch(next); }
+  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
+  std::uint64_t finish() { return queue_.finish(); }
+  const ReportQueue& queue() const noexcept { return queue_; }
+
+ private:
+  ReportQueue queue_;
+  HarnessEngineSink sink_;
+  nanotick::controls::Accounts accounts_;
+  ne::MatchingEngine<HarnessEngineSink> engine_;
+};
+
+// Settlement alone: every report settles into the accounts, nothing checked.
+class SettlementOnlyHarnessSubject {
+ public:
+  SettlementOnlyHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+      : queue_(consumer_cpu),
+        sink_(queue_),
+        accounts_(config, never_binding_accounts(config)),
+        settling_(sink_, accounts_),
+        engine_(config, settling_) {}
+  NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
+  NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.prefetch(next); }
+  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
+  std::uint64_t finish() { return queue_.finish(); }
+  const ReportQueue& queue() const noexcept { return queue_; }
+
+ private:
+  ReportQueue queue_;
+  HarnessEngineSink sink_;
+  nanotick::controls::Accounts accounts_;
+  nanotick::controls::SettlingSink<HarnessEngineSink> settling_;
+  ne::MatchingEngine<nanotick::controls::SettlingSink<HarnessEngineSink>> engine_;
 };
 using EngineWithMarketDataSubject = BasicEngineHarnessSubject<HarnessEngineSinkWithMarketData>;
 

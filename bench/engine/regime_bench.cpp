@@ -38,7 +38,8 @@
 //   sink that takes market data, each event written out and dropped) and
 //   "nanotick, venue controls" (the engine inside controls::ControlledEngine,
 //   every client with an account too large to bind: the same reports, plus
-//   the pre-trade checks and settlement; docs/CONTROLS.md).
+//   the pre-trade checks and settlement; docs/CONTROLS.md), and its stages
+//   alone: "nanotick, pre-trade checks only", "nanotick, settlement only".
 
 #include <algorithm>
 #include <cstdint>
@@ -79,6 +80,8 @@ const char* const kUnorderedName = "std::unordered_map book";
 const char* const kQueueOnlyName = "queue alone";
 const char* const kWithMdName = "nanotick, market data built";
 const char* const kControlsName = "nanotick, venue controls";
+const char* const kPreTradeName = "nanotick, pre-trade checks only";
+const char* const kSettlementName = "nanotick, settlement only";
 
 struct Options {
   nb::Args args;
@@ -134,11 +137,13 @@ Options parse_options(int argc, char** argv) {
       opt.regimes.push_back(kind);
     } else if (a == "--impl") {
       const std::string name = value();
-      if (name != kNanotickName && name != kLiquibookName && name != kMapName && name != kUnorderedName &&
-          name != kQueueOnlyName && name != kWithMdName && name != kControlsName)
-        usage_exit(("--impl takes one of '" + std::string(kNanotickName) + "', '" + kLiquibookName + "', '" + kMapName +
-                    "', '" + kUnorderedName + "', got '" + name + "'")
-                       .c_str());
+      const char* const known[] = {kNanotickName, kLiquibookName, kMapName,      kUnorderedName, kQueueOnlyName,
+                                   kWithMdName,   kControlsName,  kPreTradeName, kSettlementName};
+      if (std::find(std::begin(known), std::end(known), name) == std::end(known)) {
+        std::string all;
+        for (const char* k : known) all += std::string(all.empty() ? "'" : ", '") + k + "'";
+        usage_exit(("--impl takes one of " + all + ", got '" + name + "'").c_str());
+      }
       opt.impls.push_back(name);
     } else {
       rest.push_back(argv[i]);
@@ -223,7 +228,10 @@ Impl make_impl(const char* name) {
 }
 
 // Rows that explain a figure rather than compete (only with --impl).
-bool is_ablation(const char* name) { return name == kQueueOnlyName || name == kWithMdName || name == kControlsName; }
+bool is_ablation(const char* name) {
+  return name == kQueueOnlyName || name == kWithMdName || name == kControlsName || name == kPreTradeName ||
+         name == kSettlementName;
+}
 
 std::vector<Impl> make_impls(const Options& opt) {
   std::vector<Impl> all;
@@ -234,6 +242,8 @@ std::vector<Impl> make_impls(const Options& opt) {
   all.push_back(make_impl<nb::QueueOnlySubject>(kQueueOnlyName));
   all.push_back(make_impl<nb::EngineWithMarketDataSubject>(kWithMdName));
   all.push_back(make_impl<nb::ControlledEngineHarnessSubject>(kControlsName));
+  all.push_back(make_impl<nb::PreTradeOnlyHarnessSubject>(kPreTradeName));
+  all.push_back(make_impl<nb::SettlementOnlyHarnessSubject>(kSettlementName));
   std::vector<Impl> kept;
   for (Impl& i : all)
     if ((opt.impls.empty() && !is_ablation(i.name)) ||
