@@ -5,6 +5,8 @@
 //   block CLIENT / unblock CLIENT     refuse or allow a client's new orders
 //   cancel-all CLIENT [--instrument SYMBOL]   cancel the client's orders
 //   kill CLIENT                       block, then cancel all its orders
+//   adjust CLIENT DELTA [--instrument SYMBOL]   add DELTA to the client's
+//                                     cash, or to its position in SYMBOL
 // CLIENT is a client id or a client's name in the config. The API key is read
 // from --key-file or the NANOTICK_ADMIN_KEY environment variable, never from
 // the command line (where every user of the machine could read it).
@@ -49,6 +51,7 @@ struct Step {
   std::uint32_t instrument = 0;
   std::uint32_t target = 0;
   std::string what;  // for the printed line, e.g. "halt NTK1"
+  std::int64_t amount = 0;
 };
 
 std::uint32_t instrument_id(const VenueConfig& cfg, const std::string& symbol) {
@@ -136,7 +139,7 @@ int run(const VenueConfig& cfg, const std::string& address, std::uint32_t admin_
   int exit_code = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
-    const auto sent = session.send_admin_request(i + 1, s.action, s.instrument, s.target);
+    const auto sent = session.send_admin_request(i + 1, s.action, s.instrument, s.target, s.amount);
     if (sent.status != nanotick::trading::SendStatus::kSent) {
       std::fprintf(stderr, "nanotick-admin: %s: not sent (%s)\n", s.what.c_str(),
                    std::string(nanotick::trading::to_string(sent.status)).c_str());
@@ -200,6 +203,11 @@ int main(int argc, char** argv) {
   cancel_all->add_option("--instrument", instrument_filter, "only this instrument's");
   auto* kill = app.add_subcommand("kill", "the kill switch: block a client, then cancel all its orders");
   kill->add_option("CLIENT", client, "id or name")->required();
+  std::int64_t delta = 0;
+  auto* adjust = app.add_subcommand("adjust", "add DELTA to a client's cash, or with --instrument to its position");
+  adjust->add_option("CLIENT", client, "id or name")->required();
+  adjust->add_option("DELTA", delta, "signed amount (price units for cash)")->required();
+  adjust->add_option("--instrument", instrument_filter, "the position's instrument (default: the cash)");
   app.require_subcommand(1);
   try {
     app.parse(argc, argv);
@@ -217,6 +225,14 @@ int main(int argc, char** argv) {
       const std::string who = "client " + std::to_string(target);
       if (block->parsed() || kill->parsed()) steps.push_back({AdminAction::kBlockClient, 0, target, "block " + who});
       if (unblock->parsed()) steps.push_back({AdminAction::kUnblockClient, 0, target, "unblock " + who});
+      if (adjust->parsed()) {
+        const std::uint32_t inst =
+            instrument_filter.empty() ? nanotick::proto::kAllInstruments : instrument_id(cfg, instrument_filter);
+        steps.push_back({AdminAction::kAdjust, inst, target,
+                         "adjust " + who + (instrument_filter.empty() ? " cash" : " " + instrument_filter) + " by " +
+                             std::to_string(delta),
+                         delta});
+      }
       if (cancel_all->parsed() || kill->parsed()) {
         const std::uint32_t inst =
             instrument_filter.empty() ? nanotick::proto::kAllInstruments : instrument_id(cfg, instrument_filter);

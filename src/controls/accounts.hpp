@@ -43,6 +43,7 @@
 #include "core/compiler.hpp"
 #include "engine/book_views.hpp"
 #include "engine/events.hpp"
+#include "engine/request.hpp"
 
 namespace nanotick::controls {
 
@@ -110,6 +111,31 @@ class Accounts {
   Price reserve_price(InstrumentId instrument, engine::Side side, engine::OrderType type, Price price) const noexcept {
     if (type != engine::OrderType::kMarket) return price;
     return side == engine::Side::kBuy ? bands_[instrument].max_price : bands_[instrument].min_price;
+  }
+
+  // An admin's adjustment (docs/CONTROLS.md "Admin"): `delta` added to the
+  // client's cash (instrument kAllInstruments) or to its position in
+  // `instrument`. Refused, changing nothing, when the client has no account
+  // (kNoAccount), when cash would fall below what its working orders hold
+  // (kInsufficientCash), when the position would fall below its working
+  // sells less the short limit (kInsufficientPosition), or when a position
+  // would overflow (kQuantityTooLarge). The instrument is known (the caller
+  // checked).
+  engine::RejectReason adjust(ClientId client, InstrumentId instrument, std::int64_t delta) noexcept {
+    if (client > engine::kMaxClientId || slot_of_[client] == kNoSlot) return engine::RejectReason::kNoAccount;
+    Account& a = accounts_[slot_of_[client]];
+    if (instrument == engine::kAllInstruments) {
+      if (a.cash + delta < a.reserved_cash) return engine::RejectReason::kInsufficientCash;
+      a.cash += delta;
+      return engine::RejectReason::kNone;
+    }
+    Holding& h = a.holdings[instrument];
+    Qty after = 0;
+    if (__builtin_add_overflow(h.position, delta, &after)) return engine::RejectReason::kQuantityTooLarge;
+    if (Money{after} - h.reserved_sell < -Money{a.limits.short_limit})
+      return engine::RejectReason::kInsufficientPosition;
+    h.position = after;
+    return engine::RejectReason::kNone;
   }
 
   // What the order being modified held before, read from the engine by the

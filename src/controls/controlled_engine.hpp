@@ -7,7 +7,8 @@
 // settlement, in one deterministic step per request.
 //
 // The admin requests (engine::is_admin_request: halt/resume an instrument,
-// block/unblock a client, cancel all of a client's orders) are handled here
+// block/unblock a client, cancel all of a client's orders, adjust its cash
+// or a position) are handled here
 // too, never by the engine: each is answered by one kAdminDone report to
 // the admin; a halt or resume that changes the instrument's state also
 // publishes it (MdType::kTradingState). A blocked client's and a halted
@@ -120,6 +121,8 @@ class ControlledEngine {
         return engine_.answer_admin(rq, RejectReason::kNone, static_cast<Qty>(engine_.last_report_seq() - before),
                                     false);
       }
+      case RequestType::kAdminAdjust:
+        return engine_.answer_admin(rq, accounts_.adjust(target, rq.instrument, rq.price), 0, true);
       default: return engine_.answer_admin(rq, RejectReason::kInvalidRequestType, 0, true);  // admin_problem's
     }
   }
@@ -129,7 +132,7 @@ class ControlledEngine {
     using engine::RejectReason;
     using engine::RequestType;
     if (rq.client > engine::kMaxClientId) return RejectReason::kInvalidClientId;
-    if (rq.reserved != 0 || rq.price != 0 || rq.side != engine::Side::kBuy ||
+    if (rq.reserved != 0 || (rq.price != 0 && rq.type != RequestType::kAdminAdjust) || rq.side != engine::Side::kBuy ||
         rq.order_type != engine::OrderType::kLimit || rq.stp != engine::StpMode::kNone)
       return RejectReason::kReservedNotZero;
     const bool known_instrument = rq.instrument < engine_.instrument_count();
@@ -144,6 +147,7 @@ class ControlledEngine {
         if (rq.instrument != 0) return RejectReason::kReservedNotZero;
         return known_target ? RejectReason::kNone : RejectReason::kUnknownTargetClient;
       case RequestType::kAdminCancelAll:
+      case RequestType::kAdminAdjust:
         if (!known_instrument && rq.instrument != engine::kAllInstruments) return RejectReason::kUnknownInstrument;
         return known_target ? RejectReason::kNone : RejectReason::kUnknownTargetClient;
       default: return RejectReason::kInvalidRequestType;

@@ -28,11 +28,12 @@ enum class RequestType : std::uint8_t {
   kBlockClient = 7,
   kUnblockClient = 8,
   kAdminCancelAll = 9,
+  kAdminAdjust = 10,  // the target's cash (instrument kAllInstruments) or position += price (a signed delta)
 };
 
 inline constexpr bool is_admin_request(RequestType t) noexcept {
   return static_cast<std::uint8_t>(t) >= static_cast<std::uint8_t>(RequestType::kHaltInstrument) &&
-         static_cast<std::uint8_t>(t) <= static_cast<std::uint8_t>(RequestType::kAdminCancelAll);
+         static_cast<std::uint8_t>(t) <= static_cast<std::uint8_t>(RequestType::kAdminAdjust);
 }
 
 // A mass cancel's instrument meaning "all of them".
@@ -66,10 +67,11 @@ inline Request make_mass_cancel(InstrumentId instrument, ClientId client) {
   return Request{
       RequestType::kMassCancel, Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, client, 0, 0, 0, 0, 0};
 }
-// An admin request (is_admin_request(type)); `target_client` is 0 for halt/resume.
+// An admin request (is_admin_request(type)); `target_client` is 0 for
+// halt/resume; `amount` is an adjustment's delta (in `price`), else 0.
 inline Request make_admin(RequestType type, ClientId admin, ClientOrderId request_id, InstrumentId instrument,
-                          ClientId target_client) {
-  return Request{type,          Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, admin, 0, request_id, 0,
+                          ClientId target_client, std::int64_t amount = 0) {
+  return Request{type,          Side::kBuy, OrderType::kLimit, StpMode::kNone, instrument, admin, 0, request_id, amount,
                  target_client, 0};
 }
 // The target client of an admin request.

@@ -44,6 +44,7 @@ inline engine::RequestType admin_request_type(proto::AdminAction a) noexcept {
     case proto::AdminAction::kBlockClient: return engine::RequestType::kBlockClient;
     case proto::AdminAction::kUnblockClient: return engine::RequestType::kUnblockClient;
     case proto::AdminAction::kCancelAll: return engine::RequestType::kAdminCancelAll;
+    case proto::AdminAction::kAdjust: return engine::RequestType::kAdminAdjust;
   }
   return engine::RequestType{0};
 }
@@ -54,6 +55,7 @@ inline proto::AdminAction admin_action(std::uint8_t request_type) noexcept {
     case engine::RequestType::kBlockClient: return proto::AdminAction::kBlockClient;
     case engine::RequestType::kUnblockClient: return proto::AdminAction::kUnblockClient;
     case engine::RequestType::kAdminCancelAll: return proto::AdminAction::kCancelAll;
+    case engine::RequestType::kAdminAdjust: return proto::AdminAction::kAdjust;
     default: return proto::AdminAction{0};
   }
 }
@@ -62,7 +64,7 @@ inline proto::AdminAction admin_action(std::uint8_t request_type) noexcept {
 // bytes reach the controls, which refuse a non-zero one.
 inline engine::Request to_request(const proto::AdminRequest& m, engine::ClientId admin) noexcept {
   engine::Request rq =
-      engine::make_admin(admin_request_type(m.action), admin, m.request_id, m.instrument, m.target_client);
+      engine::make_admin(admin_request_type(m.action), admin, m.request_id, m.instrument, m.target_client, m.amount);
   rq.reserved = m.reserved1 | m.reserved0[0] | m.reserved0[1] | m.reserved0[2];
   return rq;
 }

@@ -180,6 +180,7 @@ enum class AdminAction : std::uint8_t {
   kBlockClient = 3,
   kUnblockClient = 4,
   kCancelAll = 5,
+  kAdjust = 6,
 };
 inline constexpr std::uint32_t kAllInstruments = 0xFFFF'FFFF;  // AdminRequest: cancel-all on every instrument
 
@@ -188,13 +189,15 @@ struct AdminRequest {
   std::uint64_t request_id;  // the admin's own, echoed in the response
   AdminAction action;
   std::uint8_t reserved0[3];
-  std::uint32_t instrument;     // halt/resume: the instrument; cancel-all: one or kAllInstruments; else 0
-  std::uint32_t target_client;  // block/unblock/cancel-all: the client; else 0
+  std::uint32_t instrument;     // halt/resume: the instrument; cancel-all: one or kAllInstruments;
+                             // adjust: the position's instrument, or kAllInstruments for cash; else 0
+  std::uint32_t target_client;  // block/unblock/cancel-all/adjust: the client; else 0
   std::uint32_t reserved1;
+  std::int64_t amount;  // adjust: the signed change; else 0
 };
-static_assert(sizeof(AdminRequest) == 32 && offsetof(AdminRequest, request_id) == 8 &&
+static_assert(sizeof(AdminRequest) == 40 && offsetof(AdminRequest, request_id) == 8 &&
               offsetof(AdminRequest, action) == 16 && offsetof(AdminRequest, instrument) == 20 &&
-              offsetof(AdminRequest, target_client) == 24);
+              offsetof(AdminRequest, target_client) == 24 && offsetof(AdminRequest, amount) == 32);
 
 struct AdminResponse {
   Header header;

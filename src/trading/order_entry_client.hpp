@@ -151,12 +151,14 @@ class OrderEntryClient {
   // admin). Its AdminResponse reaches the handler's on_admin_response, which
   // a handler that sends these must have.
   [[nodiscard]] SendResult send_admin_request(std::uint64_t request_id, proto::AdminAction action,
-                                              std::uint32_t instrument, std::uint32_t target_client) noexcept {
+                                              std::uint32_t instrument, std::uint32_t target_client,
+                                              std::int64_t amount = 0) noexcept {
     auto m = proto::make_message<proto::AdminRequest>(0);
     m.request_id = request_id;
     m.action = action;
     m.instrument = instrument;
     m.target_client = target_client;
+    m.amount = amount;
     return send_order(m);
   }
 

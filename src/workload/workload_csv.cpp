@@ -31,6 +31,7 @@ std::string name_of(RequestType type) {
     case RequestType::kBlockClient: return "block";
     case RequestType::kUnblockClient: return "unblock";
     case RequestType::kAdminCancelAll: return "cancel_all";
+    case RequestType::kAdminAdjust: return "adjust";
   }
   return number(type);
 }

@@ -222,9 +222,9 @@ class RandomRequests {
     constexpr auto kMinI64 = std::numeric_limits<std::int64_t>::min();
     constexpr auto kMaxI64 = std::numeric_limits<std::int64_t>::max();
     switch (below(16)) {
-      // No type any layer takes: 5-9 are the admin requests, which the venue's
+      // No type any layer takes: 5-10 are the admin requests, which the venue's
       // controls answer (the bare engine's refusal of them: engine_scenarios).
-      case 0: r.type = static_cast<engine::RequestType>(chance(500) ? 0 : 10 + below(246)); break;
+      case 0: r.type = static_cast<engine::RequestType>(chance(500) ? 0 : 11 + below(245)); break;
       case 1: r.side = static_cast<engine::Side>(chance(500) ? 0 : 3 + below(253)); break;
       case 2: r.order_type = static_cast<engine::OrderType>(chance(500) ? 0 : 5 + below(251)); break;
       case 3: r.stp = static_cast<engine::StpMode>(4 + below(252)); break;

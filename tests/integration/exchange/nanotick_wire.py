@@ -197,11 +197,11 @@ class ModifyOrder(Message):
     seq: int = 0
 
 
-ADMIN_HALT, ADMIN_RESUME, ADMIN_BLOCK, ADMIN_UNBLOCK, ADMIN_CANCEL_ALL = 1, 2, 3, 4, 5
+ADMIN_HALT, ADMIN_RESUME, ADMIN_BLOCK, ADMIN_UNBLOCK, ADMIN_CANCEL_ALL, ADMIN_ADJUST = 1, 2, 3, 4, 5, 6
 ALL_INSTRUMENTS = 0xFFFFFFFF
 
 
-@_msg(20, 32, "QB3xIII", ("request_id", "action", "instrument", "target_client", "reserved"))
+@_msg(20, 40, "QB3xIIIq", ("request_id", "action", "instrument", "target_client", "reserved", "amount"))
 @dataclass
 class AdminRequest(Message):
     request_id: int = 0
@@ -209,6 +209,7 @@ class AdminRequest(Message):
     instrument: int = 0
     target_client: int = 0
     reserved: int = 0
+    amount: int = 0  # adjust: the signed change
     seq: int = 0
 
 

@@ -190,3 +190,35 @@ def test_the_admin_command_line(start_exchange, tmp_path):
     assert not_admin.returncode == 1 and "only an admin session" in not_admin.stdout, (not_admin.stdout, not_admin.stderr)
     counters = ex.stop()
     assert counters["admin.requests"] == 4 and counters["admin.refused"] == 1, counters
+
+
+def test_an_adjustment_changes_what_the_client_may_trade_and_survives_a_restart(start_exchange, tmp_path):
+    config = admin_config(tmp_path)
+    config.client(TRADER).account = {"cash": 1_000, "positions": {"T0": 5}}
+    ex = start_exchange(config)
+    with ex.logon(ADMIN) as admin, ex.logon(TRADER) as trader:
+        s = buy(trader, 1, price=100, qty=20)
+        trader.expect(w.ExecutionReport, ref_seq=s, exec_type=w.EXEC_REJECTED, reject_reason=406)
+        s = admin.send(w.AdminRequest(request_id=1, action=w.ADMIN_ADJUST, instrument=w.ALL_INSTRUMENTS,
+                                      target_client=TRADER, amount=1_000))
+        admin.expect(w.AdminResponse, ref_seq=s, reason=0)
+        s = buy(trader, 2, price=100, qty=20)  # holds all 2,000 now
+        trader.expect(w.ExecutionReport, ref_seq=s, exec_type=w.EXEC_ACCEPTED)
+        s = admin.send(w.AdminRequest(request_id=2, action=w.ADMIN_ADJUST, instrument=w.ALL_INSTRUMENTS,
+                                      target_client=TRADER, amount=-1))
+        admin.expect(w.AdminResponse, ref_seq=s, reason=406)  # below what the working buy holds
+        s = admin.send(w.AdminRequest(request_id=3, action=w.ADMIN_ADJUST, instrument=T1, target_client=TRADER,
+                                      amount=12))
+        admin.expect(w.AdminResponse, ref_seq=s, reason=0)
+        s = admin.send(w.AdminRequest(request_id=4, action=w.ADMIN_ADJUST, instrument=T0, target_client=OTHER,
+                                      amount=1))
+        admin.expect(w.AdminResponse, ref_seq=s, reason=400)  # no account
+        s = admin.send(w.AdminRequest(request_id=5, action=w.ADMIN_HALT, instrument=T0, amount=3))
+        admin.expect(w.AdminResponse, ref_seq=s, reason=112)  # an amount only adjustments have
+    done = run_admin(ex, config, "adjust", config.client(TRADER).name, "--instrument", "T0", "--", "-5")
+    assert done.returncode == 0 and done.stdout.startswith(f"adjust client {TRADER} T0 by -5: done"), (done.stdout,
+                                                                                                      done.stderr)
+    ex.kill()
+    counters = start_exchange(config).stop()
+    assert (counters[f"account.{TRADER}.cash"], counters[f"account.{TRADER}.position.T0"],
+            counters[f"account.{TRADER}.position.T1"]) == (2_000, 0, 12), counters

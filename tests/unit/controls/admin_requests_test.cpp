@@ -7,6 +7,7 @@
 // the switches' snapshot round trip; and no allocation.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 #include "controls/controlled_engine.hpp"
@@ -183,6 +184,43 @@ TEST(AdminRequests, TheSwitchesSurviveASnapshotRoundTrip) {
   bad.halted = {2};
   Venue x;
   EXPECT_THROW(x.engine.import_state(v.engine.export_state(), bad), std::invalid_argument);
+}
+
+TEST(AdminRequests, AnAdjustmentMovesCashOrAPositionButNeverBelowWhatWorkingOrdersHold) {
+  ControlsConfig accounts;
+  ClientLimits t;
+  t.client = kTrader;
+  t.cash = 1'000;
+  t.positions = {{kA, 10}};
+  accounts.clients = {t};
+  reference::RecordingSink sink;
+  ControlledEngine<reference::RecordingSink> e(two_instruments(), accounts, sink);
+  const auto adjust = [&](InstrumentId inst, ClientId who, std::int64_t delta) {
+    sink.clear();
+    e.process(engine::make_admin(RequestType::kAdminAdjust, kAdmin, 1, inst, who, delta));
+    EXPECT_EQ(sink.reports.size(), 1u);
+    EXPECT_EQ(sink.reports.back().type, ReportType::kAdminDone);
+    return sink.reports.back().reason;
+  };
+  EXPECT_EQ(adjust(engine::kAllInstruments, kTrader, 500), RR::kNone);
+  EXPECT_TRUE(e.accounts().find(kTrader)->cash == 1'500);
+  e.process(engine::make_new(kA, kTrader, 1, Side::kBuy, OrderType::kLimit, 100, 10));  // holds 1,000
+  e.process(engine::make_new(kA, kTrader, 2, Side::kSell, OrderType::kLimit, 200, 8));  // holds 8 of the 10
+  EXPECT_EQ(adjust(engine::kAllInstruments, kTrader, -501), RR::kInsufficientCash) << "1,500 - 501 < the 1,000 held";
+  EXPECT_EQ(adjust(engine::kAllInstruments, kTrader, -500), RR::kNone);
+  EXPECT_TRUE(e.accounts().find(kTrader)->cash == 1'000);
+  EXPECT_EQ(adjust(kA, kTrader, -3), RR::kInsufficientPosition) << "10 - 3 < the 8 held";
+  EXPECT_EQ(adjust(kA, kTrader, -2), RR::kNone);
+  EXPECT_EQ(e.accounts().find(kTrader)->holdings[kA].position, 8);
+  EXPECT_EQ(adjust(kB, kTrader, 7), RR::kNone);
+  EXPECT_EQ(e.accounts().find(kTrader)->holdings[kB].position, 7);
+  EXPECT_EQ(adjust(kB, kTrader, std::numeric_limits<std::int64_t>::max()), RR::kQuantityTooLarge);
+  EXPECT_EQ(adjust(kA, kOther, 5), RR::kNoAccount);
+  EXPECT_EQ(adjust(9, kTrader, 5), RR::kUnknownInstrument);
+  // Part of the state: a snapshot carries the adjusted balances.
+  const ControlsState s = e.export_controls();
+  EXPECT_TRUE(s.accounts[0].cash == 1'000);
+  EXPECT_EQ(s.accounts[0].positions, (std::vector<Qty>{8, 7}));
 }
 
 TEST(AdminRequests, ProcessingDoesNotAllocate) {
