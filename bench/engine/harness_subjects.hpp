@@ -65,19 +65,29 @@ class HarnessEngineSinkWithMarketData : public HarnessEngineSink {
   }
 };
 
-template <typename Sink>
-class BasicEngineHarnessSubject {
+// What every subject has: the report queue it feeds (built first, so the
+// subject's sink can point into it), and the queue's end of batch, finish
+// and figures.
+class HarnessQueueOwner {
  public:
-  BasicEngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
-      : queue_(consumer_cpu), sink_(queue_), engine_(config, sink_) {}
-  NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
-  NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.prefetch(next); }
+  explicit HarnessQueueOwner(int consumer_cpu) : queue_(consumer_cpu) {}
   NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
   std::uint64_t finish() { return queue_.finish(); }
   const ReportQueue& queue() const noexcept { return queue_; }
 
- private:
+ protected:
   ReportQueue queue_;
+};
+
+template <typename Sink>
+class BasicEngineHarnessSubject : public HarnessQueueOwner {
+ public:
+  BasicEngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+      : HarnessQueueOwner(consumer_cpu), sink_(queue_), engine_(config, sink_) {}
+  NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
+  NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.prefetch(next); }
+
+ private:
   Sink sink_;
   ne::MatchingEngine<Sink> engine_;
 };
@@ -105,18 +115,14 @@ inline nanotick::controls::ControlsConfig never_binding_accounts(const ne::Engin
   return c;
 }
 
-class ControlledEngineHarnessSubject {
+class ControlledEngineHarnessSubject : public HarnessQueueOwner {
  public:
   ControlledEngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
-      : queue_(consumer_cpu), sink_(queue_), engine_(config, never_binding_accounts(config), sink_) {}
+      : HarnessQueueOwner(consumer_cpu), sink_(queue_), engine_(config, never_binding_accounts(config), sink_) {}
   NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
   NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.engine().prefetch(next); }
-  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
-  std::uint64_t finish() { return queue_.finish(); }
-  const ReportQueue& queue() const noexcept { return queue_; }
 
  private:
-  ReportQueue queue_;
   HarnessEngineSink sink_;
   nanotick::controls::ControlledEngine<HarnessEngineSink> engine_;
 };
@@ -127,10 +133,10 @@ class ControlledEngineHarnessSubject {
 // engine's and its cost over the "nanotick" row is that stage's.
 // Pre-trade alone: every new order and modify checked, nothing settled (the
 // holds stay 0: the checks do the same arithmetic on other values).
-class PreTradeOnlyHarnessSubject {
+class PreTradeOnlyHarnessSubject : public HarnessQueueOwner {
  public:
   PreTradeOnlyHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
-      : queue_(consumer_cpu),
+      : HarnessQueueOwner(consumer_cpu),
         sink_(queue_),
         accounts_(config, never_binding_accounts(config)),
         engine_(config, sink_) {}
@@ -141,34 +147,26 @@ class PreTradeOnlyHarnessSubject {
     engine_.process(r);
   }
   NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.prefetch(next); }
-  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
-  std::uint64_t finish() { return queue_.finish(); }
-  const ReportQueue& queue() const noexcept { return queue_; }
 
  private:
-  ReportQueue queue_;
   HarnessEngineSink sink_;
   nanotick::controls::Accounts accounts_;
   ne::MatchingEngine<HarnessEngineSink> engine_;
 };
 
 // Settlement alone: every report settles into the accounts, nothing checked.
-class SettlementOnlyHarnessSubject {
+class SettlementOnlyHarnessSubject : public HarnessQueueOwner {
  public:
   SettlementOnlyHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
-      : queue_(consumer_cpu),
+      : HarnessQueueOwner(consumer_cpu),
         sink_(queue_),
         accounts_(config, never_binding_accounts(config)),
         settling_(sink_, accounts_),
         engine_(config, settling_) {}
   NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
   NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.prefetch(next); }
-  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
-  std::uint64_t finish() { return queue_.finish(); }
-  const ReportQueue& queue() const noexcept { return queue_; }
 
  private:
-  ReportQueue queue_;
   HarnessEngineSink sink_;
   nanotick::controls::Accounts accounts_;
   nanotick::controls::SettlingSink<HarnessEngineSink> settling_;
@@ -218,40 +216,30 @@ NT_ALWAYS_INLINE void push_peer_outcome(ReportQueue& queue, const HarnessPeerSin
 }
 
 template <template <typename> class Book>
-class PeerHarnessSubject {
+class PeerHarnessSubject : public HarnessQueueOwner {
  public:
   PeerHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
-      : queue_(consumer_cpu), sink_(queue_), book_(config, sink_) {}
+      : HarnessQueueOwner(consumer_cpu), sink_(queue_), book_(config, sink_) {}
   NT_ALWAYS_INLINE void process(const ne::Request& r) {
     sink_.begin_request();
     push_peer_outcome(queue_, sink_, r, book_.process(r));
   }
   void prefetch(const ne::Request&) const noexcept {}  // no such hint in these peers
-  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
-  std::uint64_t finish() { return queue_.finish(); }
-  const ReportQueue& queue() const noexcept { return queue_; }
 
  private:
-  ReportQueue queue_;
   HarnessPeerSink sink_;
   Book<HarnessPeerSink> book_;
 };
 
 // No book: one ack per message into the same queue. The harness's own
 // ceiling -- what a book that did nothing would score.
-class QueueOnlySubject {
+class QueueOnlySubject : public HarnessQueueOwner {
  public:
-  QueueOnlySubject(const ne::EngineConfig&, int consumer_cpu) : queue_(consumer_cpu) {}
+  QueueOnlySubject(const ne::EngineConfig&, int consumer_cpu) : HarnessQueueOwner(consumer_cpu) {}
   NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept {
     queue_.push(HarnessType::kAck, order_key(r.client, r.client_order_id), 0, r.price, r.qty);
   }
   void prefetch(const ne::Request&) const noexcept {}
-  NT_ALWAYS_INLINE void end_of_batch() noexcept { queue_.end_of_batch(); }
-  std::uint64_t finish() { return queue_.finish(); }
-  const ReportQueue& queue() const noexcept { return queue_; }
-
- private:
-  ReportQueue queue_;
 };
 
 using LiquibookHarnessSubject = PeerHarnessSubject<LiquibookAdapter>;
