@@ -65,6 +65,20 @@ class HarnessEngineSinkWithMarketData : public HarnessEngineSink {
   }
 };
 
+// Ablation: the same harness reports, and every ExecReport written out in
+// full, as the exchange's sinks do (RingSink builds each one in its ring
+// slot, DirectSink's gateway encodes it): the compiler may not drop the
+// fields HarnessEngineSink never reads. The fair baseline for the venue
+// controls, whose settlement reads fields the harness does not.
+class HarnessEngineSinkReportsOut : public HarnessEngineSink {
+ public:
+  using HarnessEngineSink::HarnessEngineSink;
+  NT_ALWAYS_INLINE void on_report(const ne::ExecReport& r) noexcept {
+    asm volatile("" : : "r"(&r) : "memory");  // the report escapes: every field is stored
+    HarnessEngineSink::on_report(r);
+  }
+};
+
 // What every subject has: the report queue it feeds (built first, so the
 // subject's sink can point into it), and the queue's end of batch, finish
 // and figures.
@@ -115,17 +129,22 @@ inline nanotick::controls::ControlsConfig never_binding_accounts(const ne::Engin
   return c;
 }
 
-class ControlledEngineHarnessSubject : public HarnessQueueOwner {
+template <typename Sink>
+class BasicControlledEngineHarnessSubject : public HarnessQueueOwner {
  public:
-  ControlledEngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
+  BasicControlledEngineHarnessSubject(const ne::EngineConfig& config, int consumer_cpu)
       : HarnessQueueOwner(consumer_cpu), sink_(queue_), engine_(config, never_binding_accounts(config), sink_) {}
   NT_ALWAYS_INLINE void process(const ne::Request& r) noexcept { engine_.process(r); }
   NT_ALWAYS_INLINE void prefetch(const ne::Request& next) const noexcept { engine_.engine().prefetch(next); }
 
  private:
-  HarnessEngineSink sink_;
-  nanotick::controls::ControlledEngine<HarnessEngineSink> engine_;
+  Sink sink_;
+  nanotick::controls::ControlledEngine<Sink> engine_;
 };
+using ControlledEngineHarnessSubject = BasicControlledEngineHarnessSubject<HarnessEngineSink>;
+// Both with every report written out in full (HarnessEngineSinkReportsOut).
+using EngineReportsOutSubject = BasicEngineHarnessSubject<HarnessEngineSinkReportsOut>;
+using ControlledEngineReportsOutSubject = BasicControlledEngineHarnessSubject<HarnessEngineSinkReportsOut>;
 
 // The controls' cost split into its stages (docs/CONTROLS.md "Where the
 // time goes"): each row runs one stage of ControlledEngine alone around the

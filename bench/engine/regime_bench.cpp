@@ -39,7 +39,11 @@
 //   "nanotick, venue controls" (the engine inside controls::ControlledEngine,
 //   every client with an account too large to bind: the same reports, plus
 //   the pre-trade checks and settlement; docs/CONTROLS.md), and its stages
-//   alone: "nanotick, pre-trade checks only", "nanotick, settlement only".
+//   alone: "nanotick, pre-trade checks only", "nanotick, settlement only";
+//   and "nanotick, reports written out" / "nanotick, venue controls, reports
+//   written out": the bare and the controlled engine with every ExecReport
+//   stored in full, as the exchange's sinks store them (the fair baseline for
+//   the controls: settlement reads report fields the harness sink does not).
 
 #include <algorithm>
 #include <cstdint>
@@ -82,6 +86,8 @@ const char* const kWithMdName = "nanotick, market data built";
 const char* const kControlsName = "nanotick, venue controls";
 const char* const kPreTradeName = "nanotick, pre-trade checks only";
 const char* const kSettlementName = "nanotick, settlement only";
+const char* const kReportsOutName = "nanotick, reports written out";
+const char* const kControlsReportsOutName = "nanotick, venue controls, reports written out";
 
 struct Options {
   nb::Args args;
@@ -137,8 +143,9 @@ Options parse_options(int argc, char** argv) {
       opt.regimes.push_back(kind);
     } else if (a == "--impl") {
       const std::string name = value();
-      const char* const known[] = {kNanotickName, kLiquibookName, kMapName,      kUnorderedName, kQueueOnlyName,
-                                   kWithMdName,   kControlsName,  kPreTradeName, kSettlementName};
+      const char* const known[] = {
+          kNanotickName, kLiquibookName, kMapName,        kUnorderedName,  kQueueOnlyName,         kWithMdName,
+          kControlsName, kPreTradeName,  kSettlementName, kReportsOutName, kControlsReportsOutName};
       if (std::find(std::begin(known), std::end(known), name) == std::end(known)) {
         std::string all;
         for (const char* k : known) all += std::string(all.empty() ? "'" : ", '") + k + "'";
@@ -230,7 +237,7 @@ Impl make_impl(const char* name) {
 // Rows that explain a figure rather than compete (only with --impl).
 bool is_ablation(const char* name) {
   return name == kQueueOnlyName || name == kWithMdName || name == kControlsName || name == kPreTradeName ||
-         name == kSettlementName;
+         name == kSettlementName || name == kReportsOutName || name == kControlsReportsOutName;
 }
 
 std::vector<Impl> make_impls(const Options& opt) {
@@ -244,6 +251,8 @@ std::vector<Impl> make_impls(const Options& opt) {
   all.push_back(make_impl<nb::ControlledEngineHarnessSubject>(kControlsName));
   all.push_back(make_impl<nb::PreTradeOnlyHarnessSubject>(kPreTradeName));
   all.push_back(make_impl<nb::SettlementOnlyHarnessSubject>(kSettlementName));
+  all.push_back(make_impl<nb::EngineReportsOutSubject>(kReportsOutName));
+  all.push_back(make_impl<nb::ControlledEngineReportsOutSubject>(kControlsReportsOutName));
   std::vector<Impl> kept;
   for (Impl& i : all)
     if ((opt.impls.empty() && !is_ablation(i.name)) ||

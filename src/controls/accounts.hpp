@@ -191,20 +191,24 @@ class Accounts {
   }
 
   NT_ALWAYS_INLINE void settle(const engine::ExecReport& r) noexcept {
-    if (r.client > engine::kMaxClientId || slot_of_[r.client] == kNoSlot || r.instrument >= bands_.size()) return;
-    Account& a = accounts_[slot_of_[r.client]];
+    using engine::ReportType;
+    // Rejects and admin answers move nothing: out before any lookup.
+    constexpr unsigned kMoves =
+        (1u << static_cast<unsigned>(ReportType::kAccepted)) | (1u << static_cast<unsigned>(ReportType::kFill)) |
+        (1u << static_cast<unsigned>(ReportType::kCancelled)) | (1u << static_cast<unsigned>(ReportType::kModified));
+    if (((kMoves >> static_cast<unsigned>(r.type)) & 1u) == 0) return;
+    if (r.client > engine::kMaxClientId || r.instrument >= bands_.size()) [[unlikely]]
+      return;
+    const std::uint32_t slot = slot_of_[r.client];
+    if (slot == kNoSlot) return;
+    Account& a = accounts_[slot];
     Holding& h = a.holdings[r.instrument];
     const bool sell = r.side == engine::Side::kSell;
     const Money unit = cash_unit(r.instrument, r.side, r.order_type, r.price);
     switch (r.type) {
-      case engine::ReportType::kAccepted:
-        ++a.working_orders;
-        a.reserved_cash += unit * r.order_qty;
-        if (sell) h.reserved_sell += r.order_qty;
-        break;
-      case engine::ReportType::kFill: {
-        a.reserved_cash -= unit * r.last_qty;
+      case ReportType::kFill: {
         const Money value = static_cast<Money>(r.last_price) * r.last_qty;
+        a.reserved_cash -= unit * r.last_qty;
         if (sell) {
           h.reserved_sell -= r.last_qty;
           h.position -= r.last_qty;
@@ -216,20 +220,24 @@ class Accounts {
         if (r.leaves_qty == 0) --a.working_orders;
         break;
       }
-      case engine::ReportType::kCancelled: {
+      case ReportType::kAccepted:
+        ++a.working_orders;
+        a.reserved_cash += unit * r.order_qty;
+        if (sell) h.reserved_sell += r.order_qty;
+        break;
+      case ReportType::kCancelled: {
         const Qty open = r.order_qty - r.cum_qty;
         a.reserved_cash -= unit * open;
         if (sell) h.reserved_sell -= open;
         --a.working_orders;
         break;
       }
-      case engine::ReportType::kModified: {
+      default: {  // kModified
         const Qty open = r.order_qty - r.cum_qty;
         a.reserved_cash += unit * open - modify_cash_held_;
         if (sell) h.reserved_sell += open - modify_sell_held_;
         break;
       }
-      default: break;
     }
   }
 

@@ -25,7 +25,9 @@
 #include "controls/accounts.hpp"
 #include "controls/pre_trade_check.hpp"
 #include "controls/settling_sink.hpp"
+#include "controls/stage_ticks.hpp"
 #include "controls/switches.hpp"
+#include "core/tsc_clock.hpp"
 #include "engine/matching_engine.hpp"
 
 namespace nanotick::controls {
@@ -44,29 +46,18 @@ class ControlledEngine {
   ControlledEngine(const ControlledEngine&) = delete;
   ControlledEngine& operator=(const ControlledEngine&) = delete;
 
-  void process(const engine::Request& rq) noexcept {
-    using engine::RequestType;
-    if (switches_.any() && (rq.type == RequestType::kNew || rq.type == RequestType::kModify)) [[unlikely]] {
-      const engine::RejectReason off = switches_.blocked(rq.client)      ? engine::RejectReason::kClientBlocked
-                                       : switches_.halted(rq.instrument) ? engine::RejectReason::kInstrumentHalted
-                                                                         : engine::RejectReason::kNone;
-      if (off != engine::RejectReason::kNone) [[unlikely]] {
-        ++refused_;
-        engine_.refuse(rq, off);
-        return;
-      }
-    } else if (engine::is_admin_request(rq.type)) [[unlikely]] {
-      return on_admin(rq);
-    }
-    const engine::RejectReason why = pre_trade_check(accounts_, engine_, rq);
-    if (why != engine::RejectReason::kNone) [[unlikely]] {
-      ++refused_;
-      engine_.refuse(rq, why);
-      return;
-    }
-    engine_.process(rq);
-  }
+  void process(const engine::Request& rq) noexcept { step<false>(rq, nullptr, nullptr); }
 
+  // process() with its time split by stage into `out` (zeroed first; see
+  // stage_ticks.hpp), read from `clock`: the exchange's telemetry. Same
+  // outputs and state as process(). A trade ledger tap that times into the
+  // same `out` (the exchange's) has its ticks taken out of matching.
+  void process_staged(const engine::Request& rq, const core::TscClock& clock, StageTicks& out) noexcept {
+    out = StageTicks{};
+    settling_.time_into(&out, &clock);
+    step<true>(rq, &clock, &out);
+    settling_.time_into(nullptr, nullptr);
+  }
   // Snapshots (start-up / snapshotter code: allocates, throws): the books,
   // and the balances with the switches; importing needs a fresh engine and
   // rebuilds the holds.
@@ -90,6 +81,45 @@ class ControlledEngine {
   std::uint64_t refused() const noexcept { return refused_; }
 
  private:
+  // One request: switches and pre-trade checks, then the engine (or its
+  // refusal). kTimed: stage boundaries read from `clock` into `out`.
+  template <bool kTimed>
+  NT_ALWAYS_INLINE void step(const engine::Request& rq, const core::TscClock* clock, StageTicks* out) noexcept {
+    using engine::RequestType;
+    std::uint64_t start = 0;
+    if constexpr (kTimed) start = clock->now();
+    engine::RejectReason why = engine::RejectReason::kNone;
+    if (switches_.any() && (rq.type == RequestType::kNew || rq.type == RequestType::kModify)) [[unlikely]] {
+      why = switches_.blocked(rq.client)      ? engine::RejectReason::kClientBlocked
+            : switches_.halted(rq.instrument) ? engine::RejectReason::kInstrumentHalted
+                                              : engine::RejectReason::kNone;
+    } else if (engine::is_admin_request(rq.type)) [[unlikely]] {
+      on_admin(rq);
+      if constexpr (kTimed) out->matching = step_less_stages(start, clock->now(), *out);
+      return;
+    }
+    if (why == engine::RejectReason::kNone) why = pre_trade_check(accounts_, engine_, rq);
+    std::uint64_t checked = 0;
+    if constexpr (kTimed) {
+      checked = clock->now();
+      out->pre_trade = checked - start;
+    }
+    if (why != engine::RejectReason::kNone) [[unlikely]] {
+      ++refused_;
+      engine_.refuse(rq, why);
+    } else {
+      engine_.process(rq);
+    }
+    if constexpr (kTimed) out->matching = step_less_stages(checked, clock->now(), *out);
+  }
+
+  // The engine's span from `from` to `to`, less the settlement and ledger
+  // timed inside it (0 rather than wrapping, should the clock step back).
+  static std::uint64_t step_less_stages(std::uint64_t from, std::uint64_t to, const StageTicks& t) noexcept {
+    const std::uint64_t inner = t.settlement + t.ledger;
+    return to > from + inner ? to - from - inner : 0;
+  }
+
   // Cold: an admin's request. Validated here (the gateway checked that the
   // target client exists and that the sender is an admin); a malformed one
   // is answered with the reason and changes nothing.

@@ -10,7 +10,10 @@
 // not trade, fn_book_match for one that did (the sinks count the trade events
 // they pass on), fn_book_cancel, fn_engine_process for a modify. Two clock
 // readings per request serve all three records. The engine itself stays pure:
-// it is timed from here.
+// it is timed from here -- but for the stage split (fn_pre_trade,
+// fn_matching, fn_settlement, fn_ledger: controls/stage_ticks.hpp), which
+// needs clock reads inside the step: ControlledEngine::process_staged and
+// the ledger's tap take them, only on this recorded path.
 #pragma once
 
 #include <immintrin.h>
@@ -157,6 +160,9 @@ class EngineAgent {
   // kRecord: telemetry records on this thread (`recorder` is then not null).
   template <bool kRecord>
   int process_batch(telemetry::Recorder* recorder) noexcept {
+    if constexpr (kRecord) {
+      if (sink_.tap != nullptr) sink_.tap->time_into(&stages_, &recorder->clock());
+    }
     std::size_t n = 0;
     for (; n < kBatch; ++n) {
       const InboundRequest* rq = in_.front();
@@ -165,17 +171,20 @@ class EngineAgent {
       else engine_.process(rq->request);
       in_.pop();
     }
+    if constexpr (kRecord) {
+      if (sink_.tap != nullptr) sink_.tap->time_into(nullptr, nullptr);
+    }
     if (n != 0) sink_.end_of_batch();
     return static_cast<int>(n);
   }
 
-  // One request with its hops and its timer (see the header comment).
+  // One request with its hops and its timers (see the header comment).
   void process_recorded(telemetry::Recorder& recorder, const engine::Request& rq) noexcept {
     const std::uint64_t key = telemetry_order_key(rq.event_id);
     const std::uint64_t trades_before = sink_.trades;
     const std::uint64_t start = recorder.now();
     (void)recorder.record_at(start, telemetry::Point::ex_engine_in, key, 0, 0);
-    engine_.process(rq);
+    engine_.process_staged(rq, recorder.clock(), stages_);
     const std::uint64_t end = recorder.now();
     telemetry::Point timer = telemetry::Point::fn_engine_process;
     switch (rq.type) {
@@ -186,12 +195,28 @@ class EngineAgent {
       default: break;
     }
     (void)recorder.record_at(start, timer, key, 0, telemetry::saturate_ticks(start, end));
+    record_stages(recorder, rq, start, key);
     (void)recorder.record_at(end, telemetry::Point::ex_engine_out, key, 0, 0);
+  }
+
+  // The step's stages (controls/stage_ticks.hpp), stamped at its start: the
+  // pre-trade checks of new orders and modifies, matching and settlement of
+  // every request, the ledger of one that traded (with a ledger on).
+  void record_stages(telemetry::Recorder& recorder, const engine::Request& rq, std::uint64_t start,
+                     std::uint64_t key) noexcept {
+    const auto ticks = [](std::uint64_t t) { return telemetry::saturate_ticks(0, t); };
+    if (rq.type == engine::RequestType::kNew || rq.type == engine::RequestType::kModify)
+      (void)recorder.record_at(start, telemetry::Point::fn_pre_trade, key, 0, ticks(stages_.pre_trade));
+    (void)recorder.record_at(start, telemetry::Point::fn_matching, key, 0, ticks(stages_.matching));
+    (void)recorder.record_at(start, telemetry::Point::fn_settlement, key, 0, ticks(stages_.settlement));
+    if (stages_.ledger != 0)
+      (void)recorder.record_at(start, telemetry::Point::fn_ledger, key, 0, ticks(stages_.ledger));
   }
 
   RequestRing& in_;
   Sink& sink_;
   controls::ControlledEngine<Sink> engine_;
+  controls::StageTicks stages_;  // the recorded request's, filled by process_staged and the ledger's tap
 };
 
 // Dedicated mode: drains the engine's reports into the gateway on its thread.

@@ -16,6 +16,10 @@
 // A full ring is waited out (_mm_pause, counted in ring_full_waits): a
 // trade left out of the ledger would make it unauditable.
 //
+// Stage timing (telemetry: EngineAgent, controls/stage_ticks.hpp): while
+// time_into() has set a StageTicks, each fill's handling here is timed into
+// its `ledger`; otherwise fills pay one branch on a null pointer for it.
+//
 // Not thread-safe: the engine's thread. noexcept, no allocation.
 #pragma once
 
@@ -24,6 +28,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "controls/stage_ticks.hpp"
+#include "core/compiler.hpp"
 #include "core/counter.hpp"
 #include "core/tsc_clock.hpp"
 #include "engine/events.hpp"
@@ -38,8 +44,38 @@ class TradeTap {
   TradeTap(LedgerRing& ring, std::uint64_t next_trade_seq, std::uint64_t after) noexcept
       : ring_(&ring), next_trade_seq_(next_trade_seq), after_(after) {}
 
-  void on_report(const engine::ExecReport& r) noexcept {
+  NT_ALWAYS_INLINE void on_report(const engine::ExecReport& r) noexcept {
     if (r.type != engine::ReportType::kFill || r.seq <= after_) return;
+    if (timing_ == nullptr) [[likely]] {
+      take_fill(r);
+      return;
+    }
+    const std::uint64_t start = clock_->now();
+    take_fill(r);
+    timing_->ledger += clock_->now() - start;
+  }
+
+  // While `ticks` is set, each fill's handling adds its time, read from
+  // `clock`, to ticks->ledger; nullptr stops the timing.
+  void time_into(controls::StageTicks* ticks, const core::TscClock* clock) noexcept {
+    timing_ = ticks;
+    clock_ = clock;
+  }
+
+  // The replay is over: from now on every trade goes in. A ledger that held
+  // reports the recovered engine never reached again (the journal lost its
+  // unsynced tail, or was repaired) must not make live trades vanish; the
+  // server says so in its log (exchange_server.cpp).
+  void end_replay() noexcept { after_ = 0; }
+
+  std::uint64_t trades() const noexcept { return next_trade_seq_ - 1; }
+  std::uint64_t ring_full_waits() const noexcept { return ring_full_waits_.get(); }
+  core::Counter& ring_full_waits_counter() noexcept { return ring_full_waits_; }
+
+ private:
+  // A fill numbered after the ledger's last: the taker's is kept, the
+  // maker's makes the trade record.
+  void take_fill(const engine::ExecReport& r) noexcept {
     if (!r.is_maker) {
       taker_ = r;
       return;
@@ -69,22 +105,13 @@ class TradeTap {
     }
   }
 
-  // The replay is over: from now on every trade goes in. A ledger that held
-  // reports the recovered engine never reached again (the journal lost its
-  // unsynced tail, or was repaired) must not make live trades vanish; the
-  // server says so in its log (exchange_server.cpp).
-  void end_replay() noexcept { after_ = 0; }
-
-  std::uint64_t trades() const noexcept { return next_trade_seq_ - 1; }
-  std::uint64_t ring_full_waits() const noexcept { return ring_full_waits_.get(); }
-  core::Counter& ring_full_waits_counter() noexcept { return ring_full_waits_; }
-
- private:
   LedgerRing* ring_;
   std::uint64_t next_trade_seq_;
   std::uint64_t after_;
   engine::ExecReport taker_{};
   core::Counter ring_full_waits_;
+  controls::StageTicks* timing_ = nullptr;
+  const core::TscClock* clock_ = nullptr;
 };
 
 }  // namespace nanotick::exchange

@@ -53,6 +53,11 @@ enum class Point : std::uint16_t {
   fn_engine_process = 35,  // the whole engine step of one request (when finer is not used)
   fn_sequencer = 36,
   fn_md_publish = 37,
+  // The engine step split by stage of the venue's pipeline (controls/stage_ticks.hpp).
+  fn_pre_trade = 38,   // halts/blocks and account checks of a new order or modify
+  fn_matching = 39,    // the engine's own part of the step (less settlement and ledger)
+  fn_settlement = 40,  // the request's reports settled into the accounts
+  fn_ledger = 41,      // the request's trades copied into the trade ledger's ring
   // Trader function timers.
   fn_feature_update = 48,
   fn_position_update = 49,
@@ -89,6 +94,10 @@ inline constexpr std::array kPoints = {
     PointInfo{Point::fn_engine_process, PointKind::kTimer, "fn_engine_process"},
     PointInfo{Point::fn_sequencer, PointKind::kTimer, "fn_sequencer"},
     PointInfo{Point::fn_md_publish, PointKind::kTimer, "fn_md_publish"},
+    PointInfo{Point::fn_pre_trade, PointKind::kTimer, "fn_pre_trade"},
+    PointInfo{Point::fn_matching, PointKind::kTimer, "fn_matching"},
+    PointInfo{Point::fn_settlement, PointKind::kTimer, "fn_settlement"},
+    PointInfo{Point::fn_ledger, PointKind::kTimer, "fn_ledger"},
     PointInfo{Point::fn_feature_update, PointKind::kTimer, "fn_feature_update"},
     PointInfo{Point::fn_position_update, PointKind::kTimer, "fn_position_update"},
     PointInfo{Point::fn_risk_check, PointKind::kTimer, "fn_risk_check"},

@@ -72,11 +72,16 @@ TRANSITS: List[Transit] = [
 # Function timers shown, in this order, when present (others found in the
 # files follow, sorted by name).
 TIMER_ORDER = [
-    "fn_book_add", "fn_book_cancel", "fn_book_match", "fn_engine_process", "fn_sequencer",
-    "fn_md_publish", "fn_feature_update", "fn_position_update", "fn_risk_check", "fn_order_manager",
+    "fn_book_add", "fn_book_cancel", "fn_book_match", "fn_engine_process", "fn_pre_trade", "fn_matching",
+    "fn_settlement", "fn_ledger", "fn_sequencer", "fn_md_publish", "fn_feature_update", "fn_position_update", "fn_risk_check", "fn_order_manager",
 ]
 
 SATURATED_CYCLES = 0xFFFFFFFF
+
+# The exchange's engine step split by stage of the venue's pipeline
+# (docs/CONTROLS.md "Where the time goes"): timer, stage name.
+STAGES = [("fn_pre_trade", "pre-trade"), ("fn_matching", "matching"), ("fn_settlement", "settlement"),
+          ("fn_ledger", "trade ledger")]
 
 
 class ReportError(Exception):
@@ -165,6 +170,37 @@ def timer_metrics(run: Run) -> List[Metric]:
         out.append(
             Metric("function", name, f"one call of {name}", run.ns(cycles), run.seconds(t["tsc"].to_numpy()), notes)
         )
+    return out
+
+
+@dataclass
+class Stage:
+    name: str           # "pre-trade", "matching", "settlement", "trade ledger"
+    timer: str
+    calls: int          # requests that had this stage (pre-trade: new orders and modifies; ledger: trades)
+    mean_ns: float      # per call
+    p50_ns: float
+    p99_ns: float
+    per_step_ns: float  # the stage's total over every engine step (fn_matching's count): its mean cost per request
+    share: float        # of the four stages' total
+
+
+def stage_split(metrics: List[Metric]) -> List[Stage]:
+    """The engine step by stage, from the four stage timers; [] when the run has none (an exchange without the
+    stage timers, or no exchange file)."""
+    by_name = {m.name: m for m in metrics if m.section == "function"}
+    steps = by_name.get("fn_matching")
+    if steps is None or steps.values_ns.size == 0:
+        return []
+    totals = {t: float(by_name[t].values_ns.sum()) if t in by_name else 0.0 for t, _ in STAGES}
+    whole = sum(totals.values()) or 1.0
+    out = []
+    for timer, name in STAGES:
+        v = by_name[timer].values_ns if timer in by_name else np.zeros(0)
+        out.append(Stage(name, timer, int(v.size), float(v.mean()) if v.size else 0.0,
+                         float(np.percentile(v, 50)) if v.size else 0.0,
+                         float(np.percentile(v, 99)) if v.size else 0.0,
+                         totals[timer] / steps.values_ns.size, totals[timer] / whole))
     return out
 
 

@@ -127,6 +127,24 @@ def _percentile_table(metrics: Sequence[analysis.Metric]) -> str:
     return "\n".join(out)
 
 
+def _stage_table(stages: Sequence[analysis.Stage]) -> str:
+    if not stages:
+        return ""
+    out = ["<h2>Engine step by stage</h2>",
+           '<p class="note">The exchange\'s engine step split as the venue\'s pipeline runs it: pre-trade checks '
+           "(new orders and modifies) &rarr; matching &rarr; settlement of every report &rarr; each trade into the "
+           "trade ledger's ring. Settlement and ledger interleave with matching and are summed per request; each "
+           "timed region includes about one clock read. Per request: the stage's total over every engine step.</p>",
+           '<table><tr><th class="l">stage</th><th class="l">timer</th><th>calls</th><th>mean</th><th>p50</th>'
+           "<th>p99</th><th>per request</th><th>share</th></tr>"]
+    for s in stages:
+        out.append(f'<tr><td class="l">{html.escape(s.name)}</td><td class="l">{html.escape(s.timer)}</td>'
+                   f"<td>{s.calls:,}</td><td>{_fmt(s.mean_ns)}</td><td>{_fmt(s.p50_ns)}</td><td>{_fmt(s.p99_ns)}</td>"
+                   f"<td>{_fmt(s.per_step_ns)}</td><td>{s.share * 100:.0f}%</td></tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
 def _files_table(files: Sequence[TelemetryFile]) -> str:
     out = ['<table><tr><th class="l">file</th><th class="l">process</th><th>pid</th><th>ticks/ns</th>'
            '<th class="l">clock</th><th class="l">started (UTC)</th><th>records</th><th>dropped</th>'
@@ -184,6 +202,7 @@ def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], 
         _section("Hop to hop: exchange", by("exchange")),
         _section("Hop to hop: wire (between processes)", by("wire")),
         _section("Hop to hop: trader", by("trader")),
+        _stage_table(analysis.stage_split(list(metrics))),
         _section("Function timers", by("function")),
         "<h2>Throughput</h2>",
         '<p class="note">Records per second of every hop point, all processes together.</p>',

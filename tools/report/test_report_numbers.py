@@ -161,3 +161,26 @@ def test_unreportable_runs_exit_2_with_the_reason(tmp_path, fixture_binary):
     bad.write_bytes(b"XXXXXXXX" + bad.read_bytes()[8:])
     broken = cli(run_dir)
     assert broken.returncode == 2 and bad.name in broken.stderr and "bad magic" in broken.stderr
+
+
+def test_stage_split_sums_each_stage_over_the_engine_steps():
+    def timer(name, values):
+        v = np.array(values, dtype=np.float64)
+        return analysis.Metric("function", name, "", v, np.zeros(v.size))
+
+    # Four engine steps: two new orders (checked), two cancels; one trade.
+    metrics = [timer("fn_pre_trade", [10, 30]), timer("fn_matching", [100, 200, 50, 50]),
+               timer("fn_settlement", [5, 15, 5, 5]), timer("fn_ledger", [40]), timer("fn_sequencer", [999])]
+    got = {s.name: s for s in analysis.stage_split(metrics)}
+    assert list(got) == ["pre-trade", "matching", "settlement", "trade ledger"]
+    whole = 40 + 400 + 30 + 40
+    for name, total, calls in (("pre-trade", 40, 2), ("matching", 400, 4), ("settlement", 30, 4), ("trade ledger", 40, 1)):
+        assert got[name].calls == calls
+        assert got[name].per_step_ns == pytest.approx(total / 4)
+        assert got[name].share == pytest.approx(total / whole)
+        assert got[name].mean_ns == pytest.approx(total / calls)
+    # A run without the stage timers (no exchange file, or an older exchange) has no split.
+    assert analysis.stage_split([timer("fn_sequencer", [1])]) == []
+    # Without a ledger the stage is there, empty.
+    no_ledger = {s.name: s for s in analysis.stage_split(metrics[:3])}
+    assert no_ledger["trade ledger"].calls == 0 and no_ledger["trade ledger"].share == 0

@@ -51,7 +51,9 @@ EXCHANGE_HOPS = ("ex_tcp_read", "ex_sequencer_in", "ex_sequencer_out", "ex_engin
                  "ex_md_write")
 TRADER_HOPS = ("tr_udp_read", "tr_engine_dequeue", "tr_decision", "tr_tcp_write", "tr_response_read")
 EXCHANGE_TIMERS = ("fn_book_add", "fn_book_cancel", "fn_book_match", "fn_engine_process", "fn_sequencer",
-                   "fn_md_publish")
+                   "fn_md_publish", "fn_pre_trade", "fn_matching", "fn_settlement", "fn_ledger")
+STEP_TIMERS = ("fn_book_add", "fn_book_cancel", "fn_book_match", "fn_engine_process")
+STAGE_TIMERS = ("fn_pre_trade", "fn_matching", "fn_settlement", "fn_ledger")
 TRADER_TIMERS = ("fn_feature_update", "fn_position_update", "fn_risk_check", "fn_order_manager")
 # How far a stamp taken after a sending system call returned may come after the
 # receiver's stamp of the same bytes (the receiver can run while the sender is
@@ -230,6 +232,29 @@ def check_timers(f: ntt.TelemetryFile, timers, ticks_per_ns: float) -> None:
         assert (r.tsc > 0).all()
 
 
+def check_stages(ex: ntt.TelemetryFile) -> None:
+    """Every engine step's stage timers are stamped at the step's start with its key, and add up to no more than
+    the step's own timer (they are timed inside it)."""
+    steps: Dict[tuple, int] = {}
+    for point in STEP_TIMERS:
+        r = Records(ex, point)
+        for t, k, c in zip(r.tsc.tolist(), r.key.tolist(), r.cycles.tolist()):
+            steps[(t, k)] = c
+    summed: Dict[tuple, int] = {}
+    for point in STAGE_TIMERS:
+        r = Records(ex, point)
+        for t, k, c in zip(r.tsc.tolist(), r.key.tolist(), r.cycles.tolist()):
+            assert (t, k) in steps, f"{point} at {t} key {k:#x} belongs to no engine step"
+            summed[(t, k)] = summed.get((t, k), 0) + c
+    matching = Records(ex, "fn_matching")
+    assert len(matching) == len(steps), "an engine step without its fn_matching"
+    over = [(tk, c, steps[tk]) for tk, c in summed.items() if c > steps[tk]]
+    assert not over, f"stages longer than their step: {over[:5]}"
+    # Checked: every new order, and modifies (timed as fn_engine_process, with the session's mass cancels).
+    new_orders = len(Records(ex, "fn_book_add")) + len(Records(ex, "fn_book_match"))
+    assert new_orders <= len(Records(ex, "fn_pre_trade")) <= new_orders + len(Records(ex, "fn_engine_process"))
+
+
 def test_compact_processes_write_joinable_telemetry(tmp_path, processes, binaries):
     tdir, _, _, _ = run_venue(tmp_path, processes, "compact", "compact")
     files = read_files(tdir)
@@ -246,6 +271,7 @@ def test_compact_processes_write_joinable_telemetry(tmp_path, processes, binarie
     check_decisions(mm, 1, packet_driven=True)
     check_decisions(rnd, 2, packet_driven=False)
     check_timers(ex, EXCHANGE_TIMERS, ticks_per_ns)
+    check_stages(ex)
     check_timers(mm, TRADER_TIMERS, ticks_per_ns)
 
     # The report joins them: the market maker's tick-to-trade has samples, every one positive.
@@ -269,6 +295,7 @@ def test_dedicated_threads_each_record_into_their_own_recorder(tmp_path, process
     check_hops_present(files)
     check_order_keys_join(ex, mm, 1, 1 / ex.ticks_per_ns)
     check_exchange_path(ex)
+    check_stages(ex)
     check_market_data_join(ex, mm, 1 / ex.ticks_per_ns)
     check_decisions(mm, 1, packet_driven=True)
 
