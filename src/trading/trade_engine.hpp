@@ -162,8 +162,7 @@ class TradeEngine {
         risk_(config.risk, config.global_risk, now_ns()),
         sender_(sender),
         orders_(orders_config(config), sender),
-        live_(config.instruments.instruments.size(), 0),
-        halted_(config.instruments.instruments.size(), 0),
+        state_(config.instruments.instruments.size(), 0),
         reference_prices_(config.reference_prices),
         stp_(config.stp),
         order_key_base_(std::uint64_t{config.client_id} << 32) {
@@ -182,14 +181,14 @@ class TradeEngine {
 
   // ---- the strategy's context ---------------------------------------------------------------
 
-  std::uint32_t instrument_count() const noexcept { return static_cast<std::uint32_t>(live_.size()); }
+  std::uint32_t instrument_count() const noexcept { return static_cast<std::uint32_t>(state_.size()); }
   const market::InstrumentConfig& instrument(InstrumentId i) const noexcept { return instruments_.instruments[i]; }
   const FeatureValues& features(InstrumentId i) const noexcept { return features_[i]->values(); }
   const PositionKeeper& positions() const noexcept { return positions_; }
   const RiskManager& risk() const noexcept { return risk_; }
   const OrderManager<Sender>& orders() const noexcept { return orders_; }
   const book::BookReplica& books() const noexcept { return books_; }
-  bool is_live(InstrumentId i) const noexcept { return i < live_.size() && live_[i] != 0; }
+  bool is_live(InstrumentId i) const noexcept { return i < state_.size() && (state_[i] & kLive) != 0; }
   bool logged_on() const noexcept { return logged_on_; }
   TimeNs now_ns() const noexcept { return clock_.now_ns(); }
 
@@ -208,9 +207,8 @@ class TradeEngine {
   // the strategy's own (e.g. a quote level) and comes back in OrderEvents.
   ActionResult place(const OrderRequest& rq, std::uint64_t tag = 0) noexcept {
     if (stopping_) return {ActionStatus::kStopping};
-    if (!is_live(rq.instrument)) return stale_block(0);
-    if (halted_[rq.instrument] != 0) [[unlikely]]
-      return halted_block(0);
+    if (!tradable(rq.instrument)) [[unlikely]]
+      return is_live(rq.instrument) ? halted_block(0) : stale_block(0);
     const TimeNs now = now_ns();
     RiskResult risk = RiskResult::kAllowed;
     {
@@ -231,9 +229,8 @@ class TradeEngine {
   ActionResult modify(ClientOrderId id, Price price, Qty qty) noexcept {
     if (stopping_) return {ActionStatus::kStopping, RiskResult::kAllowed, SubmitStatus::kSent, id};
     const Order* o = orders_.find(id);
-    if (o != nullptr && !is_live(o->instrument)) return stale_block(id);
-    if (o != nullptr && halted_[o->instrument] != 0) [[unlikely]]
-      return halted_block(id);
+    if (o != nullptr && !tradable(o->instrument)) [[unlikely]]
+      return is_live(o->instrument) ? halted_block(id) : stale_block(id);
     const TimeNs now = now_ns();
     const double fair = o != nullptr ? risk_fair_price(o->instrument) : FeatureValues::kNaN;
     RiskResult risk = RiskResult::kAllowed;
@@ -305,7 +302,7 @@ class TradeEngine {
   }
 
   void on_trade(const TradeEvent& t, std::uint64_t rx_tsc) noexcept {
-    if (t.instrument >= live_.size()) return;
+    if (t.instrument >= state_.size()) return;
     counters_.trades_seen.add();
     current_rx_tsc_ = rx_tsc;
     {
@@ -317,7 +314,7 @@ class TradeEngine {
   }
 
   void on_book_update(InstrumentId i, std::uint64_t rx_tsc) noexcept {
-    if (i >= live_.size()) return;
+    if (i >= state_.size()) return;
     counters_.book_updates.add();
     const book::InstrumentBook* b = books_.instrument(i);
     {
@@ -333,8 +330,8 @@ class TradeEngine {
   }
 
   void on_instrument_stale(InstrumentId i) noexcept {
-    if (i >= live_.size()) return;
-    live_[i] = 0;
+    if (i >= state_.size()) return;
+    state_[i] &= static_cast<std::uint8_t>(~kLive);
     features_[i]->reset();
     strategy_.on_instrument_state(*this, i, false);
   }
@@ -342,13 +339,13 @@ class TradeEngine {
   // The venue halted (or resumed) the instrument: orders wait for the resume
   // (the venue would refuse them, kInstrumentHalted); cancels still go out.
   void on_trading_state(InstrumentId i, bool halted) noexcept {
-    if (i < halted_.size()) halted_[i] = halted ? 1 : 0;
+    if (i < state_.size()) state_[i] = static_cast<std::uint8_t>(halted ? state_[i] | kHalted : state_[i] & ~kHalted);
   }
-  bool halted(InstrumentId i) const noexcept { return i < halted_.size() && halted_[i] != 0; }
+  bool halted(InstrumentId i) const noexcept { return i < state_.size() && (state_[i] & kHalted) != 0; }
 
   void on_instrument_live(InstrumentId i, TimeNs /*recovery_ns*/) noexcept {
-    if (i >= live_.size()) return;
-    live_[i] = 1;
+    if (i >= state_.size()) return;
+    state_[i] |= kLive;
     features_[i]->on_book_update(*books_.instrument(i));
     strategy_.on_instrument_state(*this, i, true);
   }
@@ -528,8 +525,13 @@ class TradeEngine {
   RiskManager risk_;
   Sender& sender_;
   OrderManager<Sender> orders_;
-  std::vector<std::uint8_t> live_;
-  std::vector<std::uint8_t> halted_;  // per instrument: the feed says the venue halted it
+  // Per instrument, one byte the order path reads once: kLive (the book is
+  // live: recovered, no gap) and kHalted (the feed says the venue halted it).
+  static constexpr std::uint8_t kLive = 1;
+  static constexpr std::uint8_t kHalted = 2;
+  std::vector<std::uint8_t> state_;
+  // Orders may go out: live and not halted (false out of range).
+  bool tradable(InstrumentId i) const noexcept { return i < state_.size() && state_[i] == kLive; }
   std::vector<Price> reference_prices_;
   market::StpMode stp_;
   const std::uint64_t order_key_base_;  // client_id << 32 (telemetry order keys)

@@ -13,6 +13,7 @@
 #include "controls/controlled_engine.hpp"
 #include "reference/recording_sink.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/small_instrument.hpp"
 
 namespace nanotick::controls {
 namespace {
@@ -25,17 +26,7 @@ using RR = engine::RejectReason;
 
 engine::EngineConfig two_instruments() {
   engine::EngineConfig c;
-  engine::InstrumentConfig a;
-  a.symbol = "A";
-  a.tick_size = 1;
-  a.min_price = 1;
-  a.max_price = 1'000;
-  a.max_order_qty = 1'000;
-  a.max_orders = 64;
-  a.max_levels = 32;
-  engine::InstrumentConfig b = a;
-  b.symbol = "B";
-  c.instruments = {a, b};
+  c.instruments = {test::small_instrument("A"), test::small_instrument("B")};
   return c;
 }
 

@@ -12,6 +12,7 @@
 
 #include "reference/recording_sink.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/small_instrument.hpp"
 
 namespace nanotick::controls {
 namespace {
@@ -24,21 +25,10 @@ using RR = engine::RejectReason;
 
 engine::EngineConfig venue() {
   engine::EngineConfig c;
-  engine::InstrumentConfig a;
-  a.symbol = "A";
-  a.tick_size = 1;
-  a.min_price = 1;
-  a.max_price = 1'000;
-  a.max_order_qty = 1'000;
-  a.max_orders = 64;
-  a.max_levels = 32;
-  engine::InstrumentConfig b = a;
-  b.symbol = "B";
-  engine::InstrumentConfig neg = a;
-  neg.symbol = "NEG";
+  engine::InstrumentConfig neg = test::small_instrument("NEG");
   neg.min_price = -500;
   neg.max_price = 500;
-  c.instruments = {a, b, neg};
+  c.instruments = {test::small_instrument("A"), test::small_instrument("B"), neg};
   return c;
 }
 
@@ -246,6 +236,32 @@ TEST(ControlledEngine, ProcessingDoesNotAllocate) {
   }
   EXPECT_EQ(scope.count(), 0u);
   EXPECT_GT(sink.reports, 600u);
+}
+
+TEST(ControlledEngine, ProcessStagedTimesEachStageInsideTheStep) {
+  Venue v;
+  ASSERT_EQ(v.sell(kSeller, 1, 100, 5).front().type, ReportType::kAccepted);
+  const core::TscClock& clock = core::TscClock::global();
+  StageTicks t;
+  t.ledger = 12345;  // zeroed first: nothing left from an earlier request
+  v.sink.clear();
+  const std::uint64_t before = clock.now();
+  v.engine.process_staged(engine::make_new(kA, kBuyer, 1, Side::kBuy, OrderType::kLimit, 100, 5), clock, t);
+  const std::uint64_t after = clock.now();
+  // The same as process(): accepted, then both fills, settled.
+  ASSERT_EQ(v.sink.reports.size(), 3u);
+  EXPECT_EQ(v.position(kBuyer), 5);
+  EXPECT_TRUE(v.cash(kBuyer) == 10'000 - 500);
+  // No ledger here: only the exchange's tap times into it.
+  EXPECT_EQ(t.ledger, 0u);
+  EXPECT_GT(t.matching, 0u);
+  EXPECT_GT(t.settlement, 0u) << "three reports settled, each timed";
+  EXPECT_LE(t.pre_trade + t.matching + t.settlement, after - before) << "the stages are timed inside the step";
+
+  // Once over, settlement is no longer timed: a later process() leaves `t` alone.
+  const StageTicks kept = t;
+  v.buy(kBuyer, 2, 100, 1);
+  EXPECT_EQ(t.settlement, kept.settlement);
 }
 
 TEST(ControlledEngine, ABadConfigIsRefusedNamingTheClientAndField) {
