@@ -52,6 +52,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository: tools.doctor
+from tools.doctor.layout import LAYOUTS, Layout, choose_layout  # noqa: E402
+from tools.doctor.machine import Machine  # noqa: E402
+
 from demo_config import (MD_SHM_SOCKET, TRANSPORTS, ExchangeSpec, TraderSpec, load_exchange, load_traders, shm_path_for,
                          trader_address, write_exchange_copy, write_trader_copy)
 from demo_console import CountersRows, LiveView, format_row, is_status, strip_prefix
@@ -102,6 +106,12 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                    help="order entry between the traders and the exchange: loopback TCP (default) or the "
                         "exchange's shared-memory sessions (docs/EXCHANGE.md \"Shared-memory sessions\"); the "
                         "floor measures the same transport")
+    p.add_argument("--layout", choices=LAYOUTS, default="auto",
+                   help="threads of every process (docs/TUNING.md \"Layouts\"): compact (one thread per process, "
+                        "backoff idling: what the configs say), pinned (each process's critical thread spinning on a "
+                        "CPU of its own), dedicated (the exchange's four critical threads and each trader's spinning "
+                        "on CPUs of their own); auto (default) picks the most dedicated one this machine has CPUs "
+                        "for (isolated CPUs first) and says why")
     p.add_argument("--no-report", action="store_true", help="skip report.html")
     p.add_argument("--no-floor", action="store_true",
                    help="do not run nanotick-floor (the loopback floor measured beside the traders)")
@@ -132,6 +142,7 @@ class Plan:
     report: bool
     status_every: float
     transport: str = "tcp"  # order entry: "tcp" or "shm"
+    layout: Optional[Layout] = None  # None: the configs' own [threads]
 
 
 def find_binary(bin_dir: pathlib.Path, name: str) -> pathlib.Path:
@@ -185,11 +196,17 @@ def prepare(args: argparse.Namespace) -> Plan:
     exchange = load_exchange(config)
     traders = load_traders(root, [t.strip() for t in args.traders.split(",") if t.strip()], exchange)
     telemetry = {b.name: offers_telemetry(b) for b in (exchange_bin, trader_bin)}
+    try:
+        layout = choose_layout(Machine("/").facts(), len(traders), args.layout)
+    except ValueError as e:
+        raise DemoError(f"--layout {args.layout}: {e}", EXIT_CANNOT_START) from e
     run_dir = make_run_dir(root, args.run_dir)
     shm_paths = (shm_path_for(run_dir), shm_path_for(run_dir, MD_SHM_SOCKET)) if args.transport == "shm" else None
-    exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal", shm_paths)
+    # The compact layout is what the configs say: they are left as they are.
+    threads = layout.exchange if layout.name != "compact" else None
+    exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal", shm_paths, threads)
     return Plan(root, run_dir, exchange_bin, trader_bin, exchange, exchange_copy, traders, floor_bin, telemetry,
-                args.duration, not args.no_report, args.status_every, args.transport)
+                args.duration, not args.no_report, args.status_every, args.transport, layout)
 
 
 def _error_lines(lines: List[str]) -> List[str]:
@@ -338,8 +355,9 @@ class DemoRun:
     def _start_traders(self) -> None:
         p = self.plan
         connect_to = trader_address(self.address or "")
-        for spec in p.traders:
-            copy = write_trader_copy(spec, p.run_dir / "configs", p.exchange, connect_to, p.transport)
+        for i, spec in enumerate(p.traders):
+            threads = p.layout.traders[i] if p.layout is not None and p.layout.name != "compact" else None
+            copy = write_trader_copy(spec, p.run_dir / "configs", p.exchange, connect_to, p.transport, threads)
             args = ([str(p.trader_bin), "--config", str(copy), "--counters", str(self._counters_file(spec.process))]
                     + self._telemetry_args(p.trader_bin))
             child = self._start(spec.process, args, lambda c, s=spec: self.traders.append((s, c)))
@@ -451,6 +469,7 @@ class DemoRun:
             "traders": [t.name for t in p.traders],
             "floor": p.floor_bin is not None,
             "transport": p.transport,
+            "layout": None if p.layout is None else {"name": p.layout.name, "reason": p.layout.reason},
             "exchange_config": str(p.exchange.path),
             "exchange_address": self.address,
             "processes": processes,
@@ -502,6 +521,8 @@ class DemoRun:
         try:
             try:
                 self.say(f"nanotick demo: run dir {self.plan.run_dir}")
+                if self.plan.layout is not None:
+                    self.say(f"layout: {self.plan.layout.name}: {self.plan.layout.reason}")
                 offered = [b for b, on in sorted(self.plan.telemetry.items()) if on]
                 self.say(f"telemetry: {', '.join(offered) if offered else 'not offered by this build'}"
                          + (f" -> {self.plan.run_dir / 'telemetry'}" if offered else ""))

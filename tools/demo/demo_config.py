@@ -210,6 +210,8 @@ def check_trader(trader: TraderSpec, exchange: ExchangeSpec) -> None:
 
 
 def toml_literal(value: object) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_literal(v) for v in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -299,11 +301,27 @@ def shm_path_for(run_dir: pathlib.Path, name: str = SHM_SOCKET) -> str:
     return f"/tmp/nanotick-demo-{os.getpid()}-{run_dir.name[:30]}-{name}"
 
 
+def thread_changes(data: dict, threads: Dict[str, object], source: pathlib.Path) -> Dict[Tuple[str, str], object]:
+    """The [threads] keys of a layout (tools/doctor/layout.py) as rewrite() changes; {} for none. A config
+    with its own per-runner tables ([threads.<role>]) would conflict with them: DemoError."""
+    if not threads:
+        return {}
+    own = data.get("threads", {})
+    roles = [k for k, v in own.items() if isinstance(v, dict)] if isinstance(own, dict) else []
+    if roles:
+        raise _fail(f"{source}: has its own [threads.{roles[0]}]: run the demo with --layout compact, or remove "
+                    f"the table to let the demo pin this process")
+    return {("threads", k): v for k, v in threads.items()}
+
+
 def write_exchange_copy(exchange: ExchangeSpec, configs_dir: pathlib.Path, journal_dir: pathlib.Path,
-                        shm_paths: Optional[Tuple[str, str]] = None) -> pathlib.Path:
-    """configs/exchange.toml: the exchange config with its journal in the run directory and,
-    for a shared-memory run, its server.shm_path and market_data.shm_path (`shm_paths`)."""
+                        shm_paths: Optional[Tuple[str, str]] = None,
+                        threads: Optional[Dict[str, object]] = None) -> pathlib.Path:
+    """configs/exchange.toml: the exchange config with its journal in the run directory,
+    for a shared-memory run its server.shm_path and market_data.shm_path (`shm_paths`), and
+    the [threads] keys of the demo's layout (`threads`; none: as the config says)."""
     changes: Dict[Tuple[str, str], object] = {("journal", "dir"): str(journal_dir)}
+    changes.update(thread_changes(exchange.data, threads or {}, exchange.path))
     if shm_paths is not None:
         changes[("server", "shm_path")] = shm_paths[0]
         changes[("market_data", "shm_path")] = shm_paths[1]
@@ -320,11 +338,13 @@ def trader_address(listen_address: str) -> str:
 
 
 def write_trader_copy(trader: TraderSpec, configs_dir: pathlib.Path, exchange: ExchangeSpec,
-                      order_entry: str, transport: str = "tcp") -> pathlib.Path:
+                      order_entry: str, transport: str = "tcp",
+                      threads: Optional[Dict[str, object]] = None) -> pathlib.Path:
     """configs/trader-<name>.toml: the trader config pointed at the exchange copy and the
     running exchange's order-entry address (tcp), or told to use its shared-memory sessions
     (shm: the trader reads server.shm_path from the exchange copy)."""
     changes: Dict[Tuple[str, str], object] = {("trader", "exchange_config"): EXCHANGE_COPY}
+    changes.update(thread_changes(trader.data, threads or {}, trader.path))
     if transport == "shm":
         changes[("trader", "transport")] = "shm"
         session = trader.data.get("session", {})

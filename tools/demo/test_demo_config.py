@@ -205,3 +205,20 @@ def test_shm_run_refuses_a_trader_config_that_names_a_tcp_address(tmp_path):
     trader = dc.load_traders(ROOT, [str(src)], ex)[0]
     with pytest.raises(DemoError, match="session.exchange is a TCP address"):
         dc.write_trader_copy(trader, tmp_path, ex, "127.0.0.1:1", "shm")
+
+
+def test_a_layouts_threads_go_into_the_copies_and_conflicting_tables_are_refused(tmp_path):
+    ex = exchange()
+    threads = {"mode": "dedicated", "idle": "spin", "cpus": [1, 2, 3, 4]}
+    parsed = tomllib.loads(dc.write_exchange_copy(ex, tmp_path, tmp_path / "journal", None, threads).read_text())
+    assert parsed["threads"] == threads
+    mm1 = dc.load_traders(ROOT, ["mm1"], ex)[0]
+    trader_threads = {"mode": "compact", "idle": "spin", "cpus": [5]}
+    parsed = tomllib.loads(dc.write_trader_copy(mm1, tmp_path, ex, "127.0.0.1:1", "tcp", trader_threads).read_text())
+    assert parsed["threads"] == trader_threads
+    # A config pinning a runner itself would be pinned twice: refused, naming the table.
+    (tmp_path / "own").mkdir()
+    own = copy_config(ROOT / "config" / "exchange.toml", tmp_path / "own")
+    own.write_text(own.read_text() + "\n[threads.critical]\ncpu = 1\n")
+    with pytest.raises(DemoError, match=r"threads\.critical.*--layout compact"):
+        dc.write_exchange_copy(dc.load_exchange(own), tmp_path / "own", tmp_path / "journal", None, threads)

@@ -1,0 +1,1 @@
+"""./nanotick doctor: how this machine is set up for low latency (docs/TUNING.md)."""
