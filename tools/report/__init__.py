@@ -2,5 +2,11 @@
 self-contained HTML report and a plain-text percentile table out.
 
 Modules: ntt (file reader), analysis (timers, transits, end to end,
-throughput), stats (percentiles), page (HTML), report (command line).
+throughput), paths (a message's whole path, hop by hop), stats
+(percentiles), page (HTML), compare (two runs side by side), report
+(command line), loader (the numbers as pandas DataFrames: `load`).
 """
+
+from .loader import load
+
+__all__ = ["load"]

@@ -37,7 +37,7 @@ from typing import Dict, List, Optional
 import numpy as np
 import pandas as pd
 
-from . import ntt
+from . import ntt, stats
 
 
 @dataclass(frozen=True)
@@ -197,9 +197,9 @@ def stage_split(metrics: List[Metric]) -> List[Stage]:
     out = []
     for timer, name in STAGES:
         v = by_name[timer].values_ns if timer in by_name else np.zeros(0)
+        s = stats.summarize(v)  # nearest rank, as every other figure of the report
         out.append(Stage(name, timer, int(v.size), float(v.mean()) if v.size else 0.0,
-                         float(np.percentile(v, 50)) if v.size else 0.0,
-                         float(np.percentile(v, 99)) if v.size else 0.0,
+                         s["p50"] if v.size else 0.0, s["p99"] if v.size else 0.0,
                          totals[timer] / steps.values_ns.size, totals[timer] / whole))
     return out
 

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import plotly.offline
 from plotly.subplots import make_subplots
 
-from . import analysis, stats
+from . import analysis, paths, stats
 from .ntt import TelemetryFile
 
 MAX_POINTS = 3000
@@ -54,20 +54,35 @@ def _thin(t: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([even, largest]))
 
 
+def log_bins(body: np.ndarray) -> np.ndarray:
+    """HIST_BINS + 1 edges spaced evenly on a log scale from the smallest positive sample to the largest
+    (values <= 0, zero-length timers, fall in the first bin)."""
+    positive = body[body > 0]
+    lo = float(positive.min()) if positive.size else 1.0
+    hi = float(body.max()) if body.size else lo
+    if hi <= lo * 1.0001:
+        hi = lo * 1.01
+    return np.geomspace(lo, hi * 1.0001, HIST_BINS + 1)
+
+
 def metric_figure(m: analysis.Metric) -> go.Figure:
     s = stats.summarize(m.values_ns)
     v = m.values_ns
     hi = s["p99.9"]
     body = v[v <= hi]
     tail = int(v.size - body.size)
-    counts, edges = np.histogram(body, bins=HIST_BINS) if body.size else (np.zeros(0), np.zeros(1))
-    dist_title = "distribution (ns)" + (f": {tail} above p99.9 not drawn, max {_fmt(s['max'])}" if tail else "")
+    edges = log_bins(body)
+    counts = np.histogram(np.clip(body, edges[0], None), bins=edges)[0] if body.size else np.zeros(HIST_BINS)
+    dist_title = "distribution (ns, log bins)" + (f": {tail} above p99.9 not drawn, max {_fmt(s['max'])}"
+                                                  if tail else "")
     fig = make_subplots(rows=1, cols=2, column_widths=[0.4, 0.6],
-                        subplot_titles=(dist_title, "over time (ns) with rolling mean"))
+                        subplot_titles=(dist_title, "over time (ns, log) with rolling mean"))
+    # Log-spaced bins on a log axis: a 4 ms outlier no longer flattens the 10 us body. Drawn as a filled step
+    # line (bars on a log axis get widths in the wrong units).
     fig.add_trace(
-        go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges), name="samples",
-               marker_color="#4c78a8", showlegend=False,
-               hovertemplate="%{x:.1f} ns: %{y} samples<extra></extra>"),
+        go.Scatter(x=np.append(edges[:-1], edges[-1]), y=np.append(counts, counts[-1:] if counts.size else 0),
+                   mode="lines", line_shape="hv", fill="tozeroy", name="samples", line=dict(color="#4c78a8"),
+                   fillcolor="#4c78a8", showlegend=False, hovertemplate="from %{x:.1f} ns: %{y} samples<extra></extra>"),
         row=1, col=1,
     )
     mean, window = analysis.rolling_mean(v)
@@ -83,13 +98,46 @@ def metric_figure(m: analysis.Metric) -> go.Figure:
                    line=dict(color="#e45756", width=2)),
         row=1, col=2,
     )
-    fig.update_xaxes(title_text="ns", row=1, col=1)
+    fig.update_xaxes(title_text="ns", type="log", row=1, col=1)
     fig.update_yaxes(title_text="samples", row=1, col=1)
     fig.update_xaxes(title_text="s since run start", row=1, col=2)
-    fig.update_yaxes(title_text="ns", row=1, col=2)
+    fig.update_yaxes(title_text="ns", type="log", row=1, col=2)
     fig.update_layout(height=330, margin=dict(l=50, r=20, t=40, b=40),
                       legend=dict(orientation="h", x=0.42, y=-0.22), template="plotly_white")
     return fig
+
+
+SEGMENT_COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6",
+                   "#9d755d", "#bab0ac"]
+
+
+def path_figure(p: paths.PathBreakdown) -> go.Figure:
+    """One stacked horizontal bar per row: the median order's own segments, and each segment's median."""
+    rows = [f"the median order ({_fmt(p.total_ns)} ns)", f"each hop's median ({_fmt(float(p.segment_medians_ns.sum()))} ns)"]
+    fig = go.Figure()
+    for i, seg in enumerate(p.segments):
+        vals = [p.median_order_ns[i], p.segment_medians_ns[i]]
+        fig.add_trace(go.Bar(y=rows, x=vals, name=seg, orientation="h",
+                             marker_color=SEGMENT_COLOURS[i % len(SEGMENT_COLOURS)],
+                             hovertemplate=f"{html.escape(seg)}: %{{x:.1f}} ns<extra></extra>"))
+    fig.update_layout(barmode="stack", height=260, template="plotly_white", margin=dict(l=50, r=20, t=20, b=40),
+                      xaxis_title="ns", legend=dict(orientation="h", y=-0.35))
+    return fig
+
+
+def _path_section(p: paths.PathBreakdown) -> str:
+    title = "<h2>The median order's path</h2>"
+    if not p.complete:
+        return title + (f'<p class="note">No order has every hop stamped ({p.incomplete:,} decided): the run lacks '
+                        "an exchange or a trader file, or ran without telemetry.</p>")
+    rows = "".join(f'<tr><td class="l">{html.escape(seg)}</td><td>{_fmt(a)}</td><td>{_fmt(b)}</td></tr>'
+                   for seg, a, b in zip(p.segments, p.median_order_ns, p.segment_medians_ns))
+    return (title + '<p class="note">From the strategy\'s decision to its answer read back, hop by hop: the order '
+            f"whose total is the median of the {p.complete:,} orders with every hop stamped ({p.incomplete:,} "
+            "others lack one), and each hop's own median (these need not add up to the median total).</p>"
+            + _div(path_figure(p))
+            + '<table><tr><th class="l">segment</th><th>median order (ns)</th><th>hop median (ns)</th></tr>'
+            + rows + "</table>")
 
 
 def throughput_figure(tp: analysis.Throughput) -> go.Figure:
@@ -111,16 +159,16 @@ def percentile_rows(metrics: Sequence[analysis.Metric]) -> List[dict]:
     rows = []
     for m in metrics:
         s = stats.summarize(m.values_ns)
-        rows.append({"section": m.section, "metric": m.name, **s, "notes": m.notes})
+        rows.append({"section": m.section, "metric": m.name, **s, "jitter": s["p99"] - s["p50"], "notes": m.notes})
     return rows
 
 
 def _percentile_table(metrics: Sequence[analysis.Metric]) -> str:
-    head = "".join(f"<th>{h}</th>" for h in ("count", "p50", "p90", "p99", "p99.9", "max", "mean"))
+    head = "".join(f"<th>{h}</th>" for h in ("count", "p50", "p90", "p99", "p99.9", "max", "mean", "jitter (p99 - p50)"))
     out = [f'<table><tr><th class="l">section</th><th class="l">metric</th>{head}<th class="l">notes</th></tr>']
     for r in percentile_rows(metrics):
         notes = ", ".join(f"{v} {k}" for k, v in r["notes"].items())
-        cells = "".join(f"<td>{_fmt(r[k])}</td>" for k in ("p50", "p90", "p99", "p99.9", "max", "mean"))
+        cells = "".join(f"<td>{_fmt(r[k])}</td>" for k in ("p50", "p90", "p99", "p99.9", "max", "mean", "jitter"))
         out.append(f'<tr><td class="l">{html.escape(r["section"])}</td><td class="l">{html.escape(r["metric"])}</td>'
                    f'<td>{r["count"]:,}</td>{cells}<td class="l">{html.escape(notes)}</td></tr>')
     out.append("</table>")
@@ -198,6 +246,7 @@ def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], 
         "no packet caused), never joined; saturated = timer calls longer than 2^32 ticks.</p>",
         _percentile_table(metrics),
         beside_floor,
+        _path_section(paths.order_path(run)),
         _section("End to end", by("end to end")),
         _section("Hop to hop: exchange", by("exchange")),
         _section("Hop to hop: wire (between processes)", by("wire")),

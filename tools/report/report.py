@@ -17,17 +17,18 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import analysis, floor, ntt, page, stats
+from . import analysis, compare, floor, ntt, page, stats
 
 
 def text_table(run: analysis.Run, metrics: Sequence[analysis.Metric]) -> str:
     """The plain-text percentile table (ns) the demo prints."""
-    cols = ["count"] + [stats.label(p) for p in stats.PERCENTILES] + ["max"]
+    cols = ["count"] + [stats.label(p) for p in stats.PERCENTILES] + ["max", "jitter"]
     name_w = max([len("metric")] + [len(m.name) for m in metrics])
     sec_w = max([len("section")] + [len(m.section) for m in metrics])
     lines = [
         f"TSC rate used: {run.ticks_per_ns:.6f} ticks/ns ({run.clock_source}; median of {len(run.files)} file(s))",
-        f"{'section':<{sec_w}}  {'metric':<{name_w}}  " + "  ".join(f"{c:>10}" for c in cols) + "  (ns)",
+        f"{'section':<{sec_w}}  {'metric':<{name_w}}  " + "  ".join(f"{c:>10}" for c in cols)
+        + "  (ns; jitter = p99 - p50)",
     ]
     for row in page.percentile_rows(metrics):
         cells = [f"{row['count']:>10}"] + [f"{_num(row[c]):>10}" for c in cols[1:]]
@@ -63,12 +64,21 @@ def build(run_dir: Path, output: Optional[Path] = None) -> tuple[Path, str, str]
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="./nanotick report", description=__doc__.split("\n\n")[0])
-    parser.add_argument("run_dir", type=Path, help="run directory holding telemetry/*.ntt")
+    parser.add_argument("run_dir", type=Path, nargs="?", help="run directory holding telemetry/*.ntt")
+    parser.add_argument("--compare", type=Path, nargs=2, metavar=("RUN_A", "RUN_B"),
+                        help="put two runs side by side instead: every metric both have with B/A, and each one's "
+                             "median order path; prints the table and writes RUN_B/compare.html (or --output)")
     parser.add_argument("--output", type=Path, help="HTML file to write (default RUN_DIR/report.html)")
     parser.add_argument("--quiet", action="store_true", help="do not print the percentile table")
     parser.add_argument("--table-only", action="store_true",
                         help="print the percentile table alone (the demo prints the floor block and the path itself)")
     args = parser.parse_args(argv)
+    if args.compare is not None:
+        if args.run_dir is not None:
+            parser.error("give RUN_DIR or --compare RUN_A RUN_B, not both")
+        return _compare(args.compare[0], args.compare[1], args.output)
+    if args.run_dir is None:
+        parser.error("RUN_DIR is required (or --compare RUN_A RUN_B)")
     try:
         out, table, beside = build(args.run_dir, args.output)
     except (ntt.NttError, analysis.ReportError) as e:
@@ -83,6 +93,23 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.quiet:
         print(table + ("\n\n" + beside if beside else ""))
     print(f"report: {out}")
+    return 0
+
+
+def _compare(run_a: Path, run_b: Path, output: Optional[Path]) -> int:
+    try:
+        a, b = compare.read_side(run_a), compare.read_side(run_b)
+    except (ntt.NttError, analysis.ReportError) as e:
+        print(f"nanotick report: error: {e}", file=sys.stderr)
+        return 2
+    out = output or Path(run_b) / "compare.html"
+    try:
+        out.write_text(compare.render(a, b), encoding="utf-8")
+    except OSError as e:
+        print(f"nanotick report: error: cannot write the comparison: {e}", file=sys.stderr)
+        return 2
+    print(compare.text(a, b))
+    print(f"comparison: {out}")
     return 0
 
 
