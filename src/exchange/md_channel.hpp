@@ -26,7 +26,11 @@
 // heartbeat) is stamped ex_md_write with its first_seq when a recorder is
 // bound to the thread: right after the ring write when there is a ring (the
 // packet is readable from then on), else right after the send returned (not
-// for a refused one).
+// for a refused one). At the same reading, each request whose events the
+// packet carries (the `cause` given to append: its telemetry order key) is
+// stamped ex_md_effect, key = that order key, aux = the packet's first_seq:
+// the join from an order to the market data it caused (up to kMaxCauses
+// requests a packet; more are not stamped).
 #pragma once
 
 #include <cstddef>
@@ -62,8 +66,9 @@ class MdChannel {
   // Appends message `m` numbered `seq`. A packet holds consecutive numbers
   // only: when `seq` does not follow the previous message (counted in
   // seq_jumps()) or the packet is full, the packet is sent first.
+  // `cause`: the telemetry order key of the request whose event `m` is (0: none).
   template <typename M>
-  NT_ALWAYS_INLINE void append(const M& m, std::uint64_t seq) noexcept {
+  NT_ALWAYS_INLINE void append(const M& m, std::uint64_t seq, std::uint64_t cause = 0) noexcept {
     static_assert(sizeof(M) <= proto::kMaxMdMessageLength, "a market data message the packet limits do not cover");
     if (seq != next_seq_) [[unlikely]] {
       seq_jumps_.add();
@@ -74,6 +79,11 @@ class MdChannel {
       (void)writer_.append(m, seq);  // an empty packet always has room: md_packet.hpp asserts kMinMtu fits any message
     }
     next_seq_ = seq + 1;
+    if constexpr (NANOTICK_TELEMETRY != 0) {
+      // A request's events are consecutive: a new cause differs from the last one.
+      if (cause != 0 && (n_causes_ == 0 || causes_[n_causes_ - 1] != cause) && n_causes_ < kMaxCauses)
+        causes_[n_causes_++] = cause;
+    }
   }
 
   // Sends the partial packet, if any. Returns whether a packet was sent.
@@ -129,12 +139,13 @@ class MdChannel {
   NT_ALWAYS_INLINE void send_packet() noexcept {
     const std::uint16_t count = writer_.count();
     send(writer_.finish(), count, false);
+    n_causes_ = 0;
   }
   void send(std::span<const std::uint8_t> packet, std::uint16_t count, bool heartbeat) noexcept {
     last_send_ticks_ = clock_.now();
     if (ring_ != nullptr) {
       ring_->publish(packet);
-      if (!heartbeat && stamp_sends_) NT_HOP(ex_md_write, first_seq_of(packet));
+      if (!heartbeat && stamp_sends_) stamp(packet);
     }
     if (!ring_only_ && !sender_.send(packet)) [[unlikely]] {
       send_drops_.add();
@@ -146,7 +157,19 @@ class MdChannel {
     if (heartbeat) {
       heartbeats_.add();
     } else if (stamp_sends_ && ring_ == nullptr) {
-      NT_HOP(ex_md_write, first_seq_of(packet));
+      stamp(packet);
+    }
+  }
+  // ex_md_write for the packet, ex_md_effect for each request it carries (one clock reading).
+  void stamp(std::span<const std::uint8_t> packet) noexcept {
+    if constexpr (NANOTICK_TELEMETRY != 0) {
+      if (telemetry::Recorder* const r = NT_RECORDER(); r != nullptr) {
+        const std::uint64_t now = r->now();
+        const std::uint64_t md_key = first_seq_of(packet);
+        (void)r->record_at(now, telemetry::Point::ex_md_write, md_key, 0, 0);
+        for (std::size_t i = 0; i < n_causes_; ++i)
+          (void)r->record_at(now, telemetry::Point::ex_md_effect, causes_[i], md_key, 0);
+      }
     }
   }
   static std::uint64_t first_seq_of(std::span<const std::uint8_t> packet) noexcept {
@@ -170,6 +193,10 @@ class MdChannel {
   core::Counter heartbeats_;
   core::Counter send_drops_;
   core::Counter seq_jumps_;
+  // The requests whose events the packet being filled carries (telemetry: ex_md_effect).
+  static constexpr std::size_t kMaxCauses = 64;
+  std::uint64_t causes_[kMaxCauses] = {};
+  std::size_t n_causes_ = 0;
 };
 
 // The sender of `channel`'s group from the config (start-up; throws

@@ -37,7 +37,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.price = e.price;
       m.qty = e.qty;
       m.instrument_seq = e.instrument_seq;
-      channel_.append(m, e.seq);
+      channel_.append(m, e.seq, telemetry_order_key(e.event_id));
       break;
     }
     case engine::MdType::kModify: {
@@ -48,7 +48,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.order_id = e.order_id;
       m.qty = e.qty;
       m.instrument_seq = e.instrument_seq;
-      channel_.append(m, e.seq);
+      channel_.append(m, e.seq, telemetry_order_key(e.event_id));
       break;
     }
     case engine::MdType::kDelete: {
@@ -57,7 +57,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.instrument = e.instrument;
       m.order_id = e.order_id;
       m.instrument_seq = e.instrument_seq;
-      channel_.append(m, e.seq);
+      channel_.append(m, e.seq, telemetry_order_key(e.event_id));
       break;
     }
     case engine::MdType::kTrade: {
@@ -69,7 +69,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.price = e.price;
       m.qty = e.qty;
       m.instrument_seq = e.instrument_seq;
-      channel_.append(m, e.seq);
+      channel_.append(m, e.seq, telemetry_order_key(e.event_id));
       break;
     }
     case engine::MdType::kTopOfBook: {
@@ -81,7 +81,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.ask_price = e.ask_price;
       m.ask_qty = e.ask_qty;
       m.instrument_seq = e.instrument_seq;
-      channel_.append(m, e.seq);
+      channel_.append(m, e.seq, telemetry_order_key(e.event_id));
       break;
     }
     case engine::MdType::kTradingState: {
@@ -90,7 +90,7 @@ void MdPublisher::on_md(const engine::MdEvent& e) noexcept {
       m.instrument = e.instrument;
       m.state = e.qty != 0 ? proto::TradingState::kHalted : proto::TradingState::kOpen;
       m.instrument_seq = e.instrument_seq;
-      channel_.append(m, e.seq);
+      channel_.append(m, e.seq, telemetry_order_key(e.event_id));
       break;
     }
     default: bad_events_.add(); return;

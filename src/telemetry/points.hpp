@@ -40,6 +40,7 @@ enum class Point : std::uint16_t {
   ex_tcp_write = 6,      // an answer written to a client's socket (key: the answer's
                          // (client_id << 32) | ref_seq; aux: the request's order key)
   ex_md_write = 7,       // an incremental market data packet sent (md key)
+  ex_md_effect = 8,      // a request's events in that packet (key: its order key; aux: the packet's md key)
   // Trader hops.
   tr_udp_read = 16,        // incremental market data packet read from its socket (md key)
   tr_engine_dequeue = 17,  // packet taken by the trade engine from the consumer (md key)
@@ -83,6 +84,7 @@ inline constexpr std::array kPoints = {
     PointInfo{Point::ex_engine_out, PointKind::kHop, "ex_engine_out"},
     PointInfo{Point::ex_tcp_write, PointKind::kHop, "ex_tcp_write"},
     PointInfo{Point::ex_md_write, PointKind::kHop, "ex_md_write"},
+    PointInfo{Point::ex_md_effect, PointKind::kHop, "ex_md_effect"},
     PointInfo{Point::tr_udp_read, PointKind::kHop, "tr_udp_read"},
     PointInfo{Point::tr_engine_dequeue, PointKind::kHop, "tr_engine_dequeue"},
     PointInfo{Point::tr_decision, PointKind::kHop, "tr_decision"},

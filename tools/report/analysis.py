@@ -61,6 +61,7 @@ TRANSITS: List[Transit] = [
     Transit("exchange", "ex_sequencer_out", "ex_engine_in"),
     Transit("exchange", "ex_engine_in", "ex_engine_out"),
     Transit("exchange", "ex_engine_out", "ex_tcp_write", dst_key="aux"),
+    Transit("exchange", "ex_engine_out", "ex_md_effect"),
     Transit("wire", "tr_tcp_write", "ex_tcp_read", same_process=False),
     Transit("wire", "ex_md_write", "tr_udp_read", same_process=False),
     Transit("wire", "ex_tcp_write", "tr_response_read", same_process=False),
@@ -320,9 +321,24 @@ def order_round_trip(run: Run) -> Metric:
     )
 
 
+def exchange_reaction_time(run: Run) -> Metric:
+    """ex_tcp_read of an order -> the first ex_md_effect of its key: the exchange's reaction time, order in to
+    the first market data packet carrying its effect written (the market data path's T4 -> T6)."""
+    reads = _first(run, "ex_tcp_read").rename(columns={"tsc": "read_tsc"})
+    effects = _first(run, "ex_md_effect").rename(columns={"tsc": "md_tsc"})
+    m = reads[reads["key"] != 0].merge(effects, on=["file", "key"], how="inner")
+    return _metric_from_pairs(
+        run, "end to end", "exchange_reaction_time",
+        "order read by the exchange (ex_tcp_read) to the first market data packet carrying its effect written "
+        "(ex_md_effect); orders without an effect on the book (a rejected one) have none",
+        m["read_tsc"].to_numpy(), m["md_tsc"].to_numpy(), {},
+    )
+
+
 def all_metrics(run: Run) -> List[Metric]:
     """End to end first, then transits in path order, then function timers."""
-    return [tick_to_trade(run), venue_tick_to_trade(run), order_round_trip(run)] + [transit_metric(run, t) for t in TRANSITS] + timer_metrics(run)
+    return ([tick_to_trade(run), venue_tick_to_trade(run), order_round_trip(run), exchange_reaction_time(run)]
+            + [transit_metric(run, t) for t in TRANSITS] + timer_metrics(run))
 
 
 @dataclass

@@ -32,7 +32,9 @@ def load(run_dir: Union[str, Path]) -> Dict[str, pd.DataFrame]:
       (p99 - p50), in ns;
     - "stages": the exchange's engine step by stage (pre-trade, matching, settlement, trade ledger): calls,
       mean_ns, p50_ns, p99_ns, per_step_ns, share; empty when the run has no stage timers;
-    - "order_path": the median order's path: segment, median_order_ns, hop_median_ns.
+    - "order_path": the median order's path: segment, median_order_ns, hop_median_ns;
+    - "md_path": the exchange's market data path (order read -> the first trader's read of the packet carrying
+      its effect), in the same columns.
 
     Raises ntt.NttError (a missing or malformed file) or analysis.ReportError (files that cannot be
     reported together), as ./nanotick report does."""
@@ -48,10 +50,11 @@ def load(run_dir: Union[str, Path]) -> Dict[str, pd.DataFrame]:
     percentiles = pd.DataFrame([{k: v for k, v in r.items() if k != "notes"} for r in rows])
     stages = pd.DataFrame([vars(s) for s in analysis.stage_split(metrics)],
                           columns=["name", "timer", "calls", "mean_ns", "p50_ns", "p99_ns", "per_step_ns", "share"])
-    p = paths.order_path(run)
-    order_path = pd.DataFrame({"segment": p.segments,
-                               "median_order_ns": p.median_order_ns if p.complete else np.full(len(p.segments), np.nan),
-                               "hop_median_ns": p.segment_medians_ns if p.complete else np.full(len(p.segments),
-                                                                                                np.nan)})
     return {"records": records, "samples": samples, "percentiles": percentiles, "stages": stages,
-            "order_path": order_path}
+            "order_path": _path_frame(paths.order_path(run)), "md_path": _path_frame(paths.md_path(run))}
+
+
+def _path_frame(p: paths.PathBreakdown) -> pd.DataFrame:
+    missing = np.full(len(p.segments), np.nan)
+    return pd.DataFrame({"segment": p.segments, "median_order_ns": p.median_order_ns if p.complete else missing,
+                         "hop_median_ns": p.segment_medians_ns if p.complete else missing})

@@ -125,16 +125,26 @@ def path_figure(p: paths.PathBreakdown) -> go.Figure:
     return fig
 
 
+PATH_INTROS = {
+    "order": ("The median order's path",
+              "From the strategy's decision to its answer read back, hop by hop"),
+    "market data": ("The exchange's market data path",
+                    "From an order read by the exchange to the first trader's read of the market data packet "
+                    "carrying its effect, hop by hop"),
+}
+
+
 def _path_section(p: paths.PathBreakdown) -> str:
-    title = "<h2>The median order's path</h2>"
+    heading, intro = PATH_INTROS[p.name]
+    title = f"<h2>{heading}</h2>"
     if not p.complete:
-        return title + (f'<p class="note">No order has every hop stamped ({p.incomplete:,} decided): the run lacks '
-                        "an exchange or a trader file, or ran without telemetry.</p>")
+        return title + (f'<p class="note">No {p.name} path has every hop stamped ({p.incomplete:,} started): the '
+                        "run lacks an exchange or a trader file, or ran without telemetry.</p>")
     rows = "".join(f'<tr><td class="l">{html.escape(seg)}</td><td>{_fmt(a)}</td><td>{_fmt(b)}</td></tr>'
                    for seg, a, b in zip(p.segments, p.median_order_ns, p.segment_medians_ns))
-    return (title + '<p class="note">From the strategy\'s decision to its answer read back, hop by hop: the order '
-            f"whose total is the median of the {p.complete:,} orders with every hop stamped ({p.incomplete:,} "
-            "others lack one), and each hop's own median (these need not add up to the median total).</p>"
+    return (title + f'<p class="note">{intro}: the order whose total is the median of the {p.complete:,} with '
+            f"every hop stamped ({p.incomplete:,} others lack one), and each hop's own median (these need not add "
+            "up to the median total).</p>"
             + _div(path_figure(p))
             + '<table><tr><th class="l">segment</th><th>median order (ns)</th><th>hop median (ns)</th></tr>'
             + rows + "</table>")
@@ -247,6 +257,7 @@ def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], 
         _percentile_table(metrics),
         beside_floor,
         _path_section(paths.order_path(run)),
+        _path_section(paths.md_path(run)),
         _section("End to end", by("end to end")),
         _section("Hop to hop: exchange", by("exchange")),
         _section("Hop to hop: wire (between processes)", by("wire")),

@@ -101,6 +101,13 @@ def make(run_dir: Path, seed: int = 7, packets: int = 400) -> Scenario:
         exchange.add("engine", eng_out, "ex_engine_out", okey)
         expected["ex_engine_in -> ex_engine_out"].append(eng_out - eng_in)
         timer(exchange, "engine", "fn_book_add", eng_in + 20, okey)
+        # Its effect on the book in a market data packet (every order but each 5th, which changed nothing:
+        # a rejected one); aux is that packet's md key (one the run's md loop does not use).
+        if seq[t] % 5 != 0:
+            effect = eng_out + rng.randint(300, 3_000)
+            exchange.add("md", effect, "ex_md_effect", okey, 1_000_000 + len(expected["exchange_reaction_time"]))
+            expected["ex_engine_out -> ex_md_effect"].append(effect - eng_out)
+            expected["exchange_reaction_time"].append(effect - ex_read)
         if seq[t] % 4 == 0:
             timer(exchange, "engine", "fn_book_match", eng_in + 40, okey)
 

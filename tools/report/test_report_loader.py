@@ -20,7 +20,7 @@ NOTEBOOK = Path(__file__).with_name("example.ipynb")
 def test_load_gives_the_reports_own_numbers(synthetic_run):
     run_dir, _ = synthetic_run
     frames = load(run_dir)
-    assert set(frames) == {"records", "samples", "percentiles", "stages", "order_path"}
+    assert set(frames) == {"records", "samples", "percentiles", "stages", "order_path", "md_path"}
     run = analysis.build_run(ntt.read_run(run_dir))
     metrics = analysis.all_metrics(run)
     assert len(frames["records"]) == len(run.records)

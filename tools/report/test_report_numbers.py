@@ -58,7 +58,8 @@ def test_every_transit_and_end_to_end_figure_matches_the_chosen_ticks(built):
     _, scenario, run, metrics = built
     rate = run_rate(scenario)
     # Every transit of the table and both end-to-end figures are in the scenario.
-    assert set(scenario.expected_ticks) == {t.name for t in analysis.TRANSITS} | {"tick_to_trade", "venue_tick_to_trade", "order_round_trip"}
+    assert set(scenario.expected_ticks) == {t.name for t in analysis.TRANSITS} | {"tick_to_trade", "venue_tick_to_trade", "order_round_trip",
+                                                                                   "exchange_reaction_time"}
     for name, ticks in scenario.expected_ticks.items():
         got = np.sort(metrics[name].values_ns)
         want = np.sort(np.array(ticks, dtype=np.float64) / rate)

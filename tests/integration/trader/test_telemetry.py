@@ -48,7 +48,7 @@ if str(REPO) not in sys.path:
 from tools.report import analysis, ntt  # noqa: E402  (the report's reader: a package of the repository)
 
 EXCHANGE_HOPS = ("ex_tcp_read", "ex_sequencer_in", "ex_sequencer_out", "ex_engine_in", "ex_engine_out", "ex_tcp_write",
-                 "ex_md_write")
+                 "ex_md_write", "ex_md_effect")
 TRADER_HOPS = ("tr_udp_read", "tr_engine_dequeue", "tr_decision", "tr_tcp_write", "tr_response_read")
 EXCHANGE_TIMERS = ("fn_book_add", "fn_book_cancel", "fn_book_match", "fn_engine_process", "fn_sequencer",
                    "fn_md_publish", "fn_pre_trade", "fn_matching", "fn_settlement", "fn_ledger")
@@ -232,6 +232,25 @@ def check_timers(f: ntt.TelemetryFile, timers, ticks_per_ns: float) -> None:
         assert (r.tsc > 0).all()
 
 
+def check_md_effects(ex: ntt.TelemetryFile) -> None:
+    """Each ex_md_effect names a sequenced request (key) and the packet it went out in (aux: an ex_md_write key,
+    stamped at the same reading); a packet names each request once."""
+    effects = Records(ex, "ex_md_effect")
+    assert len(effects) > 0, "no order's effect on the feed was stamped"
+    written = dict(zip(Records(ex, "ex_md_write").key.tolist(), Records(ex, "ex_md_write").tsc.tolist()))
+    sequenced = set(Records(ex, "ex_sequencer_in").key.tolist())
+    pairs = list(zip(effects.key.tolist(), effects.aux.tolist(), effects.tsc.tolist()))
+    for key, md_key, tsc in pairs:
+        assert written.get(md_key) == tsc, f"effect of {key:#x} in packet {md_key}, which was not written then"
+        assert key in sequenced, f"effect of a request never sequenced: {key:#x}"
+    assert len(set((k, m) for k, m, _ in pairs)) == len(pairs), "a packet names a request twice"
+    # The report joins them: the exchange's reaction time, order read to its effect written, is positive.
+    reads = Records(ex, "ex_tcp_read").first_tsc()
+    firsts = Records(ex, "ex_md_effect").first_tsc()
+    joined = [firsts[k] - reads[k] for k in firsts if k in reads]
+    assert joined and min(joined) > 0
+
+
 def check_stages(ex: ntt.TelemetryFile) -> None:
     """Every engine step's stage timers are stamped at the step's start with its key, and add up to no more than
     the step's own timer (they are timed inside it)."""
@@ -272,6 +291,7 @@ def test_compact_processes_write_joinable_telemetry(tmp_path, processes, binarie
     check_decisions(rnd, 2, packet_driven=False)
     check_timers(ex, EXCHANGE_TIMERS, ticks_per_ns)
     check_stages(ex)
+    check_md_effects(ex)
     check_timers(mm, TRADER_TIMERS, ticks_per_ns)
 
     # The report joins them: the market maker's tick-to-trade has samples, every one positive.
@@ -289,13 +309,15 @@ def test_dedicated_threads_each_record_into_their_own_recorder(tmp_path, process
     assert recorder_names(mm) == ["engine", "receiver"]
     by_recorder = {r.name: r.records for r in ex.trailer.recorders}
     assert all(n > 0 for n in by_recorder.values()), by_recorder
-    assert by_recorder["md"] == len(Records(ex, "ex_md_write")) + len(Records(ex, "fn_md_publish")), by_recorder
+    assert by_recorder["md"] == (len(Records(ex, "ex_md_write")) + len(Records(ex, "ex_md_effect"))
+                                 + len(Records(ex, "fn_md_publish"))), by_recorder
     receiver = {r.name: r.records for r in mm.trailer.recorders}["receiver"]
     assert receiver == len(Records(mm, "tr_udp_read")), "the receiver thread records the reads, and only them"
     check_hops_present(files)
     check_order_keys_join(ex, mm, 1, 1 / ex.ticks_per_ns)
     check_exchange_path(ex)
     check_stages(ex)
+    check_md_effects(ex)
     check_market_data_join(ex, mm, 1 / ex.ticks_per_ns)
     check_decisions(mm, 1, packet_driven=True)
 

@@ -14,15 +14,15 @@ namespace {
 TEST(TelemetryPoints, ShouldListEveryHopOfBothPathsWithStableIds) {
   // Ids are written to files: changing one breaks every recorded run.
   const std::pair<nt::Point, std::uint16_t> expected[] = {
-      {nt::Point::ex_tcp_read, 1},        {nt::Point::ex_sequencer_in, 2},    {nt::Point::ex_sequencer_out, 3},
-      {nt::Point::ex_engine_in, 4},       {nt::Point::ex_engine_out, 5},      {nt::Point::ex_tcp_write, 6},
-      {nt::Point::ex_md_write, 7},        {nt::Point::tr_udp_read, 16},       {nt::Point::tr_engine_dequeue, 17},
-      {nt::Point::tr_decision, 18},       {nt::Point::tr_tcp_write, 19},      {nt::Point::tr_response_read, 20},
-      {nt::Point::fn_book_add, 32},       {nt::Point::fn_book_cancel, 33},    {nt::Point::fn_book_match, 34},
-      {nt::Point::fn_engine_process, 35}, {nt::Point::fn_sequencer, 36},      {nt::Point::fn_md_publish, 37},
-      {nt::Point::fn_pre_trade, 38},      {nt::Point::fn_matching, 39},       {nt::Point::fn_settlement, 40},
-      {nt::Point::fn_ledger, 41},         {nt::Point::fn_feature_update, 48}, {nt::Point::fn_position_update, 49},
-      {nt::Point::fn_risk_check, 50},     {nt::Point::fn_order_manager, 51},
+      {nt::Point::ex_tcp_read, 1},         {nt::Point::ex_sequencer_in, 2},    {nt::Point::ex_sequencer_out, 3},
+      {nt::Point::ex_engine_in, 4},        {nt::Point::ex_engine_out, 5},      {nt::Point::ex_tcp_write, 6},
+      {nt::Point::ex_md_write, 7},         {nt::Point::ex_md_effect, 8},       {nt::Point::tr_udp_read, 16},
+      {nt::Point::tr_engine_dequeue, 17},  {nt::Point::tr_decision, 18},       {nt::Point::tr_tcp_write, 19},
+      {nt::Point::tr_response_read, 20},   {nt::Point::fn_book_add, 32},       {nt::Point::fn_book_cancel, 33},
+      {nt::Point::fn_book_match, 34},      {nt::Point::fn_engine_process, 35}, {nt::Point::fn_sequencer, 36},
+      {nt::Point::fn_md_publish, 37},      {nt::Point::fn_pre_trade, 38},      {nt::Point::fn_matching, 39},
+      {nt::Point::fn_settlement, 40},      {nt::Point::fn_ledger, 41},         {nt::Point::fn_feature_update, 48},
+      {nt::Point::fn_position_update, 49}, {nt::Point::fn_risk_check, 50},     {nt::Point::fn_order_manager, 51},
   };
   ASSERT_EQ(nt::kPoints.size(), std::size(expected));
   for (const auto& [point, id] : expected) {
