@@ -145,7 +145,7 @@ def _path_section(p: paths.PathBreakdown) -> str:
     return (title + f'<p class="note">{intro}: the order whose total is the median of the {p.complete:,} with '
             f"every hop stamped ({p.incomplete:,} others lack one), and each hop's own median (these need not add "
             "up to the median total).</p>"
-            + _div(path_figure(p))
+            + _div(path_figure(p), f"{p.name.replace(' ', '-')}-path")
             + '<table><tr><th class="l">segment</th><th>median order (ns)</th><th>hop median (ns)</th></tr>'
             + rows + "</table>")
 
@@ -161,8 +161,9 @@ def throughput_figure(tp: analysis.Throughput) -> go.Figure:
     return fig
 
 
-def _div(fig: go.Figure) -> str:
-    return fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})
+def _div(fig: go.Figure, div_id: str | None = None) -> str:
+    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
+                       config={"displaylogo": False, "responsive": True})
 
 
 def percentile_rows(metrics: Sequence[analysis.Metric]) -> List[dict]:
@@ -237,8 +238,9 @@ def _section(title: str, metrics: Sequence[analysis.Metric]) -> str:
 
 
 def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], tp: analysis.Throughput,
-           beside_floor: str = "") -> str:
-    """The page; `beside_floor` is floor.html_block's section (empty: the run has no floor)."""
+           beside_floor: str = "", load_curve: str = "") -> str:
+    """The page; `beside_floor` is floor.html_block's section (empty: the run has no floor), `load_curve`
+    loadcurve.section's (empty: the run has no loadtest.json)."""
     by = lambda *sections: [m for m in metrics if m.section in sections]  # noqa: E731
     clock = ("invariant TSC, calibrated by each process against its steady clock"
              if run.clock_source == "tsc" else "steady clock (no invariant TSC: ticks are ns)")
@@ -258,6 +260,7 @@ def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], 
         beside_floor,
         _path_section(paths.order_path(run)),
         _path_section(paths.md_path(run)),
+        load_curve,
         _section("End to end", by("end to end")),
         _section("Hop to hop: exchange", by("exchange")),
         _section("Hop to hop: wire (between processes)", by("wire")),

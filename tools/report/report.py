@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import analysis, compare, floor, ntt, page, stats
+from . import analysis, compare, floor, loadcurve, ntt, page, stats
 
 
 def text_table(run: analysis.Run, metrics: Sequence[analysis.Metric]) -> str:
@@ -53,12 +53,18 @@ def _num(v: float) -> str:
 def build(run_dir: Path, output: Optional[Path] = None) -> tuple[Path, str, str]:
     """Writes the report; returns its path, the text table and the text of the block beside
     the loopback floor ("" when the run has none)."""
+    out = output or Path(run_dir) / "report.html"
+    load = loadcurve.read(run_dir)
+    if load is not None and not list((Path(run_dir) / "telemetry").glob("*.ntt")):
+        # A ./nanotick loadtest run: its curve is the whole report.
+        out.write_text(loadcurve.page([load]), encoding="utf-8")
+        return out, "", ""
     run = analysis.build_run(ntt.read_run(run_dir))
     metrics = analysis.all_metrics(run)
     beside = floor.block_for_metrics(Path(run_dir), metrics)
-    out = output or Path(run_dir) / "report.html"
     out.write_text(page.render(str(run_dir), run, metrics, analysis.throughput(run),
-                               floor.html_block(beside) if beside is not None else ""), encoding="utf-8")
+                               floor.html_block(beside) if beside is not None else "",
+                               loadcurve.section([load]) if load is not None else ""), encoding="utf-8")
     return out, text_table(run, metrics), floor.text_block(beside) if beside is not None else ""
 
 

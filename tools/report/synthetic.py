@@ -105,9 +105,14 @@ def make(run_dir: Path, seed: int = 7, packets: int = 400) -> Scenario:
         # a rejected one); aux is that packet's md key (one the run's md loop does not use).
         if seq[t] % 5 != 0:
             effect = eng_out + rng.randint(300, 3_000)
-            exchange.add("md", effect, "ex_md_effect", okey, 1_000_000 + len(expected["exchange_reaction_time"]))
+            effect_md_key = 10_000_000 + len(expected["exchange_reaction_time"])  # a packet of its own
+            exchange.add("md", effect, "ex_md_write", effect_md_key)
+            exchange.add("md", effect, "ex_md_effect", okey, effect_md_key)
             expected["ex_engine_out -> ex_md_effect"].append(effect - eng_out)
             expected["exchange_reaction_time"].append(effect - ex_read)
+            md_read = effect + rng.randint(5_000, 40_000)  # read by the other trader (its own feed)
+            traders[1 - t].add("feed", md_read, "tr_udp_read", effect_md_key)
+            expected["ex_md_write -> tr_udp_read"].append(md_read - effect)
         if seq[t] % 4 == 0:
             timer(exchange, "engine", "fn_book_match", eng_in + 40, okey)
 

@@ -7,6 +7,7 @@ Skipped, saying why, only when chromium is not installed.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ import plotly.offline
 import pytest
 from PIL import Image
 
-from . import report, synthetic
+from . import paths, report, synthetic
 from .conftest import write_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -42,11 +43,20 @@ def chromium(tmp_path: Path, page: Path, *mode: str) -> subprocess.CompletedProc
     )
 
 
+LOAD_STEPS = 5
+
+
 @pytest.fixture
 def rendered(fixture_binary, tmp_path):
     run_dir = tmp_path / "run"
     scenario = synthetic.make(run_dir, packets=150)
     write_run(fixture_binary, run_dir, scenario)
+    # A load test's result beside the telemetry: its curve joins the report.
+    steps = [{"offered_per_s": 1000.0 * 2 ** i, "achieved_per_s": 1000.0 * 2 ** i, "scheduled": 1000, "answered": 1000,
+              "p50_ns": 2e4 * (i + 1), "p99_ns": 9e4 * (i + 1), "p99_9_ns": 2e5 * (i + 1), "max_ns": 5e5 * (i + 1),
+              "saturated": None} for i in range(LOAD_STEPS)]
+    (run_dir / "loadtest.json").write_text(json.dumps({"idle": "backoff", "sessions": 4, "transport": "tcp",
+                                                       "knee_per_s": 8000.0, "steps": steps}))
     out, _, _ = report.build(run_dir)
     return tmp_path, out
 
@@ -67,6 +77,25 @@ def test_every_chart_renders_without_console_errors(rendered):
     # Plotly replaces each figure's empty div by a plot container with SVG.
     assert len(re.findall(r'class="[^"]*plot-container', done.stdout)) == figures
     assert done.stdout.count('class="main-svg"') >= figures
+
+
+def points_in(dom: str, div_id: str) -> int:
+    """Data points plotly drew in the figure `div_id` (bars and markers are each a class="point" element)."""
+    start = dom.index(f'id="{div_id}"')
+    end = dom.find('class="plotly-graph-div', dom.index('class="plotly-graph-div', start) + 1)
+    return dom[start:end if end != -1 else len(dom)].count('class="point"')
+
+
+def test_the_new_charts_draw_every_point(rendered):
+    tmp_path, page = rendered
+    done = chromium(tmp_path, page, "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    dom = done.stdout
+    # The stacked paths: one bar per segment in each of the two rows.
+    assert points_in(dom, "order-path") == 2 * len(paths.ORDER_HOPS[1:])
+    assert points_in(dom, "market-data-path") == 2 * (len(paths.MD_HOPS[1:]) + 1)
+    # The load curve: p50, p99, p99.9 and max at every offered rate.
+    assert points_in(dom, "load-curve") == 4 * LOAD_STEPS
 
 
 def test_screenshot_shows_the_charts(rendered):

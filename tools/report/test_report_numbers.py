@@ -185,3 +185,17 @@ def test_stage_split_sums_each_stage_over_the_engine_steps():
     # Without a ledger the stage is there, empty.
     no_ledger = {s.name: s for s in analysis.stage_split(metrics[:3])}
     assert no_ledger["trade ledger"].calls == 0 and no_ledger["trade ledger"].share == 0
+
+
+def test_the_paths_take_every_complete_message_and_the_median_one(built):
+    from . import paths
+    _, scenario, run, _ = built
+    rate = run_rate(scenario)
+    order = paths.order_path(run)
+    assert order.complete == len(scenario.expected_ticks["order_round_trip"]) and order.incomplete == 0
+    md = paths.md_path(run)
+    assert md.complete == len(scenario.expected_ticks["exchange_reaction_time"])
+    # The median market data path's first five segments are the exchange's reaction time of one order.
+    reaction = sorted(np.array(scenario.expected_ticks["exchange_reaction_time"]) / rate)
+    assert any(abs(md.median_order_ns[:5].sum() - r) < 1e-6 for r in reaction)
+    assert order.total_ns == pytest.approx(float(order.median_order_ns.sum()))

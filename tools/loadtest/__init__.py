@@ -1,0 +1,1 @@
+"""./nanotick loadtest: latency against offered load (docs/BENCHMARKS.md "Latency against offered load")."""

@@ -1,0 +1,83 @@
+"""./nanotick loadtest against the real exchange (short form: 2 rates, 1 s
+each), nanotick-loadgen's refusals of bad input, and the saturation rule."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from tools.loadtest import loadtest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LOADGEN = ROOT / "build" / "release" / "bin" / "nanotick-loadgen"
+
+
+@pytest.fixture(scope="module")
+def binaries():
+    missing = [b for b in (LOADGEN, ROOT / "build" / "release" / "bin" / "nanotick-exchange") if not b.exists()]
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{missing} missing: CI builds everything first")
+        pytest.skip(f"{missing} missing: build release first")
+
+
+def test_a_short_sweep_measures_every_rate_and_draws_the_curve(binaries, tmp_path):
+    run_dir = tmp_path / "lt"
+    done = subprocess.run([sys.executable, "-m", "tools.loadtest", "--quick", "--sessions", "2", "--run-dir",
+                           str(run_dir)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads((run_dir / "loadtest.json").read_text())
+    steps = result["steps"]
+    assert [s["offered_per_s"] for s in steps] == [1000.0, 2000.0]
+    for s in steps:
+        assert s["scheduled"] == s["offered_per_s"] * 1.0
+        assert s["answered"] == s["scheduled"] and s["unanswered"] == 0 and s["rejected"] == 0, s
+        assert s["measured"] > 0.7 * s["scheduled"]  # all but the warm-up
+        assert 0 < s["p50_ns"] <= s["p99_ns"] <= s["p99_9_ns"] <= s["max_ns"] < 5e9, s
+    assert result["knee_per_s"] in (1000.0, 2000.0) or result["steps"][0]["saturated"]
+    page = (run_dir / "loadtest.html").read_text()
+    assert 'id="load-curve"' in page
+    # ./nanotick report on a loadtest run writes the curve as its report.
+    assert subprocess.run([sys.executable, "-m", "tools.report", str(run_dir), "--quiet"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60).returncode == 0
+    assert 'id="load-curve"' in (run_dir / "report.html").read_text()
+
+
+def test_the_loadgen_refuses_bad_input(binaries, tmp_path):
+    good = tmp_path / "sessions.txt"
+    good.write_text("1 loadtest-0001-abcdefabcdef\n")
+    bad_lines = ["0 loadtest-0001-abcdefabcdef", "1 short", "x key-key-key-key-key", "1 a-valid-looking-key-1 extra",
+                 "70000 loadtest-0001-abcdefabcdef", "\x00\xff"]
+    for i, line in enumerate(bad_lines):
+        f = tmp_path / f"bad{i}.txt"
+        f.write_text(line + "\n")
+        done = subprocess.run([str(LOADGEN), "--exchange", "127.0.0.1:1", "--sessions", str(f)], capture_output=True,
+                              text=True, timeout=10)
+        assert done.returncode == 2 and "expected 'client_id api_key'" in done.stderr, (line, done.stderr)
+    for args, words in ((["--exchange", "not-an-address"], "--exchange"), (["--rate", "0"], "rate"),
+                        (["--duration", "1", "--warmup", "2"], "--warmup"), (["--rate", "1", "--duration", "1"],
+                                                                               "fewer than 2")):
+        full = ["--exchange", "127.0.0.1:1", "--sessions", str(good)] + args
+        done = subprocess.run([str(LOADGEN), *full], capture_output=True, text=True, timeout=10)
+        assert done.returncode == 2 and words in done.stderr + done.stdout, (args, done.stderr)
+    # Nobody listening: the run fails (1), saying so, within the logon bound.
+    done = subprocess.run([str(LOADGEN), "--exchange", "127.0.0.1:1", "--sessions", str(good), "--rate", "100"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1 and "log on" in done.stderr, done.stderr
+
+
+def test_saturation_is_named():
+    ok = {"scheduled": 1000, "answered": 1000, "offered_per_s": 1000, "achieved_per_s": 1000, "p99_ns": 1e5}
+    assert loadtest.saturated(ok, None) is None
+    assert "answered 900" in loadtest.saturated(ok | {"answered": 900}, None)
+    assert "achieved" in loadtest.saturated(ok | {"achieved_per_s": 900}, None)
+    assert "grew" in loadtest.saturated(ok | {"p99_ns": 2e6}, ok)
+    assert "> 100 ms" in loadtest.saturated(ok | {"p99_ns": 2e8}, None)
+    with pytest.raises(Exception):
+        loadtest.parse_rates("5000,1000")
+    assert loadtest.parse_rates("1000, 2000") == [1000.0, 2000.0]
