@@ -62,6 +62,7 @@ from demo_console import CountersRows, LiveView, format_row, is_status, strip_pr
 from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
 from demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args
 from demo_process import Child, describe_exit
+from demo_queues import QueueSampler
 from demo_report import make_report
 from demo_summary import (TraderResult, account_checks, account_lines, check, read_counters, read_counters_file,
                           summary_text)
@@ -392,10 +393,13 @@ class DemoRun:
     def _run(self) -> None:
         start = time.monotonic()
         end = start + self.plan.duration
+        queues = QueueSampler(self.plan.run_dir / "counters" / "queue_depths.csv")
         while True:
             self._poll()
             now = time.monotonic()
             self.ran_s = now - start
+            queues.sample(self.ran_s, {c.name: self._counters_file(c.name) for c in self.children()
+                                       if c.name != "floor"})
             for child in self.children():
                 if not child.alive():
                     self._show(self.ran_s, force=True)
@@ -405,7 +409,7 @@ class DemoRun:
             self._show(self.ran_s)
             if now >= end:
                 break
-            time.sleep(min(0.25, end - now))
+            time.sleep(min(0.1, end - now))
         self._show(self.ran_s, force=True)
         self.view.detach()
 

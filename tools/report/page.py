@@ -238,7 +238,7 @@ def _section(title: str, metrics: Sequence[analysis.Metric]) -> str:
 
 
 def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], tp: analysis.Throughput,
-           beside_floor: str = "", load_curve: str = "") -> str:
+           beside_floor: str = "", load_curve: str = "", queue_depths: str = "") -> str:
     """The page; `beside_floor` is floor.html_block's section (empty: the run has no floor), `load_curve`
     loadcurve.section's (empty: the run has no loadtest.json)."""
     by = lambda *sections: [m for m in metrics if m.section in sections]  # noqa: E731
@@ -270,6 +270,7 @@ def render(run_dir: str, run: analysis.Run, metrics: Sequence[analysis.Metric], 
         "<h2>Throughput</h2>",
         '<p class="note">Records per second of every hop point, all processes together.</p>',
         _div(throughput_figure(tp)) if tp.per_second else '<p class="note">No hop records.</p>',
+        queue_depths,
         "<h2>Telemetry files</h2>",
         _files_table(run.files),
     ]

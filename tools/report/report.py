@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import analysis, compare, floor, loadcurve, ntt, page, stats
+from . import analysis, compare, floor, loadcurve, ntt, page, queues, stats
 
 
 def text_table(run: analysis.Run, metrics: Sequence[analysis.Metric]) -> str:
@@ -64,7 +64,8 @@ def build(run_dir: Path, output: Optional[Path] = None) -> tuple[Path, str, str]
     beside = floor.block_for_metrics(Path(run_dir), metrics)
     out.write_text(page.render(str(run_dir), run, metrics, analysis.throughput(run),
                                floor.html_block(beside) if beside is not None else "",
-                               loadcurve.section([load]) if load is not None else ""), encoding="utf-8")
+                               loadcurve.section([load]) if load is not None else "",
+                               queues.section(queues.read(run_dir))), encoding="utf-8")
     return out, text_table(run, metrics), floor.text_block(beside) if beside is not None else ""
 
 
