@@ -49,7 +49,10 @@ def credential(key: str) -> str:
     return f"sha256:{salt.hex()}:{hashlib.sha256(salt + key.encode()).hexdigest()}"
 
 
-def exchange_config(run_dir: pathlib.Path, sessions: int, idle: str, group_port: int) -> str:
+FSYNCS = ("batch", "every", "none")
+
+
+def exchange_config(run_dir: pathlib.Path, sessions: int, idle: str, group_port: int, fsync: str = "batch") -> str:
     """The exchange's config for the load test, and RUN_DIR/sessions.txt with the clients' keys."""
     keys = []
     clients = []
@@ -79,7 +82,7 @@ snapshot_interval_ms = 1000
 
 [journal]
 dir = "{run_dir / 'journal'}"
-fsync = "batch"
+fsync = "{fsync}"
 batch_window_us = 1000
 
 [threads]
@@ -191,6 +194,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--warmup", type=float, default=0.5, help="seconds of each step not measured (default 0.5)")
     p.add_argument("--idle", choices=IDLES, default="backoff",
                    help="the exchange's idle strategy (default backoff, the demo's)")
+    p.add_argument("--fsync", choices=FSYNCS, default="batch",
+                   help="the journal's fsync policy (docs/EXCHANGE.md \"Journal\"; default batch, the demo's)")
     p.add_argument("--run-dir", type=pathlib.Path, default=None, help="where to write (default runs/loadtest-<time>)")
     p.add_argument("--build-dir", type=pathlib.Path, default=ROOT / "build" / "release")
     p.add_argument("--quick", action="store_true", help="the tests' form: rates 1000,2000, 1 s each")
@@ -214,7 +219,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     (run_dir / "journal").mkdir(parents=True, exist_ok=True)
     config = run_dir / "exchange.toml"
-    config.write_text(exchange_config(run_dir, args.sessions, args.idle, random.Random().randrange(20000, 30000)))
+    config.write_text(exchange_config(run_dir, args.sessions, args.idle, random.Random().randrange(20000, 30000),
+                                      args.fsync))
 
     steps: List[Dict] = []
     knee = None
@@ -222,7 +228,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     exchange = None
     try:
         exchange = Exchange(exchange_bin, config, run_dir / "exchange.log")
-        print(f"nanotick loadtest: exchange at {exchange.address} (compact, idle {args.idle}), {args.sessions} "
+        print(f"nanotick loadtest: exchange at {exchange.address} (compact, idle {args.idle}, fsync {args.fsync}), "
+              f"{args.sessions} "
               f"sessions, {args.duration:g} s a rate; run dir {run_dir}", flush=True)
         print(table([]), flush=True)
         for rate in args.rates:
@@ -242,7 +249,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     finally:
         if exchange is not None:
             exchange.stop()
-    result = {"idle": args.idle, "sessions": args.sessions, "duration_s": args.duration, "transport": "tcp",
+    result = {"idle": args.idle, "fsync": args.fsync, "sessions": args.sessions, "duration_s": args.duration, "transport": "tcp",
               "knee_per_s": knee, "stopped": why_stopped, "steps": steps}
     (run_dir / "loadtest.json").write_text(json.dumps(result, indent=2) + "\n")
     from tools.report import loadcurve  # plotly: only once there is something to draw
