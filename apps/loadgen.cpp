@@ -7,7 +7,8 @@
 // than being hidden by the sender waiting (no coordinated omission).
 //
 // The messages go round-robin over N sessions (the real trading client's
-// OrderEntryClient: logon, heartbeats, sequence numbers). Each session
+// OrderEntryClient: logon, heartbeats, sequence numbers), over TCP
+// (--exchange) or the exchange's shared-memory sessions (--shm). Each session
 // alternates a NewOrder (a buy limit below any seller: it rests, one
 // Accepted report) and the CancelOrder of that order (one Cancelled
 // report), so the book stays at most one order a session deep. A message's
@@ -120,6 +121,7 @@ double percentile(const std::vector<std::uint64_t>& sorted, double p) {
 
 struct Options {
   std::string exchange;
+  std::string shm_path;  // non-empty: shared-memory sessions at this UNIX socket path instead of TCP
   std::string sessions_file;
   double rate = 1000.0;
   double duration_s = 3.0;
@@ -133,10 +135,12 @@ int run(const Options& o) {
   const auto& clock = nanotick::core::TscClock::global();
   const std::vector<Credentials> creds = read_sessions(o.sessions_file);
   nanotick::net::SocketAddress exchange;
-  try {
-    exchange = nanotick::net::parse_socket_address(o.exchange);
-  } catch (const std::exception& e) {
-    throw UsageError("--exchange: " + std::string(e.what()));
+  if (o.shm_path.empty()) {
+    try {
+      exchange = nanotick::net::parse_socket_address(o.exchange);
+    } catch (const std::exception& e) {
+      throw UsageError("--exchange: " + std::string(e.what()));
+    }
   }
   const std::uint64_t total = static_cast<std::uint64_t>(o.rate * o.duration_s);
   if (total < 2) throw UsageError("rate x duration gives fewer than 2 messages");
@@ -149,6 +153,10 @@ int run(const Options& o) {
   for (const Credentials& c : creds) {
     nanotick::trading::OrderEntryClientConfig oc;
     oc.exchange = exchange;
+    if (!o.shm_path.empty()) {
+      oc.transport = nanotick::ipc::Transport::kShm;
+      oc.shm_path = o.shm_path;
+    }
     oc.client_id = c.client_id;
     oc.api_key = c.key;
     oc.heartbeat_ms = 1000;
@@ -168,7 +176,8 @@ int run(const Options& o) {
       (void)sessions[i]->poll();
       if (handlers[i]->ended && !handlers[i]->logged_on) {
         std::fprintf(stderr, "nanotick-loadgen: client %u could not log on to %s: %s\n", creds[i].client_id,
-                     o.exchange.c_str(), std::string(nanotick::trading::to_string(handlers[i]->ended->reason)).c_str());
+                     o.shm_path.empty() ? o.exchange.c_str() : o.shm_path.c_str(),
+                     std::string(nanotick::trading::to_string(handlers[i]->ended->reason)).c_str());
         return kExitFailed;
       }
       all = all && handlers[i]->logged_on;
@@ -247,7 +256,11 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   CLI::App app{"nanotick-loadgen: open-loop order load at a fixed rate, latency from each message's due time"};
   Options o;
-  app.add_option("--exchange", o.exchange, "the exchange's order-entry address ip:port")->required();
+  auto* tcp = app.add_option("--exchange", o.exchange, "the exchange's order-entry address ip:port (TCP sessions)");
+  auto* shm =
+      app.add_option("--shm", o.shm_path, "the exchange's server.shm_path: shared-memory sessions instead of TCP");
+  tcp->excludes(shm);
+  shm->excludes(tcp);
   app.add_option("--sessions", o.sessions_file, "file of 'client_id api_key' lines, one per session")
       ->required()
       ->check(CLI::ExistingFile);
@@ -264,6 +277,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  if (o.exchange.empty() == o.shm_path.empty()) {
+    std::fprintf(stderr, "nanotick-loadgen: give --exchange ip:port or --shm PATH\n");
+    return kExitUsage;
   }
   if (o.warmup_s >= o.duration_s) {
     std::fprintf(stderr, "nanotick-loadgen: --warmup must be shorter than --duration\n");

@@ -4,7 +4,7 @@ Starts one exchange (its own config, written into the run directory: one
 instrument, N clients without accounts or rate limits, the journal's batch
 fsync, the idle strategy asked for), then runs nanotick-loadgen at each rate
 of a sweep: open-loop, every message measured from the time it was due
-(apps/loadgen.cpp), round-robin over N TCP sessions. The sweep goes up from
+(apps/loadgen.cpp), round-robin over N sessions, TCP or shared memory. The sweep goes up from
 1,000 messages/s until the venue saturates: the answered rate falls below
 95% of the offered rate, or p99 grows past 10 times the first rate's (or
 past 100 ms). The knee is the highest rate before that.
@@ -52,7 +52,17 @@ def credential(key: str) -> str:
 FSYNCS = ("batch", "every", "none")
 
 
-def exchange_config(run_dir: pathlib.Path, sessions: int, idle: str, group_port: int, fsync: str = "batch") -> str:
+TRANSPORTS = ("tcp", "shm")
+
+
+def shm_path(run_dir: pathlib.Path) -> str:
+    """The exchange's shared-memory session socket: in the run directory when it fits a UNIX socket path."""
+    path = str(run_dir / "order-entry.sock")
+    return path if len(path.encode()) <= 107 else f"/tmp/nanotick-loadtest-{os.getpid()}.sock"
+
+
+def exchange_config(run_dir: pathlib.Path, sessions: int, idle: str, group_port: int, fsync: str = "batch",
+                    transport: str = "tcp") -> str:
     """The exchange's config for the load test, and RUN_DIR/sessions.txt with the clients' keys."""
     keys = []
     clients = []
@@ -66,6 +76,7 @@ def exchange_config(run_dir: pathlib.Path, sessions: int, idle: str, group_port:
     return f"""# ./nanotick loadtest's exchange (tools/loadtest/loadtest.py)
 [server]
 order_entry = "127.0.0.1:0"
+{f'shm_path = "{shm_path(run_dir)}"' if transport == "shm" else ""}
 max_sessions = {sessions + 4}
 heartbeat_ms = 1000
 output_buffer_bytes = 4194304
@@ -154,9 +165,9 @@ def saturated(step: dict, first: Optional[dict]) -> Optional[str]:
     return None
 
 
-def run_step(loadgen: pathlib.Path, address: str, sessions_file: pathlib.Path, rate: float, duration: float,
+def run_step(loadgen: pathlib.Path, where: List[str], sessions_file: pathlib.Path, rate: float, duration: float,
              warmup: float) -> dict:
-    done = subprocess.run([str(loadgen), "--exchange", address, "--sessions", str(sessions_file), "--rate",
+    done = subprocess.run([str(loadgen), *where, "--sessions", str(sessions_file), "--rate",
                            f"{rate:g}", "--duration", f"{duration:g}", "--warmup", f"{warmup:g}"],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=duration + 60)
     if done.returncode != 0:
@@ -194,6 +205,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--warmup", type=float, default=0.5, help="seconds of each step not measured (default 0.5)")
     p.add_argument("--idle", choices=IDLES, default="backoff",
                    help="the exchange's idle strategy (default backoff, the demo's)")
+    p.add_argument("--transport", choices=TRANSPORTS, default="tcp",
+                   help="order entry: loopback TCP (default) or the exchange's shared-memory sessions")
     p.add_argument("--fsync", choices=FSYNCS, default="batch",
                    help="the journal's fsync policy (docs/EXCHANGE.md \"Journal\"; default batch, the demo's)")
     p.add_argument("--run-dir", type=pathlib.Path, default=None, help="where to write (default runs/loadtest-<time>)")
@@ -220,7 +233,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     (run_dir / "journal").mkdir(parents=True, exist_ok=True)
     config = run_dir / "exchange.toml"
     config.write_text(exchange_config(run_dir, args.sessions, args.idle, random.Random().randrange(20000, 30000),
-                                      args.fsync))
+                                      args.fsync, args.transport))
 
     steps: List[Dict] = []
     knee = None
@@ -233,7 +246,8 @@ def main(argv: Optional[List[str]] = None) -> int:
               f"sessions, {args.duration:g} s a rate; run dir {run_dir}", flush=True)
         print(table([]), flush=True)
         for rate in args.rates:
-            step = run_step(loadgen, exchange.address, run_dir / "sessions.txt", rate, args.duration, args.warmup)
+            where = ["--shm", shm_path(run_dir)] if args.transport == "shm" else ["--exchange", exchange.address]
+            step = run_step(loadgen, where, run_dir / "sessions.txt", rate, args.duration, args.warmup)
             if not exchange.alive():
                 raise LoadTestError(f"the exchange died during the {rate:g}/s step: see {exchange.log_path}")
             step["saturated"] = saturated(step, steps[0] if steps else None)
@@ -249,7 +263,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     finally:
         if exchange is not None:
             exchange.stop()
-    result = {"idle": args.idle, "fsync": args.fsync, "sessions": args.sessions, "duration_s": args.duration, "transport": "tcp",
+    result = {"idle": args.idle, "fsync": args.fsync, "sessions": args.sessions, "duration_s": args.duration,
+              "transport": args.transport,
               "knee_per_s": knee, "stopped": why_stopped, "steps": steps}
     (run_dir / "loadtest.json").write_text(json.dumps(result, indent=2) + "\n")
     from tools.report import loadcurve  # plotly: only once there is something to draw

@@ -26,12 +26,15 @@ def binaries():
         pytest.skip(f"{missing} missing: build release first")
 
 
-def test_a_short_sweep_measures_every_rate_and_draws_the_curve(binaries, tmp_path):
+@pytest.mark.parametrize("transport", ["tcp", "shm"])
+def test_a_short_sweep_measures_every_rate_and_draws_the_curve(binaries, tmp_path, transport):
     run_dir = tmp_path / "lt"
-    done = subprocess.run([sys.executable, "-m", "tools.loadtest", "--quick", "--sessions", "2", "--run-dir",
-                           str(run_dir)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "tools.loadtest", "--quick", "--sessions", "2", "--transport",
+                           transport, "--run-dir", str(run_dir)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads((run_dir / "loadtest.json").read_text())
+    assert result["transport"] == transport
     steps = result["steps"]
     assert [s["offered_per_s"] for s in steps] == [1000.0, 2000.0]
     for s in steps:
@@ -65,6 +68,10 @@ def test_the_loadgen_refuses_bad_input(binaries, tmp_path):
         full = ["--exchange", "127.0.0.1:1", "--sessions", str(good)] + args
         done = subprocess.run([str(LOADGEN), *full], capture_output=True, text=True, timeout=10)
         assert done.returncode == 2 and words in done.stderr + done.stdout, (args, done.stderr)
+    for args in ([], ["--exchange", "127.0.0.1:1", "--shm", str(tmp_path / "x.sock")]):
+        done = subprocess.run([str(LOADGEN), "--sessions", str(good), *args], capture_output=True, text=True,
+                              timeout=10)
+        assert done.returncode == 2, (args, done.stderr)
     # Nobody listening: the run fails (1), saying so, within the logon bound.
     done = subprocess.run([str(LOADGEN), "--exchange", "127.0.0.1:1", "--sessions", str(good), "--rate", "100"],
                           capture_output=True, text=True, timeout=30)
