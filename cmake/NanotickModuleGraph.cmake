@@ -12,7 +12,7 @@
 # The graph is written to ${CMAKE_BINARY_DIR}/module_graph.txt, one line per
 # module ("trading -> venue, book, ..."); the test module_graph_matches_docs
 # checks docs/CONTRIBUTING.md shows it as it is (cmake/DocShowsFile.cmake).
-set(NANOTICK_MODULE_LAYERS core market config net ipc proto telemetry engine controls book venue workload floor exchange trading)
+set(NANOTICK_MODULE_LAYERS core market config net ipc proto telemetry engine controls book venue workload floor exchange trading fix)
 
 function(nanotick_module_links module out)
   get_target_property(type nanotick_${module} TYPE)

@@ -46,8 +46,10 @@ def chromium(tmp_path: Path, page: Path, *mode: str) -> subprocess.CompletedProc
 LOAD_STEPS = 5
 
 
-@pytest.fixture
-def rendered(fixture_binary, tmp_path):
+@pytest.fixture(scope="module")
+def rendered(fixture_binary, tmp_path_factory):
+    """One report for every test here (rendering it and starting Chromium are this file's cost)."""
+    tmp_path = tmp_path_factory.mktemp("browser")
     run_dir = tmp_path / "run"
     scenario = synthetic.make(run_dir, packets=150)
     write_run(fixture_binary, run_dir, scenario)
@@ -67,6 +69,13 @@ def console_messages(stderr: str):
     return [line for line in stderr.splitlines() if ":CONSOLE" in line]
 
 
+def points_in(dom: str, div_id: str) -> int:
+    """Data points plotly drew in the figure `div_id` (bars and markers are each a class="point" element)."""
+    start = dom.index(f'id="{div_id}"')
+    end = dom.find('class="plotly-graph-div', dom.index('class="plotly-graph-div', start) + 1)
+    return dom[start:end if end != -1 else len(dom)].count('class="point"')
+
+
 def test_every_chart_renders_without_console_errors(rendered):
     tmp_path, page = rendered
     figures = page.read_text(encoding="utf-8").replace(plotly.offline.get_plotlyjs(), "").count("Plotly.newPlot")
@@ -77,24 +86,11 @@ def test_every_chart_renders_without_console_errors(rendered):
     # Plotly replaces each figure's empty div by a plot container with SVG.
     assert len(re.findall(r'class="[^"]*plot-container', done.stdout)) == figures
     assert done.stdout.count('class="main-svg"') >= figures
-
-
-def points_in(dom: str, div_id: str) -> int:
-    """Data points plotly drew in the figure `div_id` (bars and markers are each a class="point" element)."""
-    start = dom.index(f'id="{div_id}"')
-    end = dom.find('class="plotly-graph-div', dom.index('class="plotly-graph-div', start) + 1)
-    return dom[start:end if end != -1 else len(dom)].count('class="point"')
-
-
-def test_the_new_charts_draw_every_point(rendered):
-    tmp_path, page = rendered
-    done = chromium(tmp_path, page, "--dump-dom")
-    assert done.returncode == 0, done.stderr[-2000:]
+    # The new charts draw every point: the stacked paths one bar per segment in each of their two rows, the
+    # load curve p50, p99, p99.9 and max at every offered rate.
     dom = done.stdout
-    # The stacked paths: one bar per segment in each of the two rows.
     assert points_in(dom, "order-path") == 2 * len(paths.ORDER_HOPS[1:])
     assert points_in(dom, "market-data-path") == 2 * (len(paths.MD_HOPS[1:]) + 1)
-    # The load curve: p50, p99, p99.9 and max at every offered rate.
     assert points_in(dom, "load-curve") == 4 * LOAD_STEPS
 
 

@@ -1,0 +1,99 @@
+#include "fix/fix_gateway_config.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <utility>
+
+#include "config/toml_reader.hpp"
+#include "venue/credential.hpp"
+
+namespace nanotick::fix {
+
+namespace {
+
+std::string resolve(const std::string& source, const std::string& given) {
+  const std::filesystem::path p(given);
+  return p.is_absolute() ? given : (std::filesystem::path(source).parent_path() / p).string();
+}
+
+std::string read_key(config::TableReader& t, const std::string& source) {
+  const std::string path = resolve(source, t.required_string("key_file"));
+  std::ifstream in(path);
+  if (!in) t.fail("key_file", "cannot read " + path);
+  std::string key;
+  std::getline(in, key);
+  while (!key.empty() && (key.back() == '\r' || key.back() == ' ')) key.pop_back();
+  try {
+    venue::validate_api_key(key);
+  } catch (const std::exception& e) {
+    t.fail("key_file", path + ": " + e.what());
+  }
+  return key;
+}
+
+}  // namespace
+
+bool valid_comp_id(const std::string& id) noexcept {
+  if (id.empty() || id.size() > 32) return false;
+  for (const char c : id)
+    if (c <= ' ' || c > '~' || c == '|') return false;
+  return true;
+}
+
+FixGatewayConfig load_fix_gateway_config(const std::string& path) {
+  FixGatewayConfig c;
+  c.source = path;
+  const toml::table root_table = config::parse_toml(config::read_config_file(path), path);
+  config::TableReader root(root_table, path, "");
+  auto gateway = root.table("gateway");
+  if (!gateway) root.fail("gateway", "the [gateway] table is required (exchange_config, listen, store_dir)");
+  config::TableReader& g = *gateway;
+  c.exchange_config = resolve(path, g.required_string("exchange_config"));
+  try {
+    c.venue = venue::load_venue_config(c.exchange_config);
+  } catch (const std::exception& e) {
+    g.fail("exchange_config", e.what());
+  }
+  const std::string listen = g.required_string("listen");
+  try {
+    c.listen = net::parse_socket_address(listen);
+  } catch (const std::exception& e) {
+    g.fail("listen", e.what());
+  }
+  c.store_dir = resolve(path, g.required_string("store_dir"));
+  c.data_dictionary = resolve(path, g.string("data_dictionary", "../build/fix/FIX44.xml"));
+  g.finish();
+
+  const std::vector<config::TableReader> sessions = root.tables("sessions");
+  if (sessions.empty()) root.fail("sessions", "at least one [[sessions]] table is required");
+  std::set<std::pair<std::string, std::string>> pairs;
+  std::set<std::uint32_t> clients;
+  for (config::TableReader t : sessions) {
+    FixSessionConfig s;
+    s.sender_comp_id = t.required_string("sender_comp_id");
+    s.target_comp_id = t.required_string("target_comp_id");
+    for (const auto& [key, id] : {std::pair{"sender_comp_id", s.sender_comp_id}, {"target_comp_id", s.target_comp_id}})
+      if (!valid_comp_id(id))
+        t.fail(key, "\"" + id + "\" is not a CompID: 1..32 printable ASCII characters, no space, '|' or SOH");
+    if (!pairs.emplace(s.sender_comp_id, s.target_comp_id).second)
+      t.fail("sender_comp_id", "the pair " + s.sender_comp_id + " -> " + s.target_comp_id + " is configured twice");
+    s.client_id = static_cast<std::uint32_t>(t.required_integer("client_id", 1, 65535));
+    const venue::ClientConfig* client = nullptr;
+    for (const auto& vc : c.venue.clients)
+      if (vc.id == s.client_id) client = &vc;
+    if (client == nullptr) t.fail("client_id", "no client " + std::to_string(s.client_id) + " in " + c.exchange_config);
+    if (client->admin) t.fail("client_id", "client " + std::to_string(s.client_id) + " is an admin: FIX trades only");
+    if (!clients.insert(s.client_id).second)
+      t.fail("client_id", "client " + std::to_string(s.client_id) + " has two FIX sessions (the venue allows it one)");
+    s.api_key = read_key(t, path);
+    if (!client->credential.matches(s.api_key))
+      t.fail("key_file", "the key is not client " + std::to_string(s.client_id) + "'s in " + c.exchange_config);
+    t.finish();
+    c.sessions.push_back(std::move(s));
+  }
+  root.finish();
+  return c;
+}
+
+}  // namespace nanotick::fix

@@ -1,0 +1,170 @@
+// The FIX gateway's config (docs/FIX.md "Sessions and credentials"): a good
+// file loads with its paths resolved against its directory; every bad key is
+// refused naming the file and the key -- unknown client, an admin, a client
+// with two sessions, a CompID pair twice, a CompID that is not one, a key
+// file missing, malformed or holding another client's key, a bad address,
+// unknown keys.
+#include "fix/fix_gateway_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "config/toml_reader.hpp"
+#include "venue/credential.hpp"
+
+namespace nanotick::fix {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kKey1 = "fix-test-key-0001-abcdef";
+constexpr const char* kKey2 = "fix-test-key-0002-abcdef";
+
+class FixGatewayConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nanotick-fix-config-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_ / "secrets");
+    write("secrets/one.key", std::string(kKey1) + "\n");
+    write("secrets/two.key", kKey2);
+    write("secrets/bad.key", "short");
+    // Credentials made with the venue's own hashing (nanotick-credential's).
+    write("exchange.toml", std::string(R"([server]
+order_entry = "127.0.0.1:9100"
+[market_data]
+interface = "127.0.0.1"
+incremental = "239.255.42.1:9201"
+snapshot = "239.255.42.2:9202"
+[journal]
+dir = "journal"
+[[instruments]]
+symbol = "NTK1"
+tick_size = 1
+min_price = 1
+max_price = 1000000
+max_order_qty = 1000
+max_orders = 1024
+max_levels = 256
+[[clients]]
+id = 1
+name = "one"
+credential = ")") + venue::CredentialHash::make(kKey1).to_string() +
+                               R"("
+[[clients]]
+id = 2
+name = "two"
+credential = ")" + venue::CredentialHash::make(kKey2).to_string() +
+                               R"("
+[[clients]]
+id = 9
+name = "ops"
+role = "admin"
+credential = ")" + venue::CredentialHash::make(kKey1).to_string() +
+                               "\"\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write(const std::string& rel, const std::string& text) { std::ofstream(dir_ / rel) << text; }
+
+  std::string gateway(const std::string& sessions, const std::string& extra = "") {
+    write("fix.toml",
+          "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"127.0.0.1:9878\"\n"
+          "store_dir = \"run/fix\"\n" +
+              extra + sessions);
+    return (dir_ / "fix.toml").string();
+  }
+  static std::string session(const std::string& sender, std::uint32_t client, const std::string& key_file,
+                             const std::string& target = "NANOTICK") {
+    return "[[sessions]]\nsender_comp_id = \"" + sender + "\"\ntarget_comp_id = \"" + target +
+           "\"\nclient_id = " + std::to_string(client) + "\nkey_file = \"" + key_file + "\"\n";
+  }
+  std::string refusal(const std::string& path) {
+    try {
+      (void)load_fix_gateway_config(path);
+    } catch (const config::ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(FixGatewayConfigTest, ShouldLoadSessionsWithTheirKeysAndResolvePathsAgainstTheFile) {
+  const auto c = load_fix_gateway_config(
+      gateway(session("CLIENT1", 1, "secrets/one.key") + session("CLIENT2", 2, "secrets/two.key")));
+  ASSERT_EQ(c.sessions.size(), 2u);
+  EXPECT_EQ(c.sessions[0].sender_comp_id, "CLIENT1");
+  EXPECT_EQ(c.sessions[0].target_comp_id, "NANOTICK");
+  EXPECT_EQ(c.sessions[0].client_id, 1u);
+  EXPECT_EQ(c.sessions[0].api_key, kKey1);  // the line's end stripped
+  EXPECT_EQ(c.sessions[1].api_key, kKey2);
+  EXPECT_EQ(c.exchange_config, (dir_ / "exchange.toml").string());
+  EXPECT_EQ(c.store_dir, (dir_ / "run/fix").string());
+  EXPECT_EQ(c.listen.port, 9878);
+  EXPECT_EQ(c.venue.clients.size(), 3u);
+}
+
+TEST_F(FixGatewayConfigTest, ShouldRefuseEachBadSessionNamingTheKey) {
+  const std::string one = session("CLIENT1", 1, "secrets/one.key");
+  const struct {
+    std::string sessions;
+    std::string words;
+  } cases[] = {
+      {session("CLIENT7", 7, "secrets/one.key"), "sessions[0].client_id: no client 7"},
+      {session("OPS", 9, "secrets/one.key"), "client 9 is an admin"},
+      {one + session("OTHER", 1, "secrets/one.key"), "client 1 has two FIX sessions"},
+      {one + session("CLIENT1", 2, "secrets/two.key"), "CLIENT1 -> NANOTICK is configured twice"},
+      {session("HAS SPACE", 1, "secrets/one.key"), "sender_comp_id: \"HAS SPACE\" is not a CompID"},
+      {session("A|B", 1, "secrets/one.key"), "is not a CompID"},
+      {session("X", 1, "secrets/one.key", std::string(33, 'T')), "target_comp_id"},
+      {session("CLIENT1", 1, "secrets/missing.key"), "key_file: cannot read"},
+      {session("CLIENT1", 1, "secrets/bad.key"), "key_file"},
+      {session("CLIENT1", 1, "secrets/two.key"), "the key is not client 1's"},
+      {session("CLIENT1", 0, "secrets/one.key"), "client_id"},
+      {one + "surprise = 1\n", "surprise"},
+      {"", "at least one [[sessions]]"},
+  };
+  for (const auto& c : cases) {
+    const std::string why = refusal(gateway(c.sessions));
+    EXPECT_NE(why.find(c.words), std::string::npos) << "expected '" << c.words << "' in: " << why;
+    EXPECT_NE(why.find("fix.toml"), std::string::npos) << why;
+  }
+}
+
+TEST_F(FixGatewayConfigTest, ShouldRefuseABadGatewayTable) {
+  const std::string one = session("CLIENT1", 1, "secrets/one.key");
+  write("nogateway.toml", one);
+  EXPECT_NE(refusal((dir_ / "nogateway.toml").string()).find("[gateway] table is required"), std::string::npos);
+  write("badlisten.toml",
+        "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"nowhere\"\nstore_dir = \"x\"\n" + one);
+  EXPECT_NE(refusal((dir_ / "badlisten.toml").string()).find("gateway.listen"), std::string::npos);
+  write("noexchange.toml",
+        "[gateway]\nexchange_config = \"missing.toml\"\nlisten = \"127.0.0.1:1\"\n"
+        "store_dir = \"x\"\n" +
+            one);
+  EXPECT_NE(refusal((dir_ / "noexchange.toml").string()).find("gateway.exchange_config"), std::string::npos);
+  write("garbage.toml", std::string("\x00\xff[[[", 5));
+  EXPECT_NE(refusal((dir_ / "garbage.toml").string()).find("garbage.toml"), std::string::npos);
+  EXPECT_NE(refusal(gateway(one, "extra_key = 1\n")).find("gateway.extra_key"), std::string::npos);
+}
+
+TEST(FixCompId, ShouldAcceptPrintableIdsUpTo32Characters) {
+  EXPECT_TRUE(valid_comp_id("NANOTICK"));
+  EXPECT_TRUE(valid_comp_id(std::string(32, 'A')));
+  for (const std::string& bad : {std::string(), std::string(33, 'A'), std::string("A B"), std::string("A|B"),
+                                 std::string("A\x01"
+                                             "B",
+                                             3),
+                                 std::string("caf\xc3\xa9")})
+    EXPECT_FALSE(valid_comp_id(bad)) << bad;
+}
+
+}  // namespace
+}  // namespace nanotick::fix
