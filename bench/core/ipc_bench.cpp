@@ -897,7 +897,9 @@ class MqChannel {
 
  private:
   static mqd_t open_queue() {
-    const std::string name = "/" + unique_name("nanotick-ipc-mq");
+    // Appended, not "/" + name: GCC 12 warns (-Wrestrict, a false positive) about that operator+ when inlined.
+    std::string name = "/";
+    name += unique_name("nanotick-ipc-mq");
     mq_attr attr{};
     attr.mq_maxmsg = kMqDepth;
     attr.mq_msgsize = sizeof(M);
