@@ -3,10 +3,12 @@
 #include "core/logger.hpp"
 
 #include "support/allocation_counter.hpp"
+#include "support/stress.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -527,7 +529,9 @@ TEST(Logger, ShouldLetTheCallSiteChooseWhatAFullRingDoes) {
   auto options = file_options(file);
   options.ring_bytes = 1024;  // full after ~30 records
   options.idle_sleep = std::chrono::milliseconds(100);
-  constexpr int kCount = 3000;
+  // Each ring fill waits out the 100 ms sleep: 1,000 records under sanitizers (3,000 took ~9 s), else 3,000.
+  const int kCount =
+      static_cast<int>(std::clamp<std::uint64_t>(nanotick::test::stress_items(3'000, 1'000), 1'000, 3'000));
   std::uint64_t dropped = 0;
   {
     // A dropping logger whose call site waits: nothing is lost.

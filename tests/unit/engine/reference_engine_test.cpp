@@ -11,6 +11,7 @@
 
 #include "reference/random_requests.hpp"
 #include "reference/recording_sink.hpp"
+#include "support/stress.hpp"
 #include "unit/engine/engine_scenarios.hpp"
 
 struct ReferenceEngineFactory {
@@ -64,13 +65,14 @@ TEST(ReferenceEngine, ShouldProduceIdenticalOutputsForIdenticalInputs) {
 // every output carries the request's event id, the books keep their invariants
 // and best() agrees with for_each_order().
 TEST(ReferenceEngine, ShouldKeepSequencingAndInvariantsOnRandomStreams) {
+  const std::uint64_t n = test::stress_items(60'000, 20'000);  // 20,000 under sanitizers: 60,000 took ~11 s there
   for (const auto& shape : differential_shapes()) {
     RecordingSink sink;
     ReferenceEngine<RecordingSink> engine(shape.config, sink);
     RandomRequests gen(shape.config, 1234, shape.clients);
     engine::Seq reports = 0;
     engine::Seq md = 0;
-    for (std::uint64_t i = 1; i <= 60'000; ++i) {
+    for (std::uint64_t i = 1; i <= n; ++i) {
       sink.clear();
       const engine::Request r = gen.next();
       engine.process(r);
