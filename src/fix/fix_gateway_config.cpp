@@ -61,6 +61,8 @@ FixGatewayConfig load_fix_gateway_config(const std::string& path) {
   } catch (const std::exception& e) {
     g.fail("listen", e.what());
   }
+  if (c.listen.ip.value != 0)
+    g.fail("listen", "\"" + listen + "\": QuickFIX 1.15 (Debian 12) listens on every interface; write 0.0.0.0:PORT");
   c.store_dir = resolve(path, g.required_string("store_dir"));
   c.data_dictionary = resolve(path, g.string("data_dictionary", "../build/fix/FIX44.xml"));
   g.finish();
@@ -84,6 +86,10 @@ FixGatewayConfig load_fix_gateway_config(const std::string& path) {
       if (vc.id == s.client_id) client = &vc;
     if (client == nullptr) t.fail("client_id", "no client " + std::to_string(s.client_id) + " in " + c.exchange_config);
     if (client->admin) t.fail("client_id", "client " + std::to_string(s.client_id) + " is an admin: FIX trades only");
+    if (!client->cancel_on_disconnect)
+      t.fail("client_id", "client " + std::to_string(s.client_id) +
+                              " has cancel_on_disconnect = false: the gateway needs it true, so that the orders "
+                              "open when its venue session ends are known to be cancelled (docs/FIX.md)");
     if (!clients.insert(s.client_id).second)
       t.fail("client_id", "client " + std::to_string(s.client_id) + " has two FIX sessions (the venue allows it one)");
     s.api_key = read_key(t, path);

@@ -62,6 +62,12 @@ name = "two"
 credential = ")" + venue::CredentialHash::make(kKey2).to_string() +
                                R"("
 [[clients]]
+id = 3
+name = "keeps-orders"
+cancel_on_disconnect = false
+credential = ")" + venue::CredentialHash::make(kKey2).to_string() +
+                               R"("
+[[clients]]
 id = 9
 name = "ops"
 role = "admin"
@@ -74,7 +80,7 @@ credential = ")" + venue::CredentialHash::make(kKey1).to_string() +
 
   std::string gateway(const std::string& sessions, const std::string& extra = "") {
     write("fix.toml",
-          "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"127.0.0.1:9878\"\n"
+          "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"0.0.0.0:9878\"\n"
           "store_dir = \"run/fix\"\n" +
               extra + sessions);
     return (dir_ / "fix.toml").string();
@@ -146,13 +152,23 @@ TEST_F(FixGatewayConfigTest, ShouldRefuseABadGatewayTable) {
         "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"nowhere\"\nstore_dir = \"x\"\n" + one);
   EXPECT_NE(refusal((dir_ / "badlisten.toml").string()).find("gateway.listen"), std::string::npos);
   write("noexchange.toml",
-        "[gateway]\nexchange_config = \"missing.toml\"\nlisten = \"127.0.0.1:1\"\n"
+        "[gateway]\nexchange_config = \"missing.toml\"\nlisten = \"0.0.0.0:1\"\n"
         "store_dir = \"x\"\n" +
             one);
   EXPECT_NE(refusal((dir_ / "noexchange.toml").string()).find("gateway.exchange_config"), std::string::npos);
   write("garbage.toml", std::string("\x00\xff[[[", 5));
   EXPECT_NE(refusal((dir_ / "garbage.toml").string()).find("garbage.toml"), std::string::npos);
   EXPECT_NE(refusal(gateway(one, "extra_key = 1\n")).find("gateway.extra_key"), std::string::npos);
+  // QuickFIX 1.15 cannot bind one interface: a host that is not 0.0.0.0 would be a promise it breaks.
+  write("onehost.toml",
+        "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"127.0.0.1:9878\"\nstore_dir = \"x\"\n" + one);
+  EXPECT_NE(refusal((dir_ / "onehost.toml").string()).find("every interface"), std::string::npos);
+}
+
+TEST_F(FixGatewayConfigTest, ShouldRefuseAClientWhoseOrdersOutliveItsSession) {
+  const std::string why = refusal(gateway(session("KEEPER", 3, "secrets/two.key")));
+  EXPECT_NE(why.find("cancel_on_disconnect = false"), std::string::npos) << why;
+  EXPECT_NE(why.find("sessions[0].client_id"), std::string::npos) << why;
 }
 
 TEST(FixCompId, ShouldAcceptPrintableIdsUpTo32Characters) {

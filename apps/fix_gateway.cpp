@@ -1,0 +1,90 @@
+// nanotick-fix-gateway: the venue's FIX 4.4 order entry (docs/FIX.md). A
+// QuickFIX acceptor for the configured FIX sessions, each trading as one
+// nanotick client over its own order-entry session to the exchange.
+//
+// Exit status: 0 stopped by SIGINT/SIGTERM, 1 failed (a venue session could
+// not log on at start, QuickFIX could not start, the order map could not be
+// written), 2 bad command line or config.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "app_main.hpp"
+#include "fix/fix_gateway.hpp"
+#include "fix/fix_gateway_config.hpp"
+#include "net/socket_address.hpp"
+
+namespace {
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace apps = nanotick::apps;
+  namespace fix = nanotick::fix;
+  CLI::App app{"nanotick-fix-gateway: FIX 4.4 order entry for the venue (QuickFIX acceptor)"};
+  std::string config_path, exchange, transport = "tcp", idle = "backoff", message_log;
+  app.add_option("--config", config_path, "the gateway's config (config/fix-gateway.toml)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--exchange", exchange, "the exchange's order-entry address ip:port (default: its config's)");
+  app.add_option("--transport", transport, "to the exchange: tcp or shm (its server.shm_path)")
+      ->check(CLI::IsMember({"tcp", "shm"}));
+  app.add_option("--idle", idle, "spin (a CPU of its own) or backoff (waits up to 200 us when idle)")
+      ->check(CLI::IsMember({"spin", "backoff"}));
+  app.add_option("--message-log", message_log, "write every FIX message in and out under this directory");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  apps::set_log_name("nanotick-fix-gateway");
+  fix::FixGatewayConfig config;
+  fix::FixGatewayOptions options;
+  try {
+    config = fix::load_fix_gateway_config(config_path);
+    if (!exchange.empty()) options.exchange = nanotick::net::parse_socket_address(exchange);
+  } catch (const std::exception& e) {
+    apps::log_line(std::string("error: ") + e.what());
+    return kExitUsage;
+  }
+  options.transport = transport == "shm" ? nanotick::ipc::Transport::kShm : nanotick::ipc::Transport::kTcp;
+  options.spin = idle == "spin";
+  options.message_log_dir = message_log;
+  apps::install_stop_handlers();
+  apps::ProcessLog log("nanotick-fix-gateway");
+  int status = 0;
+  try {
+    fix::FixGateway gateway(config, options, [](const std::string& line) { apps::log_line(line); });
+    gateway.start();
+    apps::log_line("ready: FIX 4.4 on port " + std::to_string(config.listen.port) + ", " +
+                   std::to_string(config.sessions.size()) + " session(s), data dictionary " + config.data_dictionary);
+    while (apps::stop_signal() == 0 && gateway.failure().empty()) gateway.poll();
+    if (!gateway.failure().empty()) {
+      apps::log_line("error: " + gateway.failure() + "; stopping");
+      status = kExitFailed;
+    } else {
+      apps::log_line(std::string("stopping on ") + apps::stop_signal_name());
+    }
+    gateway.stop();
+    for (const auto& s : gateway.sessions()) {
+      const auto& c = s->counters();
+      apps::log_line("client " + std::to_string(s->client().config().client_id) + ": new " +
+                     std::to_string(c.new_orders) + ", cancels " + std::to_string(c.cancels) + ", replaces " +
+                     std::to_string(c.replaces) + ", refused by the gateway " + std::to_string(c.refused_here) +
+                     ", venue reports " + std::to_string(c.venue_reports) + ", cancelled at session end " +
+                     std::to_string(c.cancelled_on_session_end) + ", resends ignored " +
+                     std::to_string(c.poss_dup_ignored));
+    }
+  } catch (const std::exception& e) {
+    apps::log_line(std::string("error: ") + e.what());
+    status = kExitFailed;
+  }
+  apps::log_line("stopped");
+  return status;
+}

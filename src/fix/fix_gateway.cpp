@@ -1,0 +1,141 @@
+#include "fix/fix_gateway.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+namespace nanotick::fix {
+
+namespace {
+
+// The venue's order-entry address as a client reaches it: a wildcard listen
+// address is reached on loopback.
+net::SocketAddress venue_address(const venue::VenueConfig& venue) {
+  net::SocketAddress a = net::parse_socket_address(venue.server.order_entry, net::PortZero::kAllowed);
+  if (a.ip.value == 0) a.ip = net::parse_socket_address("127.0.0.1:1").ip;
+  return a;
+}
+
+std::string order_map_file(const std::string& store_dir, const FixSessionConfig& s) {
+  return (std::filesystem::path(store_dir) / (s.sender_comp_id + "-" + s.target_comp_id + ".orders")).string();
+}
+
+}  // namespace
+
+FixGateway::FixGateway(const FixGatewayConfig& config, FixGatewayOptions options, LogFn log)
+    : config_(config), options_(std::move(options)), log_(std::move(log)) {
+  std::filesystem::create_directories(config.store_dir);
+  for (std::size_t i = 0; i < config.sessions.size(); ++i) {
+    const FixSessionConfig& s = config.sessions[i];
+    trading::OrderEntryClientConfig c;
+    c.transport = options_.transport;
+    if (c.transport == ipc::Transport::kShm) {
+      c.shm_path = config.venue.server.shm_path;
+      if (c.shm_path.empty()) throw std::runtime_error("--transport shm: the venue config has no server.shm_path");
+    } else {
+      c.exchange = options_.exchange ? *options_.exchange : venue_address(config.venue);
+      if (c.exchange.port == 0)
+        throw std::runtime_error("the venue's order-entry port is 0 (ephemeral) in " + config.exchange_config +
+                                 ": give the running exchange's address with --exchange");
+    }
+    c.client_id = s.client_id;
+    c.api_key = s.api_key;
+    sessions_.push_back(
+        std::make_unique<FixOrderSession>(i, s, config.venue, std::move(c), order_map_file(config.store_dir, s), log_));
+  }
+}
+
+FixGateway::~FixGateway() = default;
+
+void FixGateway::start() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.logon_wait_ms);
+  for (;;) {
+    bool all = true;
+    for (auto& s : sessions_) {
+      (void)s->poll();
+      if (s->client().stopped())
+        throw std::runtime_error("client " + std::to_string(s->client().config().client_id) +
+                                 ": the venue refused the logon (" +
+                                 std::string(trading::to_string(s->client().last_disconnect().reason)) + ")");
+      all = all && s->client().logged_on();
+    }
+    if (all) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      for (auto& s : sessions_)
+        if (!s->client().logged_on())
+          throw std::runtime_error("client " + std::to_string(s->client().config().client_id) +
+                                   ": no venue logon within " + std::to_string(options_.logon_wait_ms) + " ms (last: " +
+                                   std::string(trading::to_string(s->client().last_disconnect().reason)) +
+                                   "); is the exchange running at its order-entry address?");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  FixSessionLayerConfig lc;
+  lc.port = config_.listen.port;
+  lc.store_dir = config_.store_dir;
+  lc.data_dictionary = config_.data_dictionary;
+  lc.message_log_dir = options_.message_log_dir;
+  for (const auto& s : config_.sessions) lc.sessions.push_back({s.sender_comp_id, s.target_comp_id});
+  layer_ = std::make_unique<FixSessionLayer>(lc, *this);
+  for (auto& s : sessions_) s->attach(*layer_);
+}
+
+int FixGateway::poll_venue() noexcept {
+  int work = 0;
+  for (auto& s : sessions_) work += s->poll();
+  return work;
+}
+
+void FixGateway::poll() {
+  const bool wait = !options_.spin && idle_passes_ >= options_.spin_passes;
+  layer_->poll(wait ? static_cast<double>(options_.idle_wait_us) / 1e6 : 0.0);
+  const int work = poll_venue();
+  // QuickFIX's poll says nothing of what it did: a pass counts as idle when
+  // the venue sessions had nothing, and a FIX message wakes the wait at once.
+  idle_passes_ = work == 0 ? idle_passes_ + 1 : 0;
+  for (auto& s : sessions_)
+    if (failure_.empty() && !s->orders().failure().empty()) failure_ = s->orders().failure();
+}
+
+void FixGateway::stop() {
+  if (layer_) layer_->stop();
+  for (auto& s : sessions_) s->logout();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  for (;;) {
+    bool all = true;
+    for (auto& s : sessions_) {
+      (void)s->poll();
+      all = all && s->client().stopped();
+    }
+    if (all || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+std::string FixGateway::on_logon_request(std::size_t session) {
+  std::string refusal = sessions_.at(session)->logon_refusal();
+  if (!refusal.empty()) log_("FIX logon of " + config_.sessions.at(session).sender_comp_id + " refused: " + refusal);
+  return refusal;
+}
+
+void FixGateway::on_logon(std::size_t session) {
+  log_("FIX session " + config_.sessions.at(session).sender_comp_id + " logged on");
+}
+
+void FixGateway::on_logout(std::size_t session) {
+  log_("FIX session " + config_.sessions.at(session).sender_comp_id + " logged out");
+}
+
+void FixGateway::on_request(const FixOrderRequest& request) {
+  // QuickFIX's callback may throw only its own exceptions: a failure of ours
+  // (std::bad_alloc) stops the gateway through failure() instead.
+  try {
+    sessions_.at(request.session)->on_request(request);
+  } catch (const std::exception& e) {
+    if (failure_.empty()) failure_ = std::string("handling a FIX request: ") + e.what();
+  }
+}
+
+}  // namespace nanotick::fix

@@ -1,0 +1,84 @@
+// The FIX gateway process's core (docs/FIX.md "Shape"): one FixSessionLayer
+// (QuickFIX's acceptor) and one FixOrderSession per configured FIX session,
+// each with its own nanotick order-entry session, all polled by one thread.
+//
+// Start-up: each session's order map is loaded and its venue session logs on
+// (start() waits for every logon, bounded); only then does QuickFIX listen,
+// so a FIX client never logs on to a gateway that cannot reach the venue.
+// While a venue session is down afterwards, FIX logons for it are refused and
+// its orders rejected, and it reconnects with back-off.
+//
+// Idle: QuickFIX's poll waits in select() on the FIX sockets; the venue
+// sessions are polled between those waits. With spin, the waits are 0 (a
+// CPU of its own); otherwise, after `spin_passes` passes with nothing to do,
+// each wait lasts up to `idle_wait_us` (the venue's answers can wait that
+// long; FIX input wakes it at once).
+//
+// Not thread-safe: one thread makes it and calls everything.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fix/fix_gateway_config.hpp"
+#include "fix/fix_order_session.hpp"
+#include "fix/fix_session_layer.hpp"
+#include "ipc/stream_link.hpp"
+#include "net/socket_address.hpp"
+
+namespace nanotick::fix {
+
+struct FixGatewayOptions {
+  ipc::Transport transport = ipc::Transport::kTcp;
+  std::optional<net::SocketAddress> exchange;  // TCP: overrides the venue config's order-entry address
+  bool spin = false;
+  std::uint32_t spin_passes = 1000;
+  std::uint32_t idle_wait_us = 200;
+  std::string message_log_dir;                 // QuickFIX's message log ("" = none)
+  std::uint32_t logon_wait_ms = 10'000;        // start(): every venue session logged on within this
+};
+
+class FixGateway final : public FixSessionEvents {
+ public:
+  using LogFn = std::function<void(const std::string&)>;
+
+  // Loads the order maps (throws std::runtime_error on one it cannot trust).
+  FixGateway(const FixGatewayConfig& config, FixGatewayOptions options, LogFn log);
+  ~FixGateway() override;
+
+  // Logs every venue session on (throws std::runtime_error naming the
+  // session that could not), then starts QuickFIX's acceptor.
+  void start();
+  // One pass: QuickFIX's events, then every venue session.
+  void poll();
+  // Logs the FIX sessions out, then the venue sessions (bounded).
+  void stop();
+
+  // Why the gateway must stop ("" while it may run): its order map could not be written.
+  const std::string& failure() const noexcept { return failure_; }
+  const std::vector<std::unique_ptr<FixOrderSession>>& sessions() const noexcept { return sessions_; }
+  const FixSessionLayer* session_layer() const noexcept { return layer_.get(); }
+
+  // ---- FixSessionEvents --------------------------------------------------------
+  std::string on_logon_request(std::size_t session) override;
+  void on_logon(std::size_t session) override;
+  void on_logout(std::size_t session) override;
+  void on_request(const FixOrderRequest& request) override;
+
+ private:
+  int poll_venue() noexcept;
+
+  const FixGatewayConfig& config_;
+  FixGatewayOptions options_;
+  LogFn log_;
+  std::vector<std::unique_ptr<FixOrderSession>> sessions_;
+  std::unique_ptr<FixSessionLayer> layer_;
+  std::uint32_t idle_passes_ = 0;
+  std::string failure_;
+};
+
+}  // namespace nanotick::fix

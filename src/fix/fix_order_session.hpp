@@ -1,0 +1,115 @@
+// One FIX session's orders, end to end (docs/FIX.md "Messages", "Restarts"):
+// a FixOrderRequest from the session layer becomes a venue order message on
+// this session's own nanotick order-entry session (trading::OrderEntryClient,
+// whose Handler this class is), and each venue answer becomes the FIX answer:
+// ExecutionReport New / Trade / Canceled / Replaced / Rejected, or
+// OrderCancelReject. Requests the venue would not understand (an unknown
+// symbol, a price that is not a whole number of the instrument's unit, an
+// OrdType or TimeInForce it has no type for, a ClOrdID used before) are
+// answered here without reaching the venue.
+//
+// Every change to an order is written to the session's FixOrderMap before
+// the answer reporting it is handed to the session layer, so a restarted
+// gateway knows every order it acknowledged. The venue cancels a FIX
+// client's open orders when the gateway's venue session ends (the gateway
+// requires cancel_on_disconnect = true), so when it ends -- the gateway
+// stopped or died, the exchange restarted, the connection broke -- each order
+// still open is reported Canceled, at the end of the session or at the
+// gateway's next start.
+//
+// Not thread-safe: the gateway's polling thread calls everything.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+
+#include "fix/fix_gateway_config.hpp"
+#include "fix/fix_messages.hpp"
+#include "fix/fix_order_map.hpp"
+#include "fix/fix_session_layer.hpp"
+#include "proto/order_entry.hpp"
+#include "trading/order_entry_client.hpp"
+#include "venue/venue_config.hpp"
+
+namespace nanotick::fix {
+
+struct FixOrderSessionCounters {
+  std::uint64_t new_orders = 0;       // NewOrderSingle sent to the venue
+  std::uint64_t cancels = 0;          // OrderCancelRequest sent
+  std::uint64_t replaces = 0;         // OrderCancelReplaceRequest sent
+  std::uint64_t refused_here = 0;     // answered by the gateway without reaching the venue
+  std::uint64_t poss_dup_ignored = 0; // a resent request (PossDupFlag) the gateway had already handled
+  std::uint64_t venue_reports = 0;    // venue ExecutionReports turned into FIX ones
+  std::uint64_t cancelled_on_session_end = 0;  // open orders reported Canceled when the venue session ended
+  std::uint64_t unknown_reports = 0;  // venue answers naming no order of this session (logged)
+};
+
+class FixOrderSession {
+ public:
+  using Client = trading::OrderEntryClient<FixOrderSession>;
+  using LogFn = std::function<void(const std::string&)>;
+
+  FixOrderSession(std::size_t index, const FixSessionConfig& session, const venue::VenueConfig& venue,
+                  trading::OrderEntryClientConfig client, const std::string& order_map_path, LogFn log);
+
+  // Once the session layer exists (answers go through it). Orders the last
+  // run left open are reported Canceled here.
+  void attach(FixSessionLayer& layer);
+
+  int poll() noexcept { return client_.poll(); }
+  void on_request(const FixOrderRequest& request);
+  // "" when a FIX logon may proceed; else why not (the venue session is down).
+  std::string logon_refusal() const;
+  void logout() noexcept { client_.logout(); }
+  const Client& client() const noexcept { return client_; }
+  const FixOrderSessionCounters& counters() const noexcept { return counters_; }
+  const FixOrderMap& orders() const noexcept { return orders_; }
+
+  // ---- trading::OrderEntryHandler (the venue session's callbacks) -----------
+  void on_logon(const proto::LogonAck& ack);
+  void on_execution_report(const proto::ExecutionReport& report);
+  void on_cancel_reject(const proto::OrderReject& reject) { on_order_reject(reject, '1'); }
+  void on_modify_reject(const proto::OrderReject& reject) { on_order_reject(reject, '2'); }
+  void on_session_reject(const proto::SessionReject& reject);
+  void on_disconnected(const trading::Disconnect& d);
+  void on_order_written(std::uint32_t, std::uint64_t) noexcept {}
+
+ private:
+  // A request sent to the venue and not answered yet, by its venue seq.
+  struct Pending {
+    FixOrderRequest::Kind kind = FixOrderRequest::Kind::kNew;
+    std::uint64_t number = 0;    // the order
+    std::string cl_ord_id;       // the request's
+    std::string orig_cl_ord_id;  // the name it gave the order by (F, G)
+  };
+
+  void new_order(const FixOrderRequest& r);
+  void cancel_or_replace(const FixOrderRequest& r);
+  void on_order_reject(const proto::OrderReject& reject, char response_to);
+  void end_of_venue_session(const std::string& why);
+
+  FixExecutionReport report_of(const FixOrder& o, char exec_type) const;
+  void send(const FixExecutionReport& r);
+  void send(const FixCancelReject& r);
+  void refuse_new(const FixOrderRequest& r, int reason, const std::string& text);
+  void refuse_cancel(const FixOrderRequest& r, const FixOrder* o, int reason, const std::string& text);
+  void refuse_cancel(const Pending& p, char response_to, int reason, const std::string& text);
+  std::optional<market::InstrumentId> instrument(const std::string& symbol) const;
+  std::string order_id_text(const FixOrder& o) const;
+
+  std::size_t index_;
+  std::string name_;  // "CLIENT1->NANOTICK", for logs
+  const venue::VenueConfig& venue_;
+  FixOrderMap orders_;
+  Client client_;
+  LogFn log_;
+  FixSessionLayer* layer_ = nullptr;
+  std::unordered_map<std::uint32_t, Pending> pending_;  // by the venue seq of the request
+  std::unordered_map<std::uint64_t, std::uint32_t> replace_in_flight_;  // order number -> seq of its F or G
+  std::unordered_map<std::string, market::InstrumentId> symbols_;
+  FixOrderSessionCounters counters_;
+};
+
+}  // namespace nanotick::fix
