@@ -78,31 +78,44 @@ class FixVenue:
 
 
 @pytest.fixture
-def fix_venue(tmp_path, client_classes, request):
-    """A started exchange (4 clients, TCP) and gateway (CLIENT1 trades as client 1, CLIENT2 as client 2)."""
+def fix_venue_factory(tmp_path, client_classes, request):
+    """fix_venue_factory(exchange_config) -> a FixVenue with its exchange and gateway started
+    (CLIENT1 trades as client 1, CLIENT2 as client 2). Everything is killed at teardown."""
     for path, target in ((BINARY, "nanotick-exchange"), (GATEWAY, "nanotick-fix-gateway")):
         if not path.exists():
             pytest.skip(f"{path} is missing: build it with 'cmake --build build/release --target {target}'")
-    venue = FixVenue(tmp=tmp_path, classes=client_classes, config=make_config(tmp_path),
-                     sessions={"CLIENT1": 1, "CLIENT2": 2})
-    venue.start_exchange()
-    venue.start_gateway()
-    yield venue
+    venues: List[FixVenue] = []
+
+    def make(config: ExchangeConfig) -> FixVenue:
+        venue = FixVenue(tmp=tmp_path, classes=client_classes, config=config, sessions={"CLIENT1": 1, "CLIENT2": 2})
+        venues.append(venue)
+        venue.start_exchange()
+        venue.start_gateway()
+        return venue
+
+    yield make
     call = getattr(request.node, "report_call", None)
     failed = call is not None and call.failed
-    for c in venue.clients:
-        c.close()
-        if failed:
-            call.sections.append(("FIX client stderr", "\n".join(c.stderr[-60:])))
-    for i, g in enumerate(venue.gateways):
-        if g.alive():
-            g.kill()
-        if failed:
-            call.sections.append((f"gateway {i + 1} log", g.stderr_text()[-20000:]))
-    for i, e in enumerate(venue.exchanges):
-        if e.alive():
-            e.kill()
-        if failed:
-            call.sections.append((f"exchange {i + 1} log", e.stderr_text()[-20000:]))
-        for path in shm_socket_paths(e.config):
-            pathlib.Path(path).unlink(missing_ok=True)
+    for venue in venues:
+        for c in venue.clients:
+            c.close()
+            if failed:
+                call.sections.append(("FIX client stderr", "\n".join(c.stderr[-60:])))
+        for i, g in enumerate(venue.gateways):
+            if g.alive():
+                g.kill()
+            if failed:
+                call.sections.append((f"gateway {i + 1} log", g.stderr_text()[-20000:]))
+        for i, e in enumerate(venue.exchanges):
+            if e.alive():
+                e.kill()
+            if failed:
+                call.sections.append((f"exchange {i + 1} log", e.stderr_text()[-20000:]))
+            for path in shm_socket_paths(e.config):
+                pathlib.Path(path).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def fix_venue(tmp_path, fix_venue_factory) -> FixVenue:
+    """The default venue: an exchange with 4 clients on an ephemeral port, and its gateway."""
+    return fix_venue_factory(make_config(tmp_path))

@@ -9,7 +9,9 @@
 //   send 35=D|11=A1|55=NTK1|...   an application or admin message, fields in order ('|' separates them)
 //   disconnect                     drop the TCP connection without a Logout (QFJ reconnects after 1 s)
 //   logout                         a Logout; QFJ logs on again after 1 s
-//   next-sender N / next-target N  set the session's next sequence numbers (to make gaps on purpose)
+//   next-target N                  set the number the client expects next (lower: it asks for a resend)
+//   skip-sender K                  skip K of its own numbers (a gap the gateway must ask about)
+//   reset-sender K                 a SequenceReset-Reset (35=4, NewSeqNo = next + K) and numbering from there
 //   bench N SYMBOL SIDE PRICE QTY  N round trips, one at a time: a resting NewOrderSingle until its
 //                                  ExecutionReport New, then its cancel until Canceled; prints the
 //                                  latencies (ns, System.nanoTime) of each as a JSON array
@@ -31,7 +33,7 @@ import quickfix.Field;
 import quickfix.FieldMap;
 import quickfix.FileStoreFactory;
 import quickfix.Message;
-import quickfix.NoopStoreFactory;
+import quickfix.ScreenLogFactory;
 import quickfix.Session;
 import quickfix.SessionID;
 import quickfix.SessionSettings;
@@ -151,7 +153,7 @@ public final class NanotickFixClient implements Application {
         + "ConnectionType=initiator\n"
         + "SocketConnectHost=" + args[0] + "\n"
         + "SocketConnectPort=" + args[1] + "\n"
-        + "HeartBtInt=2\n"
+        + "HeartBtInt=30\n"
         + "ReconnectInterval=1\n"
         + "FileStorePath=" + args[4] + "\n"
         + "NonStopSession=Y\n"
@@ -168,7 +170,8 @@ public final class NanotickFixClient implements Application {
         new SessionSettings(new java.io.ByteArrayInputStream(settingsText.getBytes(StandardCharsets.UTF_8)));
     NanotickFixClient app = new NanotickFixClient();
     SocketInitiator initiator =
-        new SocketInitiator(app, new FileStoreFactory(settings), settings, new DefaultMessageFactory());
+        new SocketInitiator(app, new FileStoreFactory(settings), settings, new ScreenLogFactory(false, false, false),
+            new DefaultMessageFactory());
     SessionID id = new SessionID("FIX.4.4", args[2], args[3]);
     initiator.start();
     emit("{\"event\":\"ready\"}");
@@ -188,7 +191,17 @@ public final class NanotickFixClient implements Application {
           }
           case "disconnect": session.disconnect("test: dropped", false); emit("{\"event\":\"sent\",\"ok\":true}"); break;
           case "logout": session.logout("test"); emit("{\"event\":\"sent\",\"ok\":true}"); break;
-          case "next-sender": session.setNextSenderMsgSeqNum(Integer.parseInt(a[1])); emit("{\"event\":\"sent\",\"ok\":true}"); break;
+          case "skip-sender":
+          case "reset-sender": {
+            // Read and set in one step: a heartbeat taking a number in between would break the test's arithmetic.
+            synchronized (session) {
+              int next = session.getExpectedSenderNum(), to = next + Integer.parseInt(a[1]);
+              if (a[0].equals("reset-sender")) Session.sendToTarget(parse("35=4|36=" + to), id);
+              session.setNextSenderMsgSeqNum(to);
+              emit("{\"event\":\"sent\",\"ok\":true,\"from\":" + next + ",\"to\":" + to + "}");
+            }
+            break;
+          }
           case "next-target": session.setNextTargetMsgSeqNum(Integer.parseInt(a[1])); emit("{\"event\":\"sent\",\"ok\":true}"); break;
           case "bench": app.bench(id, a); break;
           case "quit": initiator.stop(); emit("{\"event\":\"quit\"}"); System.exit(0); break;

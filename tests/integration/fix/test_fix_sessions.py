@@ -1,0 +1,135 @@
+"""The FIX session layer under a third-party client (QuickFIX/J): a connection
+dropped mid-stream, a resend request answered from the gateway's store, gap
+fills and sequence resets; and restarts -- of the gateway (killed: its order
+map and FIX sequence numbers survive, the orders it had open are reported
+cancelled) and of the exchange (the gateway reconnects; its orders are
+reported cancelled when the venue session ends). docs/FIX.md "Sessions",
+"Restarts".
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import nanotick_wire as w
+from exchange_harness import make_config
+from fix_harness import free_port
+from test_fix_orders import T, new_order
+
+
+def test_disconnect_resend_request_and_sequence_reset(fix_venue):
+    fix = fix_venue.client()
+    fix.send(new_order("P1", "1", 1, 100))
+    p1 = fix.report("P1", "0")
+
+    # Dropped mid-stream: an order sent, the connection cut before its answer can
+    # be read. QuickFIX/J reconnects; the answer arrives, resent from the gateway's
+    # store if it was written while the client was away.
+    mark = fix.mark()
+    fix.command("send " + new_order("P2", "1", 1, 101))
+    fix.command("disconnect")
+    fix.logged_on(start=mark)
+    p2 = fix.report("P2", "0", start=mark)
+    assert p2["37"] != "NONE"
+
+    # Resend request: the client rewinds its expected number to P1's answer; the
+    # next message it gets is too high, so it asks for the rest again. The gateway
+    # resends its application messages (PossDupFlag, OrigSendingTime) and gap-fills the rest.
+    mark = fix.mark()
+    fix.command(f"next-target {p1['34']}")
+    fix.send(new_order("P3", "1", 1, 102))
+    again = fix.app(lambda f: f.get("11") == "P1" and f.get("43") == "Y", what="P1's answer resent", start=mark)
+    assert again["34"] == p1["34"] and again["150"] == "0" and "122" in again
+    fix.report("P3", "0", start=mark)
+
+    # A gap from the client: it skips 5 numbers; the gateway asks for them (ResendRequest)
+    # and QuickFIX/J fills the gap (SequenceReset-GapFill); the order after it is handled.
+    mark = fix.mark()
+    fix.command("skip-sender 5")
+    skipped = fix.wait_for(lambda e: e.get("event") == "sent", 10, "skip-sender", mark)
+    fix.send(new_order("P4", "1", 1, 103))
+    resend = fix.admin(lambda f: f.get("35") == "2", what="the gateway's ResendRequest", start=mark)
+    assert int(resend["7"]) == skipped["from"]
+    fix.report("P4", "0", start=mark)
+
+    # A SequenceReset-Reset from the client moves the gateway's expected number
+    # forward without a resend request.
+    mark = fix.mark()
+    fix.command("reset-sender 20")
+    fix.wait_for(lambda e: e.get("event") == "sent", 10, "reset-sender", mark)
+    fix.send(new_order("P5", "1", 1, 104))
+    fix.report("P5", "0", start=mark)
+    assert not [e for e in fix.events[mark:] if e.get("in") == "admin" and e["fields"].get("35") == "2"]
+
+    # Every order is still the venue's: all four rest, answering to their names.
+    for cl in ("P1", "P2", "P3", "P4", "P5"):
+        fix.send(f"35=F|11=X{cl}|41={cl}|55=T0|54=1|{T}")
+        fix.report(f"X{cl}", "4")
+
+
+def test_gateway_killed_and_restarted(fix_venue):
+    fix = fix_venue.client()
+    trader = fix_venue.exchange.logon(3, heartbeat_ms=60000)
+    fix.send(new_order("G1", "1", 5, 90))
+    fix.report("G1", "0")
+    fix.send(new_order("G2", "1", 10, 95))
+    fix.report("G2", "0")
+    trader.send(w.NewOrder(client_order_id=1, instrument=0, side=w.SELL, order_type=w.IOC, price=95, qty=3))
+    fix.report("G2", "F")
+    before = int(fix.report("G2", "F")["34"])
+
+    # kill -9: no Logout on either side. The exchange cancels the gateway client's
+    # orders (cancel_on_disconnect); the restarted gateway reports them.
+    fix_venue.gateway.proc.send_signal(signal.SIGKILL)
+    fix_venue.gateway.wait_exit(5)
+    mark = fix.mark()
+    fix_venue.start_gateway()
+    fix.logged_on(timeout=20, start=mark)
+    g1 = fix.report("G1", "4", start=mark)
+    g2 = fix.report("G2", "4", start=mark)
+    assert (g2["14"], g2["151"], g2["39"]) == ("3", "0", "4") and "restarted" in g2["58"]
+    assert g1["14"] == "0"
+    # The FIX session resumed: no sequence reset, numbers went on.
+    logons = [e["fields"] for e in fix.events[mark:] if e.get("in") == "admin" and e["fields"].get("35") == "A"]
+    assert logons and all(f.get("141") != "Y" for f in logons) and int(logons[0]["34"]) > before
+
+    # The exchange agrees: nothing rests at 90 or 95 any more.
+    trader.send(w.NewOrder(client_order_id=2, instrument=0, side=w.SELL, order_type=w.IOC, price=90, qty=20))
+    while True:
+        r = trader.recv()
+        if isinstance(r, w.ExecutionReport) and r.client_order_id == 2 and r.exec_type in (3, 4):
+            assert r.exec_type == 4, f"traded with an order the gateway reported cancelled: {r}"
+            break
+
+    # The order map survived: an old ClOrdID is still taken; a new one trades.
+    fix.send(new_order("G1", "1", 1, 90))
+    assert fix.report("G1", "8", start=mark)["103"] == "6"
+    fix.send(new_order("G3", "1", 1, 90))
+    fix.report("G3", "0", start=mark)
+
+
+def test_exchange_killed_and_restarted(tmp_path, fix_venue_factory):
+    venue = fix_venue_factory(make_config(tmp_path, server={"order_entry": f"127.0.0.1:{free_port()}"}))
+    fix = venue.client()
+    fix.send(new_order("E1", "1", 5, 90))
+    fix.report("E1", "0")
+
+    venue.exchange.proc.send_signal(signal.SIGKILL)
+    venue.exchange.wait_exit(5)
+    cancelled = fix.report("E1", "4")
+    assert "venue session ended" in cancelled["58"]
+    # While the venue is away, orders are refused, the FIX session stays up.
+    fix.send(new_order("E2", "1", 1, 90))
+    assert "not logged on" in fix.report("E2", "8")["58"]
+
+    mark = fix.mark()
+    venue.start_exchange()  # same journal, same port
+    for attempt in range(100):
+        fix.send(new_order(f"E3-{attempt}", "1", 1, 90))
+        r = fix.app(lambda f: f.get("11") == f"E3-{attempt}" and f.get("150") in ("0", "8"), start=mark)
+        if r["150"] == "0":
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the gateway did not get back to the restarted exchange")
