@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
   app.add_option("--idle", idle, "spin (a CPU of its own) or backoff (waits up to 200 us when idle)")
       ->check(CLI::IsMember({"spin", "backoff"}));
   app.add_option("--message-log", message_log, "write every FIX message in and out under this directory");
+  std::uint32_t logon_timeout_ms = 10'000;
+  app.add_option("--logon-timeout-ms", logon_timeout_ms, "at start, every venue session must log on within this")
+      ->check(CLI::Range(1u, 600'000u));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
   options.transport = transport == "shm" ? nanotick::ipc::Transport::kShm : nanotick::ipc::Transport::kTcp;
   options.spin = idle == "spin";
   options.message_log_dir = message_log;
+  options.logon_wait_ms = logon_timeout_ms;
   apps::install_stop_handlers();
   apps::ProcessLog log("nanotick-fix-gateway");
   int status = 0;

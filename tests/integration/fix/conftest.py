@@ -119,3 +119,24 @@ def fix_venue_factory(tmp_path, client_classes, request):
 def fix_venue(tmp_path, fix_venue_factory) -> FixVenue:
     """The default venue: an exchange with 4 clients on an ephemeral port, and its gateway."""
     return fix_venue_factory(make_config(tmp_path))
+
+
+@pytest.fixture
+def start_exchange_for_cli(request):
+    """start(tmp_path) -> a ready exchange (no gateway), killed at teardown."""
+    started: List[ExchangeProcess] = []
+
+    def start(tmp: pathlib.Path) -> ExchangeProcess:
+        config = make_config(tmp)
+        config.write()
+        p = ExchangeProcess(config)
+        started.append(p)
+        p.wait_ready()
+        return p
+
+    yield start
+    for p in started:
+        if p.alive():
+            p.kill()
+        for path in shm_socket_paths(p.config):
+            pathlib.Path(path).unlink(missing_ok=True)

@@ -114,7 +114,7 @@ TEST_F(FixGatewayConfigTest, ShouldLoadSessionsWithTheirKeysAndResolvePathsAgain
   EXPECT_EQ(c.exchange_config, (dir_ / "exchange.toml").string());
   EXPECT_EQ(c.store_dir, (dir_ / "run/fix").string());
   EXPECT_EQ(c.listen.port, 9878);
-  EXPECT_EQ(c.venue.clients.size(), 3u);
+  EXPECT_EQ(c.venue.clients.size(), 4u);
 }
 
 TEST_F(FixGatewayConfigTest, ShouldRefuseEachBadSessionNamingTheKey) {
@@ -180,6 +180,21 @@ TEST(FixCompId, ShouldAcceptPrintableIdsUpTo32Characters) {
                                              3),
                                  std::string("caf\xc3\xa9")})
     EXPECT_FALSE(valid_comp_id(bad)) << bad;
+}
+
+}  // namespace
+}  // namespace nanotick::fix
+
+namespace nanotick::fix {
+namespace {
+
+TEST(ShippedFixGatewayConfig, ShouldLoadAgainstTheShippedExchangeConfig) {
+  const auto path = std::filesystem::path(__FILE__).parent_path() / "../../../config/fix-gateway.toml";
+  const FixGatewayConfig c = load_fix_gateway_config(path.string());
+  ASSERT_EQ(c.sessions.size(), 1u);
+  EXPECT_EQ(c.sessions[0].sender_comp_id, "CLIENT1");
+  EXPECT_EQ(c.sessions[0].client_id, 5u);
+  EXPECT_EQ(c.listen.port, 9878);
 }
 
 }  // namespace

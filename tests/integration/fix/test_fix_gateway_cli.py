@@ -1,0 +1,61 @@
+"""nanotick-fix-gateway's refusals, as the process: a bad command line or
+config (exit 2), a venue it cannot log on to, an order map it cannot trust,
+a data dictionary that is not there (exit 1) -- each with a message naming
+what is wrong, and none leaving a gateway listening.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+
+import pytest
+
+from exchange_harness import make_config
+from fix_harness import FIX_DIR, GATEWAY, free_port, write_gateway_config
+
+
+def run(args, timeout=20):
+    if not GATEWAY.exists():
+        pytest.skip(f"{GATEWAY} is missing: build it with 'cmake --build build/release --target nanotick-fix-gateway'")
+    return subprocess.run([str(GATEWAY)] + args, capture_output=True, text=True, timeout=timeout)
+
+
+def test_bad_command_line_and_config(tmp_path):
+    assert run([]).returncode == 2
+    assert run(["--config", str(tmp_path / "missing.toml")]).returncode == 2
+    config = make_config(tmp_path)
+    config.write()
+    path = write_gateway_config(tmp_path, config, {"CLIENT1": 1}, free_port())
+    r = run(["--config", str(path), "--transport", "udp"])
+    assert r.returncode == 2 and "transport" in r.stderr
+    r = run(["--config", str(path), "--exchange", "localhost:1"])
+    assert r.returncode == 2 and "error" in r.stderr
+    path.write_text(path.read_text().replace("0.0.0.0:", "127.0.0.1:"))
+    r = run(["--config", str(path)])
+    assert r.returncode == 2 and "every interface" in r.stderr, r.stderr
+
+
+def test_failures_at_start(tmp_path):
+    config = make_config(tmp_path)
+    config.write()
+    path = write_gateway_config(tmp_path, config, {"CLIENT1": 1}, free_port())
+    # No exchange at that address: the venue session never logs on.
+    r = run(["--config", str(path), "--exchange", f"127.0.0.1:{free_port()}", "--logon-timeout-ms", "300"])
+    assert r.returncode == 1 and "no venue logon within 300 ms" in r.stderr, r.stderr
+
+    # An order map that does not parse: refused before anything else happens.
+    store = tmp_path / "fix-store"
+    store.mkdir(exist_ok=True)
+    good = b"O 1 0 0 0 1 2 - 100 10 0 0 2:A1\n"
+    (store / "CLIENT1-NANOTICK.orders").write_bytes(good + b"garbage\n")
+    r = run(["--config", str(path), "--exchange", f"127.0.0.1:{free_port()}", "--logon-timeout-ms", "300"])
+    assert r.returncode == 1 and f"corrupt record at byte {len(good)}" in r.stderr, r.stderr
+
+
+def test_missing_data_dictionary(tmp_path, start_exchange_for_cli):
+    exchange = start_exchange_for_cli(tmp_path)
+    path = write_gateway_config(tmp_path, exchange.config, {"CLIENT1": 1}, free_port())
+    path.write_text(path.read_text().replace(str(FIX_DIR / "FIX44.xml"), str(tmp_path / "FIX44.xml")))
+    r = run(["--config", str(path), "--exchange", f"127.0.0.1:{exchange.port}"])
+    assert r.returncode == 1 and "QuickFIX" in r.stderr and "FIX44.xml" in r.stderr, r.stderr
