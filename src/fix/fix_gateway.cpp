@@ -89,7 +89,9 @@ int FixGateway::poll_venue() noexcept {
 }
 
 void FixGateway::poll() {
-  const bool wait = !options_.spin && idle_passes_ >= options_.spin_passes;
+  bool awaiting = false;
+  for (const auto& s : sessions_) awaiting = awaiting || s->awaiting_answers();
+  const bool wait = !options_.spin && !awaiting && idle_passes_ >= options_.spin_passes;
   layer_->poll(wait ? static_cast<double>(options_.idle_wait_us) / 1e6 : 0.0);
   const int work = poll_venue();
   // QuickFIX's poll says nothing of what it did: a pass counts as idle when

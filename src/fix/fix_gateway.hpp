@@ -10,9 +10,11 @@
 //
 // Idle: QuickFIX's poll waits in select() on the FIX sockets; the venue
 // sessions are polled between those waits. With spin, the waits are 0 (a
-// CPU of its own); otherwise, after `spin_passes` passes with nothing to do,
-// each wait lasts up to `idle_wait_us` (the venue's answers can wait that
-// long; FIX input wakes it at once).
+// CPU of its own); otherwise, after `spin_passes` passes with nothing to do
+// and no request waiting for the venue's answer, each wait lasts up to
+// `idle_wait_us`: FIX input wakes it at once, and the answers to requests
+// the gateway sent do not wait (it does not wait while any is pending), but
+// a report the venue sends unasked (a resting order filled) can wait that long.
 //
 // Not thread-safe: one thread makes it and calls everything.
 #pragma once

@@ -63,6 +63,9 @@ class FixOrderSession {
   // "" when a FIX logon may proceed; else why not (the venue session is down).
   std::string logon_refusal() const;
   void logout() noexcept { client_.logout(); }
+  // Requests sent to the venue and not answered yet: the gateway does not
+  // wait in QuickFIX's poll while there are any.
+  bool awaiting_answers() const noexcept { return !pending_.empty(); }
   const Client& client() const noexcept { return client_; }
   const FixOrderSessionCounters& counters() const noexcept { return counters_; }
   const FixOrderMap& orders() const noexcept { return orders_; }

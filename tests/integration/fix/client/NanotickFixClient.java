@@ -12,9 +12,12 @@
 //   next-target N                  set the number the client expects next (lower: it asks for a resend)
 //   skip-sender K                  skip K of its own numbers (a gap the gateway must ask about)
 //   reset-sender K                 a SequenceReset-Reset (35=4, NewSeqNo = next + K) and numbering from there
-//   bench N SYMBOL SIDE PRICE QTY  N round trips, one at a time: a resting NewOrderSingle until its
+//   bench N SYMBOL SIDE PRICE QTY [INTERVAL_US]
+//                                  N round trips, one at a time: a resting NewOrderSingle until its
 //                                  ExecutionReport New, then its cancel until Canceled; prints the
-//                                  latencies (ns, System.nanoTime) of each as a JSON array
+//                                  latencies (ns, System.nanoTime) of each as a JSON array. With
+//                                  INTERVAL_US, each message is sent on a clock (one every INTERVAL_US),
+//                                  not as soon as the last answer came: the pacing of an open-loop load
 //   quit                           stop the initiator (Logout) and exit
 // Output lines: {"event":"logon"|"logout"|"ready"|"sent"|"bench", ...} and
 // {"in":"app"|"admin","seq":N,"fields":{"35":"8",...}}.
@@ -118,9 +121,19 @@ public final class NanotickFixClient implements Application {
     }
   }
 
+  // Sleeps until `due` (when pacing), returns the next due time.
+  private static long waitUntil(long due, long intervalNs) {
+    if (intervalNs == 0) return due;
+    long left;
+    while ((left = due - System.nanoTime()) > 0) java.util.concurrent.locks.LockSupport.parkNanos(left);
+    return due + intervalNs;
+  }
+
   private void bench(SessionID id, String[] a) throws Exception {
     int n = Integer.parseInt(a[1]);
     String symbol = a[2], side = a[3], price = a[4], qty = a[5];
+    long intervalNs = a.length > 6 ? Long.parseLong(a[6]) * 1000L : 0L;
+    long due = System.nanoTime();
     List<Long> news = new ArrayList<>(), cancels = new ArrayList<>();
     benchInbox.clear();
     benching = true;
@@ -130,10 +143,12 @@ public final class NanotickFixClient implements Application {
         String cl = "B" + tag + "-" + i, cx = "X" + tag + "-" + i;
         Message d = parse("35=D|11=" + cl + "|55=" + symbol + "|54=" + side + "|60=20261127-00:00:00|38=" + qty
             + "|40=2|44=" + price + "|59=1");
+        due = waitUntil(due, intervalNs);
         long t0 = System.nanoTime();
         Session.sendToTarget(d, id);
         news.add(awaitReport(cl, '0', t0));
         Message f = parse("35=F|11=" + cx + "|41=" + cl + "|55=" + symbol + "|54=" + side + "|60=20261127-00:00:00");
+        due = waitUntil(due, intervalNs);
         long t1 = System.nanoTime();
         Session.sendToTarget(f, id);
         cancels.add(awaitReport(cx, '4', t1));

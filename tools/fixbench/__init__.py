@@ -1,0 +1,1 @@
+"""./nanotick fix-bench: the FIX round trip beside the binary one (fixbench.py)."""

@@ -1,0 +1,7 @@
+"""`python -m tools.fixbench`: see fixbench.py."""
+
+import sys
+
+from .fixbench import main
+
+sys.exit(main())
