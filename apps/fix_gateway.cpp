@@ -84,6 +84,16 @@ int main(int argc, char** argv) {
                      ", venue reports " + std::to_string(c.venue_reports) + ", cancelled at session end " +
                      std::to_string(c.cancelled_on_session_end) + ", resends ignored " +
                      std::to_string(c.poss_dup_ignored));
+      // The gateway's own time per message (docs/FIX.md "What the gateway adds"); ./nanotick fix-bench reads these
+      // lines.
+      for (const auto& [name, h] :
+           {std::pair{"inbound (FIX request -> venue message written)", &s->inbound_ns()},
+            std::pair{"outbound (venue report read -> FIX message written)", &s->outbound_ns()}})
+        if (h->count() != 0)
+          apps::log_line("client " + std::to_string(s->client().config().client_id) + ": gateway time " + name +
+                         ": n " + std::to_string(h->count()) + ", p50 " + std::to_string(h->percentile(50)) +
+                         " ns, p99 " + std::to_string(h->percentile(99)) + " ns, p99.9 " +
+                         std::to_string(h->percentile(99.9)) + " ns, max " + std::to_string(h->max()) + " ns");
     }
   } catch (const std::exception& e) {
     apps::log_line(std::string("error: ") + e.what());

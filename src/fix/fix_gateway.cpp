@@ -91,28 +91,35 @@ int FixGateway::poll_venue() noexcept {
 void FixGateway::poll() {
   bool awaiting = false;
   for (const auto& s : sessions_) awaiting = awaiting || s->awaiting_answers();
-  const bool wait = !options_.spin && !awaiting && idle_passes_ >= options_.spin_passes;
+  const std::uint64_t now = clock_.now_ns();
+  const bool wait = !options_.spin && !awaiting && now - last_work_ns_ >= std::uint64_t{options_.spin_us} * 1000;
   layer_->poll(wait ? static_cast<double>(options_.idle_wait_us) / 1e6 : 0.0);
-  const int work = poll_venue();
-  // QuickFIX's poll says nothing of what it did: a pass counts as idle when
-  // the venue sessions had nothing, and a FIX message wakes the wait at once.
-  idle_passes_ = work == 0 ? idle_passes_ + 1 : 0;
+  // QuickFIX's poll says nothing of what it did: only the venue sessions'
+  // work counts, and a FIX message ends the wait at once anyway.
+  if (poll_venue() != 0) last_work_ns_ = clock_.now_ns();
   for (auto& s : sessions_)
     if (failure_.empty() && !s->orders().failure().empty()) failure_ = s->orders().failure();
 }
 
+// The venue sessions first: their end reports each open order Canceled
+// (cancel on disconnect), and QuickFIX must still be there to store and send
+// those answers. Then the FIX sessions log out.
 void FixGateway::stop() {
-  if (layer_) layer_->stop();
   for (auto& s : sessions_) s->logout();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   for (;;) {
     bool all = true;
+    if (layer_) layer_->poll(0.0);
     for (auto& s : sessions_) {
       (void)s->poll();
       all = all && s->client().stopped();
     }
     if (all || std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (layer_) {
+    layer_->poll(0.0);
+    layer_->stop();
   }
 }
 

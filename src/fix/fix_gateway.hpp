@@ -10,7 +10,7 @@
 //
 // Idle: QuickFIX's poll waits in select() on the FIX sockets; the venue
 // sessions are polled between those waits. With spin, the waits are 0 (a
-// CPU of its own); otherwise, after `spin_passes` passes with nothing to do
+// CPU of its own); otherwise, after `spin_us` with nothing to do
 // and no request waiting for the venue's answer, each wait lasts up to
 // `idle_wait_us`: FIX input wakes it at once, and the answers to requests
 // the gateway sent do not wait (it does not wait while any is pending), but
@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tsc_clock.hpp"
 #include "fix/fix_gateway_config.hpp"
 #include "fix/fix_order_session.hpp"
 #include "fix/fix_session_layer.hpp"
@@ -38,7 +39,7 @@ struct FixGatewayOptions {
   ipc::Transport transport = ipc::Transport::kTcp;
   std::optional<net::SocketAddress> exchange;  // TCP: overrides the venue config's order-entry address
   bool spin = false;
-  std::uint32_t spin_passes = 1000;
+  std::uint32_t spin_us = 50;
   std::uint32_t idle_wait_us = 200;
   std::string message_log_dir;                 // QuickFIX's message log ("" = none)
   std::uint32_t logon_wait_ms = 10'000;        // start(): every venue session logged on within this
@@ -57,7 +58,8 @@ class FixGateway final : public FixSessionEvents {
   void start();
   // One pass: QuickFIX's events, then every venue session.
   void poll();
-  // Logs the FIX sessions out, then the venue sessions (bounded).
+  // Logs the venue sessions out (bounded; their open orders are reported
+  // Canceled), then the FIX sessions.
   void stop();
 
   // Why the gateway must stop ("" while it may run): its order map could not be written.
@@ -79,7 +81,8 @@ class FixGateway final : public FixSessionEvents {
   LogFn log_;
   std::vector<std::unique_ptr<FixOrderSession>> sessions_;
   std::unique_ptr<FixSessionLayer> layer_;
-  std::uint32_t idle_passes_ = 0;
+  const core::TscClock& clock_ = core::TscClock::global();
+  std::uint64_t last_work_ns_ = 0;
   std::string failure_;
 };
 

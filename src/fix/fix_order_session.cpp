@@ -96,8 +96,12 @@ void FixOrderSession::on_request(const FixOrderRequest& r) {
     ++counters_.poss_dup_ignored;
     return;
   }
+  const std::uint64_t t0 = clock_.now();
+  const std::uint64_t sent_before = counters_.new_orders + counters_.cancels + counters_.replaces;
   if (r.kind == Kind::kNew) new_order(r);
   else cancel_or_replace(r);
+  if (counters_.new_orders + counters_.cancels + counters_.replaces != sent_before)  // written: send_* writes at once
+    inbound_ns_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t0))));
 }
 
 void FixOrderSession::refuse_new(const FixOrderRequest& r, int reason, const std::string& text) {
@@ -241,6 +245,12 @@ void FixOrderSession::on_logon(const proto::LogonAck&) {
 }
 
 void FixOrderSession::on_execution_report(const proto::ExecutionReport& m) {
+  const std::uint64_t t0 = clock_.now();
+  handle_report(m);
+  outbound_ns_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t0))));
+}
+
+void FixOrderSession::handle_report(const proto::ExecutionReport& m) {
   FixOrder* o = orders_.find(m.client_order_id);
   if (o == nullptr) {
     ++counters_.unknown_reports;

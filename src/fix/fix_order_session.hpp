@@ -25,6 +25,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/histogram.hpp"
+#include "core/tsc_clock.hpp"
 #include "fix/fix_gateway_config.hpp"
 #include "fix/fix_messages.hpp"
 #include "fix/fix_order_map.hpp"
@@ -68,6 +70,12 @@ class FixOrderSession {
   bool awaiting_answers() const noexcept { return !pending_.empty(); }
   const Client& client() const noexcept { return client_; }
   const FixOrderSessionCounters& counters() const noexcept { return counters_; }
+  // The gateway's own time, in ns (docs/FIX.md "What the gateway adds"):
+  // inbound, from QuickFIX handing over a request to its venue message
+  // written; outbound, from a venue report read to its FIX answer handed to
+  // QuickFIX (which writes it to the socket before returning when it can).
+  const core::LatencyHistogram& inbound_ns() const noexcept { return inbound_ns_; }
+  const core::LatencyHistogram& outbound_ns() const noexcept { return outbound_ns_; }
   const FixOrderMap& orders() const noexcept { return orders_; }
 
   // ---- trading::OrderEntryHandler (the venue session's callbacks) -----------
@@ -88,6 +96,7 @@ class FixOrderSession {
     std::string orig_cl_ord_id;  // the name it gave the order by (F, G)
   };
 
+  void handle_report(const proto::ExecutionReport& m);
   void new_order(const FixOrderRequest& r);
   void cancel_or_replace(const FixOrderRequest& r);
   void on_order_reject(const proto::OrderReject& reject, char response_to);
@@ -113,6 +122,9 @@ class FixOrderSession {
   std::unordered_map<std::uint64_t, std::uint32_t> replace_in_flight_;  // order number -> seq of its F or G
   std::unordered_map<std::string, market::InstrumentId> symbols_;
   FixOrderSessionCounters counters_;
+  const core::TscClock& clock_ = core::TscClock::global();
+  core::LatencyHistogram inbound_ns_;
+  core::LatencyHistogram outbound_ns_;
 };
 
 }  // namespace nanotick::fix

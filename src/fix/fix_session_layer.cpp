@@ -14,6 +14,7 @@
 #include <quickfix/SocketAcceptor.h>
 #include <quickfix/Values.h>
 
+#include <chrono>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -181,10 +182,23 @@ void FixSessionLayer::poll(double timeout_s) {
   }
 }
 
+// QuickFIX's own stop() waits for the sessions' Logouts without polling, and
+// here nothing else polls: so the Logouts are sent and their answers read
+// here (at most 2 s), then the acceptor is stopped without waiting.
 void FixSessionLayer::stop() {
   if (!impl_ || impl_->stopped) return;
   impl_->stopped = true;
-  impl_->acceptor->stop();
+  try {
+    for (std::size_t i = 0; i < impl_->ids.size(); ++i) {
+      FIX::Session* s = impl_->session(i);
+      if (s != nullptr && s->isLoggedOn()) s->logout("the gateway is stopping");
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (impl_->acceptor->isLoggedOn() && std::chrono::steady_clock::now() < deadline) impl_->acceptor->poll(0.01);
+    impl_->acceptor->stop(true);
+  } catch (const FIX::Exception&) {
+    // Stopping: nothing more to do about a session that would not log out.
+  }
 }
 
 void FixSessionLayer::send(const FixExecutionReport& r) {

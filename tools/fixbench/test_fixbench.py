@@ -30,7 +30,16 @@ def test_quick_run_measures_both_paths(binaries, tmp_path, capsys):
     assert r["fix"]["n"] == 100 and r["binary"]["n"] == 100  # 50 orders, each a new and a cancel
     for path in ("fix", "binary"):
         assert 0 < r[path]["p50_ns"] <= r[path]["p99_ns"] <= r[path]["p99_9_ns"] <= r[path]["max_ns"]
+    assert set(out["gateway_time"]) == {"inbound", "outbound"}
+    assert out["gateway_time"]["inbound"]["n"] >= 100 + 100  # the warm-up's and the round's requests
     assert "FIX / binary" in capsys.readouterr().out
+
+
+def test_gateway_time_is_read_from_its_log():
+    log = ("nanotick-fix-gateway: client 2: gateway time inbound (FIX request -> venue message written): n 10, "
+           "p50 1500 ns, p99 4000 ns, p99.9 5000 ns, max 6000 ns\n")
+    assert fixbench.gateway_time(log) == {"inbound": {"n": 10, "p50_ns": 1500, "p99_ns": 4000, "p99_9_ns": 5000,
+                                                      "max_ns": 6000}}
 
 
 def test_refusals(tmp_path):

@@ -9,6 +9,7 @@ reported cancelled when the venue session ends). docs/FIX.md "Sessions",
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 
@@ -107,6 +108,14 @@ def test_gateway_killed_and_restarted(fix_venue):
     assert fix.report("G1", "8", start=mark)["103"] == "6"
     fix.send(new_order("G3", "1", 1, 90))
     fix.report("G3", "0", start=mark)
+
+    # Stopped cleanly (SIGTERM): the venue session logs out first, so the client
+    # hears of G3's cancel before the gateway logs it out.
+    mark = fix.mark()
+    log = fix_venue.gateway.stop()
+    g3 = fix.report("G3", "4", start=mark)
+    assert "cancel on disconnect" in g3["58"] and g3["17"].endswith("-C")
+    assert re.search(r"client 1: .* cancelled at session end 3,", log), log  # G1 and G2 at its start, G3 now
 
 
 def test_exchange_killed_and_restarted(tmp_path, fix_venue_factory):
