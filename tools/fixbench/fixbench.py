@@ -235,7 +235,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             client.close()
         if gateway is not None and gateway.poll() is None:
             gateway.terminate()  # it logs its own time per message as it stops
-            gateway.wait(timeout=15)
+            try:
+                gateway.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                gateway.kill()
+                gateway.wait()
         if exchange is not None:
             exchange.stop()
 
