@@ -6,6 +6,8 @@
 #include <thread>
 #include <utility>
 
+#include "exchange/trade_ledger.hpp"
+
 namespace nanotick::fix {
 
 namespace {
@@ -79,7 +81,27 @@ void FixGateway::start() {
   lc.message_log_dir = options_.message_log_dir;
   for (const auto& s : config_.sessions) lc.sessions.push_back({s.sender_comp_id, s.target_comp_id});
   layer_ = std::make_unique<FixSessionLayer>(lc, *this);
-  for (auto& s : sessions_) s->attach(*layer_);
+  // The venue's trade ledger: fills of orders the last run left open that it
+  // never reported (docs/FIX.md "Restarts"). Read after every venue session
+  // logged on, so the cancels of their last sessions are behind it.
+  std::vector<exchange::TradeRecord> trades;
+  bool have_ledger = false;
+  if (!config_.trade_ledger.empty()) {
+    if (!std::filesystem::exists(config_.trade_ledger)) {
+      have_ledger = true;  // no trade yet: nothing was missed
+    } else {
+      try {
+        exchange::LedgerContents ledger = exchange::read_trade_ledger(config_.trade_ledger);
+        if (!ledger.problem.empty()) log_("trade ledger " + config_.trade_ledger + ": read up to " + ledger.problem);
+        trades = std::move(ledger.trades);
+        have_ledger = true;
+      } catch (const std::exception& e) {
+        log_(std::string("cannot read the trade ledger (") + e.what() +
+             "): orders left open are reported with the fills this gateway saw");
+      }
+    }
+  }
+  for (auto& s : sessions_) s->attach(*layer_, have_ledger ? &trades : nullptr);
 }
 
 int FixGateway::poll_venue() noexcept {

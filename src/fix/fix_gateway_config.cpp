@@ -65,6 +65,7 @@ FixGatewayConfig load_fix_gateway_config(const std::string& path) {
     g.fail("listen", "\"" + listen + "\": QuickFIX 1.15 (Debian 12) listens on every interface; write 0.0.0.0:PORT");
   c.store_dir = resolve(path, g.required_string("store_dir"));
   c.data_dictionary = resolve(path, g.string("data_dictionary", "../build/fix/FIX44.xml"));
+  if (const std::string ledger = g.string("trade_ledger", ""); !ledger.empty()) c.trade_ledger = resolve(path, ledger);
   g.finish();
 
   const std::vector<config::TableReader> sessions = root.tables("sessions");

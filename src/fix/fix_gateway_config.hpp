@@ -28,6 +28,7 @@ struct FixGatewayConfig {
   net::SocketAddress listen;      // where FIX clients connect
   std::string store_dir;          // QuickFIX's file stores and the gateway's order map (resolved)
   std::string data_dictionary;    // FIX44.xml (resolved; ./nanotick setup fetches it to build/fix/)
+  std::string trade_ledger;       // the venue's trade ledger, read at start ("" = none; docs/FIX.md "Restarts")
   std::vector<FixSessionConfig> sessions;
 };
 

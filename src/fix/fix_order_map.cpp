@@ -74,18 +74,19 @@ std::string encode(char c) { return c == 0 ? std::string("-") : std::string(1, c
 // The fields of an O record after its number.
 RecordReader::Result read_order(RecordReader& r, FixOrder& o) {
   using R = RecordReader::Result;
-  std::int64_t order_id = 0, instrument = 0;
+  std::int64_t order_id = 0, instrument = 0, after = 0;
   R res = R::kOk;
   const auto next = [&res](R x) { return (res = x) == R::kOk; };
   if (!(next(r.character(o.status)) && next(r.integer(order_id)) && next(r.integer(instrument)) &&
         next(r.character(o.side)) && next(r.character(o.ord_type)) && next(r.character(o.time_in_force)) &&
         next(r.integer(o.price)) && next(r.integer(o.qty)) && next(r.integer(o.cum_qty)) &&
-        next(r.integer(o.notional)) && next(r.name(o.cl_ord_id))))
+        next(r.integer(o.notional)) && next(r.integer(after)) && next(r.name(o.cl_ord_id))))
     return res;
-  if (status_ok(o.status) == 0 || order_id < 0 || instrument < 0 || instrument > 0xffffffffLL || o.qty < 0 ||
-      o.cum_qty < 0 || o.cum_qty > o.qty)
+  if (status_ok(o.status) == 0 || order_id < 0 || after < 0 || instrument < 0 || instrument > 0xffffffffLL ||
+      o.qty < 0 || o.cum_qty < 0 || o.cum_qty > o.qty)
     return R::kBad;
   o.order_id = static_cast<std::uint64_t>(order_id);
+  o.after_exec_seq = static_cast<std::uint64_t>(after);
   o.instrument = static_cast<market::InstrumentId>(instrument);
   return R::kOk;
 }
@@ -181,7 +182,7 @@ void FixOrderMap::save(const FixOrder& o) {
   std::ostringstream r;
   r << "O " << o.number << ' ' << encode(o.status) << ' ' << o.order_id << ' ' << o.instrument << ' ' << encode(o.side)
     << ' ' << encode(o.ord_type) << ' ' << encode(o.time_in_force) << ' ' << o.price << ' ' << o.qty << ' ' << o.cum_qty
-    << ' ' << o.notional << ' ' << o.cl_ord_id.size() << ':' << o.cl_ord_id << '\n';
+    << ' ' << o.notional << ' ' << o.after_exec_seq << ' ' << o.cl_ord_id.size() << ':' << o.cl_ord_id << '\n';
   append(r.str());
 }
 
@@ -197,6 +198,12 @@ void FixOrderMap::append(const std::string& record) noexcept {
     }
     done += static_cast<std::size_t>(n);
   }
+}
+
+std::uint64_t FixOrderMap::highest_after_exec_seq() const noexcept {
+  std::uint64_t h = 0;
+  for (const auto& [number, o] : orders_) h = std::max(h, o.after_exec_seq);
+  return h;
 }
 
 std::vector<FixOrder*> FixOrderMap::open_orders() {

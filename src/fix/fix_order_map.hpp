@@ -51,6 +51,11 @@ struct FixOrder {
   std::int64_t qty = 0;        // total quantity (a replace changes it)
   std::int64_t cum_qty = 0;
   std::int64_t notional = 0;   // sum of last_px * last_qty: AvgPx = notional / cum_qty
+  // The highest venue exec_seq the session had seen when the order was
+  // made: every report of this order has a higher one (exec_seq is
+  // venue-wide and never goes back), which tells its trades in the venue's
+  // ledger from those of an older order with the same number.
+  std::uint64_t after_exec_seq = 0;
   std::string cl_ord_id;       // its current name (the last accepted replace's)
 
   bool open() const noexcept {
@@ -86,6 +91,8 @@ class FixOrderMap {
   // Saves the order's state (after the caller changed it).
   void save(const FixOrder& order);
 
+  // The highest FixOrder::after_exec_seq of any order (0 for none).
+  std::uint64_t highest_after_exec_seq() const noexcept;
   // Orders still open, by number.
   std::vector<FixOrder*> open_orders();
   std::size_t size() const noexcept { return orders_.size(); }

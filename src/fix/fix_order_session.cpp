@@ -1,5 +1,6 @@
 #include "fix/fix_order_session.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "fix/fix_order_mapping.hpp"
@@ -32,10 +33,44 @@ FixOrderSession::FixOrderSession(std::size_t index, const FixSessionConfig& sess
     symbols_.emplace(venue.instruments.instruments[i].symbol, static_cast<market::InstrumentId>(i));
 }
 
-void FixOrderSession::attach(FixSessionLayer& layer) {
+void FixOrderSession::attach(FixSessionLayer& layer, const std::vector<exchange::TradeRecord>* ledger) {
   layer_ = &layer;
-  if (!orders_.open_orders().empty())
-    end_of_venue_session("the gateway restarted; its venue session had ended (cancel on disconnect)");
+  const std::vector<FixOrder*> open = orders_.open_orders();
+  last_exec_seq_ = std::max(last_exec_seq_, orders_.highest_after_exec_seq());
+  if (open.empty()) return;
+  if (ledger != nullptr)
+    for (FixOrder* o : open) report_missed_fills(*o, *ledger);
+  end_of_venue_session("the gateway restarted; its venue session had ended (cancel on disconnect)");
+}
+
+// The venue's trade ledger has every trade with both sides' client order
+// ids and exec_seqs. An open order's trades there beyond the CumQty the last
+// run reported are fills whose reports it never read (it died with them in
+// its socket): reported now, with the ExecID the venue's own report would
+// have had.
+void FixOrderSession::report_missed_fills(FixOrder& o, const std::vector<exchange::TradeRecord>& ledger) {
+  const std::uint32_t me = client_.config().client_id;
+  std::int64_t seen = 0;
+  for (const exchange::TradeRecord& t : ledger) {
+    const bool buy = t.buy_client == me && t.buy_client_order_id == o.number && t.buy_exec_seq > o.after_exec_seq;
+    const bool sell = t.sell_client == me && t.sell_client_order_id == o.number && t.sell_exec_seq > o.after_exec_seq;
+    if (!buy && !sell) continue;
+    seen += t.qty;
+    if (seen <= o.cum_qty) continue;  // reported by the last run
+    const std::int64_t fresh = std::min<std::int64_t>(t.qty, seen - o.cum_qty);
+    o.cum_qty += fresh;
+    o.notional += t.price * fresh;
+    o.status = o.cum_qty >= o.qty ? ord_status::kFilled : ord_status::kPartiallyFilled;
+    orders_.save(o);
+    FixExecutionReport er = report_of(o, kExecTrade);
+    er.exec_id = "E" + std::to_string(buy ? t.buy_exec_seq : t.sell_exec_seq);
+    er.has_last = true;
+    er.last_px = t.price;
+    er.last_qty = fresh;
+    er.text = "a fill the gateway had not reported before it stopped, read from the venue's trade ledger";
+    ++counters_.fills_from_ledger;
+    send(er);
+  }
 }
 
 std::string FixOrderSession::logon_refusal() const {
@@ -161,6 +196,7 @@ void FixOrderSession::new_order(const FixOrderRequest& r) {
   o.time_in_force = r.time_in_force;
   o.price = price;
   o.qty = *qty;
+  o.after_exec_seq = last_exec_seq_;
   FixOrder& saved = orders_.add(std::move(o));  // before the venue can answer for it
   const trading::SendResult sent =
       client_.send_new_order(saved.number, *id, *side, *type, market::StpMode::kNone, price, *qty);
@@ -251,6 +287,7 @@ void FixOrderSession::on_execution_report(const proto::ExecutionReport& m) {
 }
 
 void FixOrderSession::handle_report(const proto::ExecutionReport& m) {
+  last_exec_seq_ = std::max(last_exec_seq_, m.exec_seq);
   FixOrder* o = orders_.find(m.client_order_id);
   if (o == nullptr) {
     ++counters_.unknown_reports;

@@ -24,9 +24,11 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/histogram.hpp"
 #include "core/tsc_clock.hpp"
+#include "exchange/trade_record.hpp"
 #include "fix/fix_gateway_config.hpp"
 #include "fix/fix_messages.hpp"
 #include "fix/fix_order_map.hpp"
@@ -46,6 +48,7 @@ struct FixOrderSessionCounters {
   std::uint64_t venue_reports = 0;    // venue ExecutionReports turned into FIX ones
   std::uint64_t cancelled_on_session_end = 0;  // open orders reported Canceled when the venue session ended
   std::uint64_t unknown_reports = 0;  // venue answers naming no order of this session (logged)
+  std::uint64_t fills_from_ledger = 0;  // fills found in the trade ledger at start, never reported before
 };
 
 class FixOrderSession {
@@ -57,8 +60,10 @@ class FixOrderSession {
                   trading::OrderEntryClientConfig client, const std::string& order_map_path, LogFn log);
 
   // Once the session layer exists (answers go through it). Orders the last
-  // run left open are reported Canceled here.
-  void attach(FixSessionLayer& layer);
+  // run left open are reported here: first any fill of theirs in the venue's
+  // trade ledger that the last run never reported (`ledger`, null when the
+  // gateway has none), then Canceled.
+  void attach(FixSessionLayer& layer, const std::vector<exchange::TradeRecord>* ledger);
 
   int poll() noexcept { return client_.poll(); }
   void on_request(const FixOrderRequest& request);
@@ -101,6 +106,7 @@ class FixOrderSession {
   void cancel_or_replace(const FixOrderRequest& r);
   void on_order_reject(const proto::OrderReject& reject, char response_to);
   void end_of_venue_session(const std::string& why);
+  void report_missed_fills(FixOrder& o, const std::vector<exchange::TradeRecord>& ledger);
 
   FixExecutionReport report_of(const FixOrder& o, char exec_type) const;
   void send(const FixExecutionReport& r);
@@ -122,6 +128,7 @@ class FixOrderSession {
   std::unordered_map<std::uint64_t, std::uint32_t> replace_in_flight_;  // order number -> seq of its F or G
   std::unordered_map<std::string, market::InstrumentId> symbols_;
   FixOrderSessionCounters counters_;
+  std::uint64_t last_exec_seq_ = 0;  // the highest venue exec_seq seen (FixOrder::after_exec_seq)
   const core::TscClock& clock_ = core::TscClock::global();
   core::LatencyHistogram inbound_ns_;
   core::LatencyHistogram outbound_ns_;

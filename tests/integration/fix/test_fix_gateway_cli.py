@@ -47,7 +47,7 @@ def test_failures_at_start(tmp_path):
     # An order map that does not parse: refused before anything else happens.
     store = tmp_path / "fix-store"
     store.mkdir(exist_ok=True)
-    good = b"O 1 0 0 0 1 2 - 100 10 0 0 2:A1\n"
+    good = b"O 1 0 0 0 1 2 - 100 10 0 0 0 2:A1\n"
     (store / "CLIENT1-NANOTICK.orders").write_bytes(good + b"garbage\n")
     r = run(["--config", str(path), "--exchange", f"127.0.0.1:{free_port()}", "--logon-timeout-ms", "300"])
     assert r.returncode == 1 and f"corrupt record at byte {len(good)}" in r.stderr, r.stderr

@@ -80,16 +80,35 @@ def test_gateway_killed_and_restarted(fix_venue):
     fix.report("G2", "F")
     before = int(fix.report("G2", "F")["34"])
 
-    # kill -9: no Logout on either side. The exchange cancels the gateway client's
-    # orders (cancel_on_disconnect); the restarted gateway reports them.
+    # Frozen (SIGSTOP), the gateway cannot read the venue's report of a second
+    # fill of G2; then kill -9: no Logout on either side. The exchange cancels
+    # the gateway client's orders (cancel_on_disconnect). The restarted gateway
+    # finds the fill it never reported in the venue's trade ledger and reports
+    # it, then the cancels.
+    fix_venue.gateway.proc.send_signal(signal.SIGSTOP)
+    trader.send(w.NewOrder(client_order_id=3, instrument=0, side=w.SELL, order_type=w.IOC, price=95, qty=2))
+    while True:
+        r = trader.recv()
+        if isinstance(r, w.ExecutionReport) and r.client_order_id == 3 and r.exec_type == 3:
+            break
+    # The venue writes its ledger on its auxiliary thread, within about a ms of the
+    # trade: wait for the second record (64-byte header, 128-byte records), so the
+    # restart below cannot race it on a loaded machine.
+    ledger = fix_venue.config.journal_dir / "trades.ledger"
+    deadline = time.monotonic() + 10
+    while not (ledger.exists() and ledger.stat().st_size >= 64 + 2 * 128):
+        assert time.monotonic() < deadline, "the venue did not write the trade to its ledger"
+        time.sleep(0.01)
     fix_venue.gateway.proc.send_signal(signal.SIGKILL)
     fix_venue.gateway.wait_exit(5)
     mark = fix.mark()
     fix_venue.start_gateway()
     fix.logged_on(timeout=20, start=mark)
+    missed = fix.report("G2", "F", start=mark)
+    assert (missed["32"], missed["31"], missed["14"]) == ("2", "95", "5") and "ledger" in missed["58"]
     g1 = fix.report("G1", "4", start=mark)
     g2 = fix.report("G2", "4", start=mark)
-    assert (g2["14"], g2["151"], g2["39"]) == ("3", "0", "4") and "restarted" in g2["58"]
+    assert (g2["14"], g2["151"], g2["39"]) == ("5", "0", "4") and "restarted" in g2["58"]
     assert g1["14"] == "0"
     # The FIX session resumed: no sequence reset, numbers went on.
     logons = [e["fields"] for e in fix.events[mark:] if e.get("in") == "admin" and e["fields"].get("35") == "A"]

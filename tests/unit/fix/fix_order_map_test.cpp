@@ -55,6 +55,7 @@ TEST_F(FixOrderMapTest, ShouldReadBackEveryOrderAndNameAfterARestart) {
     a.order_id = 77;
     a.cum_qty = 4;
     a.notional = 400;
+    a.after_exec_seq = 1234;
     map.save(a);
     map.rename(a, "A2");  // a replace: A1 and A2 both name order 1
     FixOrder& b = map.add(order("B 1|=\x01\n", 5));  // any byte FIX allows, a newline too
@@ -73,6 +74,7 @@ TEST_F(FixOrderMapTest, ShouldReadBackEveryOrderAndNameAfterARestart) {
   EXPECT_EQ(a->status, ord_status::kPartiallyFilled);
   EXPECT_EQ(a->order_id, 77u);
   EXPECT_EQ(a->cum_qty, 4);
+  EXPECT_EQ(a->after_exec_seq, 1234u);
   EXPECT_EQ(a->leaves_qty(), 6);
   EXPECT_DOUBLE_EQ(a->avg_px(), 100.0);
   ASSERT_NE(map.find("B 1|=\x01\n"), nullptr);
@@ -109,12 +111,13 @@ TEST_F(FixOrderMapTest, ShouldRefuseAFileItCannotTrust) {
   }
   const std::string good = text();
   for (const std::string& bad : {
-           std::string("X 1 0 0 1 1 2 - 100 10 0 0 2:A1\n"),   // unknown record kind
-           std::string("O 0 0 0 1 1 2 - 100 10 0 0 2:A1\n"),   // number 0
-           std::string("O 2 Z 0 1 1 2 - 100 10 0 0 2:A1\n"),   // no such status
-           std::string("O 2 0 0 1 1 2 - 100 10 11 0 2:A1\n"),  // filled more than its quantity
-           std::string("O 2 0 x 1 1 2 - 100 10 0 0 2:A1\n"),   // not a number
-           std::string("O 2 0 0 1 1 2 - 100 10 0 0 3:A1\nO"),  // the length does not end at a newline
+           std::string("X 1 0 0 1 1 2 - 100 10 0 0 0 2:A1\n"),   // unknown record kind
+           std::string("O 0 0 0 1 1 2 - 100 10 0 0 0 2:A1\n"),   // number 0
+           std::string("O 2 Z 0 1 1 2 - 100 10 0 0 0 2:A1\n"),   // no such status
+           std::string("O 2 0 0 1 1 2 - 100 10 11 0 0 2:A1\n"),  // filled more than its quantity
+           std::string("O 2 0 x 1 1 2 - 100 10 0 0 0 2:A1\n"),   // not a number
+           std::string("O 2 0 0 1 1 2 - 100 10 0 0 0 3:A1\nO"),  // the length does not end at a newline
+           std::string("O 2 0 0 1 1 2 - 100 10 0 0 -1 2:A1\n"),  // a negative exec_seq
            std::string("A 9 2:Z9\n"),                          // a name for an order never recorded
            std::string("A 1 0:\n"),                            // an empty name
        }) {
