@@ -38,14 +38,17 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 import os
 import pathlib
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Dict, List, Optional
 
@@ -75,9 +78,11 @@ def free_port() -> int:
 class FixBenchClient:
     """The QuickFIX/J client, driven on stdin (see NanotickFixClient.java)."""
 
-    def __init__(self, classes: pathlib.Path, port: int, store: pathlib.Path) -> None:
+    def __init__(self, classes: pathlib.Path, port: int, store: pathlib.Path, quick: bool) -> None:
+        # --quick (the tests'): the JVM's quick-start compiler only; the figures are not for reading.
+        jit = ["-XX:TieredStopAtLevel=1"] if quick else []
         self.proc = subprocess.Popen(
-            ["java", "-cp", f"{FIX_DIR / 'jars' / '*'}:{classes}", "NanotickFixClient", "127.0.0.1", str(port),
+            ["java", *jit, "-cp", f"{FIX_DIR / 'jars' / '*'}:{classes}", "NanotickFixClient", "127.0.0.1", str(port),
              "BENCH", "NANOTICK", str(store)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.expect(lambda e: e.get("event") == "ready", "the client to start")
@@ -111,11 +116,20 @@ class FixBenchClient:
                 self.proc.kill()
 
 
-def compile_client(run_dir: pathlib.Path) -> pathlib.Path:
-    out = run_dir / "classes"
-    out.mkdir()
-    subprocess.run(["javac", "-nowarn", "-cp", str(FIX_DIR / "jars" / "*"), "-d", str(out), str(CLIENT_SOURCE)],
+def compile_client() -> pathlib.Path:
+    """The Java client compiled once per source version into build/fix/classes-<hash>, shared
+    with the FIX tests (atomically: a test worker may be making it at the same time)."""
+    digest = hashlib.sha256(CLIENT_SOURCE.read_bytes()).hexdigest()[:16]
+    out = FIX_DIR / f"classes-{digest}"
+    if (out / "NanotickFixClient.class").exists():
+        return out
+    tmp = pathlib.Path(tempfile.mkdtemp(dir=FIX_DIR, prefix="classes-tmp-"))
+    subprocess.run(["javac", "-nowarn", "-cp", str(FIX_DIR / "jars" / "*"), "-d", str(tmp), str(CLIENT_SOURCE)],
                    check=True, capture_output=True, timeout=120)
+    try:
+        tmp.rename(out)
+    except OSError:  # made meanwhile
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
@@ -202,7 +216,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if gateway.poll() is not None or time.monotonic() > deadline:
                 raise LoadTestError("the gateway did not start: see " + str(run_dir / "gateway.log"))
             time.sleep(0.05)
-        client = FixBenchClient(compile_client(run_dir), port, run_dir / "qfj-store")
+        client = FixBenchClient(compile_client(), port, run_dir / "qfj-store", quick=args.quick)
         print(f"nanotick fix-bench: exchange at {exchange.address}, gateway on port {port}, idle {args.idle}; {args.rounds} round(s) of "
               f"{args.round_trips:,} FIX round trips (new + cancel) and as many binary messages; run dir {run_dir}",
               flush=True)

@@ -11,15 +11,12 @@ own list under its condition.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pathlib
-import shutil
 import signal
-import socket
 import subprocess
-import tempfile
+import sys
 import threading
 import time
 from typing import Callable, Dict, List, Optional
@@ -28,35 +25,18 @@ from exchange_harness import ExchangeConfig, ExchangeProcess
 from logged_process import LoggedProcess
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+from tools.fixbench.fixbench import compile_client, free_port  # noqa: E402,F401 (free_port: for the tests)
 GATEWAY = pathlib.Path(os.environ.get("NANOTICK_FIX_GATEWAY", REPO / "build" / "release" / "bin" / "nanotick-fix-gateway"))
 FIX_DIR = REPO / "build" / "fix"  # ./nanotick setup: jars/ and FIX44.xml
-CLIENT_SOURCE = pathlib.Path(__file__).resolve().parent / "client" / "NanotickFixClient.java"
 GATEWAY_COMP_ID = "NANOTICK"
 LOG_PREFIX = "nanotick-fix-gateway: "
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on now (QuickFIX 1.15 cannot listen on port 0 and say which it got)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("0.0.0.0", 0))
-        return s.getsockname()[1]
-
-
 def compiled_client() -> pathlib.Path:
-    """The Java client compiled once per source version into build/fix/classes-<hash>
-    (atomically: concurrent pytest workers may race to make it)."""
-    digest = hashlib.sha256(CLIENT_SOURCE.read_bytes()).hexdigest()[:16]
-    out = FIX_DIR / f"classes-{digest}"
-    if (out / "NanotickFixClient.class").exists():
-        return out
-    tmp = pathlib.Path(tempfile.mkdtemp(dir=FIX_DIR, prefix="classes-tmp-"))
-    subprocess.run(["javac", "-nowarn", "-cp", str(FIX_DIR / "jars" / "*"), "-d", str(tmp), str(CLIENT_SOURCE)],
-                   check=True, capture_output=True, text=True, timeout=120)
-    try:
-        tmp.rename(out)
-    except OSError:  # another worker made it first
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+    """The Java client, compiled once per source version (./nanotick fix-bench's, shared)."""
+    return compile_client()
 
 
 def write_gateway_config(directory: pathlib.Path, exchange: ExchangeConfig, sessions: Dict[str, int],
