@@ -16,7 +16,7 @@ namespace {
 // address is reached on loopback.
 net::SocketAddress venue_address(const venue::VenueConfig& venue) {
   net::SocketAddress a = net::parse_socket_address(venue.server.order_entry, net::PortZero::kAllowed);
-  if (a.ip.value == 0) a.ip = net::parse_socket_address("127.0.0.1:1").ip;
+  if (a.ip.value == 0) a.ip = net::parse_ipv4("127.0.0.1");
   return a;
 }
 

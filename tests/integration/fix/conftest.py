@@ -86,11 +86,11 @@ def fix_venue_factory(tmp_path, client_classes, request):
             pytest.skip(f"{path} is missing: build it with 'cmake --build build/release --target {target}'")
     venues: List[FixVenue] = []
 
-    def make(config: ExchangeConfig) -> FixVenue:
+    def make(config: ExchangeConfig, gateway_args: Optional[List[str]] = None) -> FixVenue:
         venue = FixVenue(tmp=tmp_path, classes=client_classes, config=config, sessions={"CLIENT1": 1, "CLIENT2": 2})
         venues.append(venue)
         venue.start_exchange()
-        venue.start_gateway()
+        venue.start_gateway(gateway_args)
         return venue
 
     yield make

@@ -8,6 +8,7 @@ fills the exchange reported to the other side.
 from __future__ import annotations
 
 import nanotick_wire as w
+from exchange_harness import make_config
 
 T = "60=20261127-00:00:00"  # TransactTime, required by FIX 4.4 on D, F and G
 
@@ -149,3 +150,16 @@ def test_gateway_and_venue_refusals(fix_venue):
     # ... and the session goes on.
     fix.send(new_order("R8", "1", 1, 100))
     fix.report("R8", "0")
+
+
+def test_gateway_over_shared_memory(tmp_path, fix_venue_factory):
+    """The gateway's venue sessions over the exchange's shared-memory transport: the same session code."""
+    venue = fix_venue_factory(make_config(tmp_path), gateway_args=["--transport", "shm"])
+    fix = venue.client()
+    trader = venue.exchange.logon(3, heartbeat_ms=60000)
+    fix.send(new_order("H1", "2", 3, 500))
+    fix.report("H1", "0")
+    trader.send(w.NewOrder(client_order_id=1, instrument=0, side=w.BUY, order_type=w.IOC, price=500, qty=3))
+    filled = fix.report("H1", "F")
+    assert (filled["39"], filled["32"], filled["31"]) == ("2", "3", "500")
+    assert binary_fills(trader, 1) == [(500, 3)]
