@@ -1,6 +1,7 @@
 #include "core/int_hash_map.hpp"
 
 #include "support/allocation_counter.hpp"
+#include "support/stress.hpp"
 
 #include <gtest/gtest.h>
 
@@ -288,6 +289,9 @@ TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithSlidingOrderIds) {
   std::size_t head = 0;
   std::uint64_t next_id = 1;
   auto any_recent = [&] { return recent[pick() % recent.size()]; };
+  // 250,000 ops under sanitizers (1,000,000 took ~4.5 s there), never fewer (the map first runs full at op 17,333;
+  // every erase path, wrapping ones included, is taken by op 40,436).
+  const std::size_t ops = std::max<std::uint64_t>(nanotick::test::stress_items(1'000'000, 250'000), 250'000);
   run_differential(
       m,
       [&](Op op) {
@@ -311,7 +315,7 @@ TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithSlidingOrderIds) {
         }
         return any_recent();
       },
-      1'000'000, 7);
+      ops, 7);
 }
 
 TYPED_TEST(IntHashMapWithHash, ShouldMatchUnorderedMapWithSignedKeysIncludingExtremes) {
@@ -350,18 +354,21 @@ TEST(IntHashMap, ShouldMatchUnorderedMapWithDegenerateHashes) {
   // exercise every branch of backward-shift deletion.
   std::mt19937_64 pick(10);
   auto key = [&](Op) { return pick() % 300; };
+  // Per hash: 40,000 ops under sanitizers (150,000 took ~5 s there), never fewer (at 40,000 each map first runs full
+  // by op 418, and every erase path, wrapping ones included, is taken by op 1,122).
+  const std::size_t ops = std::max<std::uint64_t>(nanotick::test::stress_items(150'000, 40'000), 40'000);
   {
     IntHashMap<std::uint64_t, std::uint64_t, FourBucketHash> m(100);
-    run_differential(m, key, 150'000, 11);
+    run_differential(m, key, ops, 11);
   }
   {
     IntHashMap<std::uint64_t, std::uint64_t, WrapHash> m(100);
-    run_differential(m, key, 150'000, 12);
+    run_differential(m, key, ops, 12);
   }
   {
     IntHashMap<std::uint64_t, std::uint64_t, ConsecutiveHash> m(100);
     ASSERT_EQ(m.table_size(), 256u);
-    run_differential(m, key, 150'000, 13);
+    run_differential(m, key, ops, 13);
   }
 }
 
@@ -393,7 +400,10 @@ TYPED_TEST(IntHashMapWithHash, ShouldKeepProbeLengthsBoundedAfterHeavyChurn) {
   // Churn: 2 million erase-one/insert-one steps at full load (load factor 1/2).
   // With tombstones the table would fill with deleted markers and every miss
   // would scan long runs; with backward shift nothing accumulates.
-  for (int step = 0; step < 2'000'000; ++step) {
+  // 500,000 steps under sanitizers (2,000,000 took ~5-7 s there), never fewer (the last starting key is replaced at
+  // step 145,260, and every one of the 16,384 live keys has turned over three times by step 214,573).
+  const std::uint64_t steps = std::max<std::uint64_t>(nanotick::test::stress_items(2'000'000, 500'000), 500'000);
+  for (std::uint64_t step = 0; step < steps; ++step) {
     const std::size_t victim = rng() % live.size();
     ASSERT_TRUE(m.erase(live[victim]));
     std::uint64_t k = rng();
