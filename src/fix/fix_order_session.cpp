@@ -217,13 +217,19 @@ void FixOrderSession::new_order(const FixOrderRequest& r) {
 
 void FixOrderSession::refuse_cancel(const FixOrderRequest& r, const FixOrder* o, int reason, const std::string& text) {
   ++counters_.refused_here;
+  send_cancel_reject(o, r.cl_ord_id, r.orig_cl_ord_id, r.kind == Kind::kCancel ? '1' : '2', reason, text);
+}
+
+void FixOrderSession::send_cancel_reject(const FixOrder* o, const std::string& cl_ord_id,
+                                         const std::string& orig_cl_ord_id, char response_to, int reason,
+                                         const std::string& text) {
   FixCancelReject cr;
   cr.session = index_;
   cr.order_id = o == nullptr ? std::string("NONE") : order_id_text(*o);
-  cr.cl_ord_id = r.cl_ord_id;
-  cr.orig_cl_ord_id = r.orig_cl_ord_id;
+  cr.cl_ord_id = cl_ord_id;
+  cr.orig_cl_ord_id = orig_cl_ord_id;
   cr.ord_status = o == nullptr ? ord_status::kRejected : o->status;
-  cr.response_to = r.kind == Kind::kCancel ? '1' : '2';
+  cr.response_to = response_to;
   cr.cxl_rej_reason = reason;
   cr.text = text;
   send(cr);
@@ -379,17 +385,7 @@ void FixOrderSession::handle_report(const proto::ExecutionReport& m) {
 }
 
 void FixOrderSession::refuse_cancel(const Pending& p, char response_to, int reason, const std::string& text) {
-  const FixOrder* o = orders_.find(p.number);
-  FixCancelReject cr;
-  cr.session = index_;
-  cr.order_id = o == nullptr ? std::string("NONE") : order_id_text(*o);
-  cr.cl_ord_id = p.cl_ord_id;
-  cr.orig_cl_ord_id = p.orig_cl_ord_id;
-  cr.ord_status = o == nullptr ? ord_status::kRejected : o->status;
-  cr.response_to = response_to;
-  cr.cxl_rej_reason = reason;
-  cr.text = text;
-  send(cr);
+  send_cancel_reject(orders_.find(p.number), p.cl_ord_id, p.orig_cl_ord_id, response_to, reason, text);
 }
 
 void FixOrderSession::on_order_reject(const proto::OrderReject& m, char response_to) {

@@ -114,6 +114,8 @@ class FixOrderSession {
   void refuse_new(const FixOrderRequest& r, int reason, const std::string& text);
   void refuse_cancel(const FixOrderRequest& r, const FixOrder* o, int reason, const std::string& text);
   void refuse_cancel(const Pending& p, char response_to, int reason, const std::string& text);
+  void send_cancel_reject(const FixOrder* o, const std::string& cl_ord_id, const std::string& orig_cl_ord_id,
+                          char response_to, int reason, const std::string& text);
   std::optional<market::InstrumentId> instrument(const std::string& symbol) const;
   std::string order_id_text(const FixOrder& o) const;
 
