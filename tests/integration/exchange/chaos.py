@@ -6,7 +6,12 @@ for the list) nothing acknowledged is lost, every number continues without a
 gap or repeat, and the recovered books equal an independent replay of the
 journal. `between` is called once per run while the exchange is up (the soak
 kills and restarts traders there); the loop ends after `kills` kills or at
-`deadline` (time.monotonic()), whichever is given. Returns the figures.
+`deadline` (time.monotonic()), whichever is given; with a deadline it goes on
+past it until `min_kills` kills, but never past `give_up` (a loaded machine
+makes each kill slower, and a soak that killed too few times proves little).
+`before_stop` is called once the loop ended, while the exchange still runs,
+before the final cancels and the clean stop (the soak stops its traders
+there). Returns the figures, with the final journal's replay.
 
 Not thread-safe (one test thread).
 """
@@ -36,6 +41,7 @@ class ChaosFigures:
     requests_journaled: int = 0
     orders_checked: int = 0       # acknowledged orders of the checking clients found in the replay, summed over checks
     reports_checked: int = 0
+    final_model: Optional[em.EngineModel] = None  # the journal replayed after the final clean stop
 
 
 def chaos_config(tmp_path, order_entry: str = "127.0.0.1:0"):
@@ -97,7 +103,9 @@ def check_snapshots_against_journal(config, snaps, where: str) -> None:
 
 
 def run_chaos(start_exchange, config, seed: int, kills: Optional[int] = None, deadline: Optional[float] = None,
-              between: Optional[Callable[[random.Random, int], None]] = None, log: Callable[[str], None] = print) -> ChaosFigures:
+              between: Optional[Callable[[random.Random, int], None]] = None, log: Callable[[str], None] = print,
+              min_kills: int = 0, give_up: Optional[float] = None,
+              before_stop: Optional[Callable[[], None]] = None) -> ChaosFigures:
     rng = random.Random(seed)
     figures = ChaosFigures()
     exact = between is None  # only the checking clients trade: every number is predicted exactly
@@ -152,7 +160,10 @@ def run_chaos(start_exchange, config, seed: int, kills: Optional[int] = None, de
                 first = md.wait_for(lambda: next((m for p in md.packets()[0] for m in p.messages if m.seq == model.next_md_seq), None), 3.0,
                                     f"the first market data message after the restart to carry seq {model.next_md_seq}")
                 assert first.instrument_seq == start_iseqs[first.instrument] + 1, (where, first, start_iseqs)
-            last = (kills is not None and run >= kills) or (deadline is not None and time.monotonic() >= deadline)
+            now = time.monotonic()
+            last = ((kills is not None and run >= kills)
+                    or (deadline is not None and now >= deadline and figures.kills >= min_kills)
+                    or (give_up is not None and now >= give_up))
             if last:
                 break
             if between is not None:
@@ -191,6 +202,8 @@ def run_chaos(start_exchange, config, seed: int, kills: Optional[int] = None, de
             acked = [r.exec_seq for r in t.reports]
             max_acked_exec_seq = max([max_acked_exec_seq] + acked)
         run += 1
+    if before_stop is not None:
+        before_stop()
     # Final: cancel everything still resting, shut down cleanly, replay once more.
     for t in trackers:
         for o in [o for o in t.live() if o.order_type == w.LIMIT]:
@@ -208,4 +221,5 @@ def run_chaos(start_exchange, config, seed: int, kills: Optional[int] = None, de
     check_reports_against_model(trackers, model)
     if between is None:  # the soak's traders may leave orders resting
         assert model.books() == {0: [], 1: []}
+    figures.final_model = model
     return figures
