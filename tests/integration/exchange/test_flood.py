@@ -8,7 +8,9 @@ The bound: p99 of the other client's NewOrder -> acknowledgement round trip
 below 50 ms. Generous on purpose: the machine has 2 cores shared by the
 exchange, the flooder, this test and whatever else CI runs; an unthrottled or
 unfair gateway (the flood read to exhaustion before the other session's turn)
-shows up as hundreds of milliseconds or as timeouts, far above it.
+shows up as hundreds of milliseconds or as timeouts, far above it. A bound on
+wall-clock time: marked `timing`, so `./nanotick test` runs it alone after
+the parallel pass (never beside the chaos soak; tests/integration/conftest.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import pathlib
 import subprocess
 import sys
 import time
+
+import pytest
 
 import nanotick_wire as w
 from exchange_harness import make_config
@@ -33,6 +37,7 @@ def percentile(values, q):
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
+@pytest.mark.timing
 def test_flooding_client_is_throttled_and_does_not_delay_others(start_exchange, tmp_path):
     config = make_config(tmp_path)
     config.client(1).rate_limit_per_s = RATE

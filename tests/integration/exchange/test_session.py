@@ -215,6 +215,8 @@ def test_bad_length_and_oversized_close_only_that_session(start_exchange, config
     ex.stop()
 
 
+# timing: a connection that never logs on is closed within 2.5 s (logon_timeout_ms 300).
+@pytest.mark.timing
 def test_garbage_and_mid_message_disconnects_leave_others_serving(start_exchange, tmp_path):
     config = make_config(tmp_path, server={"logon_timeout_ms": 300})
     ex = start_exchange(config)
@@ -315,6 +317,8 @@ def test_order_messages_round_trip_through_the_engine(start_exchange, config):
     ex.stop()
 
 
+# timing: the silent session is closed 0.25-1.5 s in (3 heartbeats of 100 ms, plus the pass that sees it).
+@pytest.mark.timing
 def test_heartbeats_and_heartbeat_timeout(start_exchange, config):
     ex = start_exchange(config)
     with ex.logon(1, heartbeat_ms=100) as quiet, ex.logon(2, heartbeat_ms=100) as chatty:

@@ -201,6 +201,8 @@ def test_api_key_not_matching_the_exchange_config_is_refused_at_start(binaries, 
     run_refused(start_trader, spec.write(tmp_path), "api_key")
 
 
+# timing: the trader stops within 6 s of its start (one that kept retrying would run its 8 s).
+@pytest.mark.timing
 def test_logon_rejected_for_a_wrong_api_key_stops_the_trader(start_exchange, start_trader, config, tmp_path):
     ex = start_exchange(config)
     # The trader reads an exchange config that is out of date: the same venue, but client 1's
