@@ -31,7 +31,9 @@ HOST_IPS = {"ex": 1, "t1": 11, "t2": 12, "t3": 13, "obs": 20}
 
 
 class NetnsUnavailable(Exception):
-    """The kernel or the user may not make namespaces here (the test skips, saying why)."""
+    """The kernel or the user may not make namespaces here. The tests skip, saying why, except
+    under CI=true (CI runs as root with iproute2 and nftables), where they fail with the reason
+    (test_network_faults.py's `net` fixture)."""
 
 
 def _run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
