@@ -1,8 +1,11 @@
 // nanotick-journal: the operator's view of a journal directory
 // (docs/EXCHANGE.md "When the journal is damaged"):
-//   verify DIR  what is there and what is wrong (exit 0 clean, 3 torn tail
-//               that the exchange cuts at start-up, 4 damage the exchange
-//               refuses to start on);
+//   verify DIR  what is there, what is wrong, and what the exchange's
+//               start-up will do with the directory -- decided by the same
+//               function start-up runs (recovery_plan.hpp), with the same
+//               snapshot and trade ledger: exit 0 it starts and changes
+//               nothing, 3 it cuts a torn tail (journal or ledger) and
+//               starts, 4 it refuses to start;
 //   dump DIR    every record as CSV (good, after the break, bad);
 //   repair DIR  cuts the journal at its first break after keeping a copy of
 //               everything it removes (takes the directory's lock: never
@@ -22,6 +25,8 @@
 #include "exchange/journal_lock.hpp"
 #include "exchange/journal_repair.hpp"
 #include "exchange/journal_scan.hpp"
+#include "exchange/recovery_plan.hpp"
+#include "exchange/trade_ledger.hpp"
 #include "workload/workload_csv.hpp"
 
 namespace {
@@ -41,8 +46,26 @@ const char* status_name(SlotStatus s) {
   return "?";
 }
 
-std::uint64_t fingerprint_of(const std::string& config_path) {
-  return config_path.empty() ? 0 : load_exchange_config(config_path).engine_fingerprint();
+// The config's fingerprint, or else the journal's own (its first good
+// segment header), or else the ledger's: what start-up would compare with.
+std::uint64_t fingerprint_of(const std::string& config_path, const std::string& dir, std::string& source) {
+  if (!config_path.empty()) {
+    source = config_path;
+    return load_exchange_config(config_path).engine_fingerprint();
+  }
+  for (const auto& s : scan_journal(dir, 0).segments)
+    if (s.header_problem.empty()) {
+      source = "the journal's first segment (give --config to check against a config)";
+      return s.fingerprint;
+    }
+  try {
+    const LedgerContents c = read_trade_ledger(trade_ledger_path(dir));
+    source = "the trade ledger (give --config to check against a config)";
+    return c.fingerprint;
+  } catch (const std::exception&) {
+  }
+  source = "none found (give --config)";
+  return 0;
 }
 
 void require_dir(const std::string& dir) {
@@ -51,45 +74,61 @@ void require_dir(const std::string& dir) {
 
 int verify(const std::string& dir, const std::string& config_path) {
   require_dir(dir);
-  const std::uint64_t fingerprint = fingerprint_of(config_path);
+  std::string source;
+  const std::uint64_t fingerprint = fingerprint_of(config_path, dir, source);
   const JournalScan scan = scan_journal(dir, fingerprint);
-  std::printf("journal %s: %zu segment file(s)\n", dir.c_str(), scan.segments.size());
+  std::printf("journal %s: %zu segment file(s); instrument table fingerprint %016" PRIx64 " from %s\n", dir.c_str(),
+              scan.segments.size(), fingerprint, source.c_str());
   for (const auto& s : scan.segments) {
     std::printf("  %s  %" PRIu64 " bytes  ", std::filesystem::path(s.path).filename().c_str(), s.file_bytes);
     if (!s.header_problem.empty()) {
       std::printf("header: %s\n", s.header_problem.c_str());
     } else if (s.good_records == 0) {
-      std::printf("fingerprint %016" PRIx64 ", no good records\n", s.fingerprint);
+      std::printf("fingerprint %016" PRIx64 ", no good records%s\n", s.fingerprint, s.cut_short ? ", CUT SHORT" : "");
     } else {
-      std::printf("fingerprint %016" PRIx64 ", seq %" PRIu64 "..%" PRIu64 " (%" PRIu64 " good records)\n",
-                  s.fingerprint, s.first_seq, s.last_seq, s.good_records);
+      std::printf("fingerprint %016" PRIx64 ", seq %" PRIu64 "..%" PRIu64 " (%" PRIu64 " good records)%s\n",
+                  s.fingerprint, s.first_seq, s.last_seq, s.good_records, s.cut_short ? ", CUT SHORT" : "");
     }
   }
   if (scan.good_records != 0)
     std::printf("good records: seq %" PRIu64 "..%" PRIu64 " (%" PRIu64 ")\n", scan.first_seq, scan.next_seq - 1,
                 scan.good_records);
   else std::printf("good records: none\n");
-  int rc = 0;
-  for (const std::size_t i : scan.fingerprint_mismatch) {
+  for (const std::size_t i : scan.fingerprint_mismatch)
     std::printf("wrong instrument table: %s (fingerprint %016" PRIx64 ", %s has %016" PRIx64 ")\n",
-                scan.segments[i].path.c_str(), scan.segments[i].fingerprint, config_path.c_str(), fingerprint);
-    rc = kExitCorrupt;
+                scan.segments[i].path.c_str(), scan.segments[i].fingerprint, source.c_str(), fingerprint);
+  if (scan.has_break) std::printf("first problem: %s (%s)\n", scan.describe_break().c_str(), to_string(scan.damage));
+
+  // What start-up will do: the function it runs, without the engine.
+  try {
+    const RecoveryPlan plan = plan_recovery(dir, fingerprint);
+    for (const auto& p : plan.snapshot_problems) std::printf("engine snapshot skipped: %s\n", p.c_str());
+    if (plan.snapshot_seq != 0)
+      std::printf("engine snapshot: %s (journal seq %" PRIu64 ")\n", plan.snapshot_path.c_str(), plan.snapshot_seq);
+    else std::printf("engine snapshot: none (the replay starts at seq 1)\n");
+    const LedgerPlan& l = plan.ledger;
+    if (l.missing) std::printf("trade ledger: missing (start-up makes it)\n");
+    else
+      std::printf("trade ledger: %" PRIu64 " trade(s)%s%s\n", l.next_trade_seq - 1,
+                  l.cut_bytes != 0 ? "; torn tail: " : "", l.cut_reason.c_str());
+    const JournalRecovery& j = plan.journal;
+    const bool cuts = !j.truncation.empty() || l.cut_bytes != 0;
+    std::printf("start-up: replays %" PRIu64 " request(s)", j.records_replayed);
+    if (!j.cut_path.empty())
+      std::printf(", cuts the journal's torn tail (%s from offset %" PRIu64 ")", j.cut_path.c_str(), j.cut_offset);
+    for (const auto& q : j.to_quarantine) std::printf(", keeps %s aside", q.c_str());
+    if (l.cut_bytes != 0) std::printf(", cuts the ledger's torn tail (%" PRIu64 " bytes)", l.cut_bytes);
+    std::printf(", continues at seq %" PRIu64 "\n", j.tail.next_seq);
+    std::printf("verdict: %s\n", cuts ? "torn tail: the exchange cuts it at start-up (nothing after it passes its "
+                                        "CRC or proves a record was there: no acknowledged request can be in it)"
+                                      : "clean: the exchange starts on it and changes nothing");
+    return cuts ? kExitTorn : 0;
+  } catch (const JournalError& e) {
+    std::printf("verdict: %s: the exchange refuses to start: %s\n",
+                scan.damage == JournalDamage::kCorrupt ? "corrupt" : "refused", e.what());
+  } catch (const LedgerError& e) {
+    std::printf("verdict: corrupt ledger: the exchange refuses to start: %s\n", e.what());
   }
-  if (!scan.has_break) {
-    std::printf("verdict: %s\n", rc == 0 ? "clean" : "clean records, but the exchange will refuse this config");
-    return rc;
-  }
-  std::printf("first problem: %s\n", scan.describe_break().c_str());
-  if (scan.damage == JournalDamage::kTornTail) {
-    std::printf(
-        "verdict: torn tail: the exchange cuts it at start-up (nothing after it passes its CRC: no acknowledged "
-        "request can be there)\n");
-    return rc == 0 ? kExitTorn : rc;
-  }
-  std::printf(
-      "verdict: corrupt: the exchange refuses to start on it. `nanotick journal dump %s` shows every record; "
-      "`nanotick journal repair %s` cuts the journal at seq %" PRIu64 " after copying what it removes\n",
-      dir.c_str(), dir.c_str(), scan.first_break.expected_seq);
   return kExitCorrupt;
 }
 
@@ -145,8 +184,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string dir;
   std::string config_path;
-  auto* v =
-      app.add_subcommand("verify", "what the journal holds and what is wrong (exit 0 clean, 3 torn tail, 4 corrupt)");
+  auto* v = app.add_subcommand(
+      "verify",
+      "what the journal holds, what is wrong, and what the exchange's start-up will do (exit 0 starts "
+      "unchanged, 3 cuts a torn tail, 4 refuses)");
   v->add_option("dir", dir, "journal directory")->required();
   v->add_option("--config,-c", config_path, "also check every segment against this exchange config's instrument table")
       ->check(CLI::ExistingFile);

@@ -6,10 +6,18 @@
 //                    and notional, net position change and cash moved -- what
 //                    the exchange's end-of-run balances must equal, opening
 //                    included, and what each trader's own books must say.
+//   verify LEDGER    what the file holds and what start-up will do with it:
+//                    exit 0 clean, 3 a torn tail it cuts, 4 damage in the
+//                    middle it refuses to start on;
+//   repair LEDGER    cuts a damaged ledger at its first bad record after
+//                    copying it into repair-<time>/ beside it (takes the
+//                    journal directory's lock: never while an exchange runs).
 // LEDGER is the file or the journal directory holding trades.ledger. Every
 // record's CRC and the trade_seq chain are checked; a torn tail is reported
-// on stderr and makes the exit code 3 (the exchange cuts it at start-up).
+// on stderr and makes the exit code 3, damage in the middle 4.
 #include <CLI/CLI.hpp>
+
+#include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -17,6 +25,7 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -24,6 +33,8 @@
 #include "config/toml_reader.hpp"
 #include "controls/account_limits.hpp"
 #include "exchange/exchange_config.hpp"
+#include "exchange/journal_lock.hpp"
+#include "exchange/ledger_repair.hpp"
 #include "exchange/trade_ledger.hpp"
 
 namespace {
@@ -31,6 +42,7 @@ namespace {
 using namespace nanotick::exchange;
 
 constexpr int kExitTorn = 3;
+constexpr int kExitCorrupt = 4;
 
 std::string ledger_path(const std::string& arg) {
   if (std::filesystem::is_directory(arg)) return (std::filesystem::path(arg) / "trades.ledger").string();
@@ -74,9 +86,57 @@ std::string symbol(const std::vector<std::string>& symbols, std::uint32_t instru
 }
 
 int finish(const LedgerContents& c, const std::string& path) {
+  if (c.damage == LedgerDamage::kCorrupt) {
+    std::fprintf(stderr, "nanotick-ledger: %s: %zu trade(s) before the damage; %s\n", path.c_str(), c.trades.size(),
+                 corrupt_ledger_message(path, c).c_str());
+    return kExitCorrupt;
+  }
   std::fprintf(stderr, "nanotick-ledger: %s: %zu trade(s)%s%s\n", path.c_str(), c.trades.size(),
                c.problem.empty() ? "" : "; torn tail: ", c.problem.c_str());
   return c.problem.empty() ? 0 : kExitTorn;
+}
+
+int verify(const std::string& arg) {
+  const std::string path = ledger_path(arg);
+  const LedgerContents c = read_trade_ledger(path);
+  std::printf("trade ledger %s: %" PRIu64 " bytes, fingerprint %016" PRIx64 ", %zu good trade(s)\n", path.c_str(),
+              c.file_bytes, c.fingerprint, c.trades.size());
+  switch (c.damage) {
+    case LedgerDamage::kNone: std::printf("verdict: clean\n"); return 0;
+    case LedgerDamage::kTornTail:
+      std::printf(
+          "first problem: %s; nothing after it passes its CRC\nverdict: torn tail: the exchange cuts it at "
+          "start-up and puts back from the journal the trades it holds\n",
+          c.problem.c_str());
+      return kExitTorn;
+    case LedgerDamage::kCorrupt:
+      std::printf("verdict: corrupt: %s\n", corrupt_ledger_message(path, c).c_str());
+      return kExitCorrupt;
+  }
+  return kExitCorrupt;
+}
+
+int repair(const std::string& arg, bool dry_run) {
+  const std::string path = ledger_path(arg);
+  std::unique_ptr<JournalDirLock> lock;
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  if (!dry_run)
+    lock = std::make_unique<JournalDirLock>(dir.empty() ? "." : dir,
+                                            "nanotick-ledger repair pid " + std::to_string(::getpid()));
+  const LedgerRepair r = repair_trade_ledger(path, dry_run);
+  if (r.backup_path.empty()) {
+    std::printf("trade ledger %s is clean: nothing to repair\n", path.c_str());
+    return 0;
+  }
+  const char* verb = dry_run ? "would" : "did";
+  std::printf("%s copy %s to %s, then cut it after trade_seq %" PRIu64 " (%" PRIu64 " bytes)\n", verb, path.c_str(),
+              r.backup_path.c_str(), r.kept_trades, r.cut_bytes);
+  if (r.removed_valid != 0)
+    std::printf("REMOVED: %" PRIu64 " record(s) that pass their CRC (trade_seq %" PRIu64 "..%" PRIu64
+                "); the exchange's next start puts back those whose requests are in the journal after its engine "
+                "snapshot (its log names the rest); the copy keeps them all\n",
+                r.removed_valid, r.removed_valid_min_seq, r.removed_valid_max_seq);
+  return 0;
 }
 
 int list(const std::string& arg, const Filter& f, const std::string& config_path) {
@@ -148,9 +208,20 @@ int main(int argc, char** argv) {
   common(l);
   auto* b = app.add_subcommand("balances", "per client and instrument: bought, sold, position change, cash moved");
   common(b);
+  auto* v = app.add_subcommand("verify",
+                               "what the ledger holds and what start-up will do (exit 0 clean, 3 torn tail, "
+                               "4 damage in the middle: start-up refuses)");
+  v->add_option("ledger", ledger, "the ledger file, or the journal directory holding trades.ledger")->required();
+  bool dry_run = false;
+  auto* r = app.add_subcommand("repair", "cut a damaged ledger at its first bad record, keeping a copy of the file");
+  r->add_option("ledger", ledger, "the ledger file, or the journal directory (no exchange may be running on it)")
+      ->required();
+  r->add_flag("--dry-run,-n", dry_run, "say what would be done, change nothing");
   CLI11_PARSE(app, argc, argv);
   try {
     if (l->parsed()) return list(ledger, f, config_path);
+    if (v->parsed()) return verify(ledger);
+    if (r->parsed()) return repair(ledger, dry_run);
     return balances(ledger, f, config_path);
   } catch (const nanotick::config::ConfigError& e) {
     std::fprintf(stderr, "nanotick-ledger: config error: %s\n", e.what());

@@ -2,8 +2,9 @@
 // bytes (and, when the input is long enough, a second one from its tail), as
 // start-up recovery and `nanotick journal verify` read it. The scan must
 // classify anything (clean, torn tail, corrupt) without crashing; recovery
-// must either refuse with a JournalError or recover a journal that then scans
-// clean (the cut it made left nothing behind).
+// must either refuse with a JournalError having changed no byte of the
+// directory, or recover a journal that then scans clean (the cut it made
+// left nothing behind).
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "exchange/journal_format.hpp"
@@ -30,6 +32,16 @@ const std::string& work_dir() {
     return std::string(shm) + "/nanotick-fuzz-journal-" + std::to_string(::getpid());
   }();
   return dir;
+}
+
+// Every file's name and bytes: what "changed nothing" compares.
+std::string directory_bytes(const std::string& dir) {
+  std::string out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ifstream f(e.path(), std::ios::binary);
+    out += e.path().filename().string() + '\0' + std::string(std::istreambuf_iterator<char>(f), {}) + '\0';
+  }
+  return out;
 }
 
 void write_file(const std::string& path, const std::uint8_t* data, std::size_t size) {
@@ -59,6 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   constexpr std::uint64_t kFingerprint = 0x5eed;
   const nx::JournalScan scan = nx::scan_journal(dir, kFingerprint);
+  const std::string before = directory_bytes(dir);
   try {
     std::uint64_t replayed = 0;
     const nx::JournalRecovery rec =
@@ -68,6 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (after.has_break || after.good_records != scan.good_records) std::abort();  // the cut left damage behind
     (void)rec;
   } catch (const nx::JournalError&) {
+    if (directory_bytes(dir) != before) std::abort();  // a refused start changed the journal
     if (scan.damage == nx::JournalDamage::kTornTail && scan.fingerprint_mismatch.empty() && scan.first_seq <= 1)
       std::abort();  // a torn tail must be recoverable
   }

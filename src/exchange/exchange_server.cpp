@@ -24,6 +24,7 @@
 #include "exchange/md_publisher.hpp"
 #include "exchange/md_udp_forwarder.hpp"
 #include "exchange/order_gateway.hpp"
+#include "exchange/recovery_plan.hpp"
 #include "exchange/sequencer.hpp"
 #include "exchange/snapshot_publisher.hpp"
 #include "exchange/snapshotter.hpp"
@@ -354,36 +355,36 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   s.journal_lock = std::make_unique<JournalDirLock>(
       config.journal.dir, "nanotick-exchange pid " + std::to_string(::getpid()) + " on " + host + ", order entry " +
                               config.server.order_entry);
-  // The trade ledger, before any replay: its tap also takes the trades the
-  // replay re-makes that the file lacks (a crash between the match and the write).
+  // Recovery (recovery_plan.hpp): the trade ledger judged, the newest good
+  // engine snapshot loaded, the journal after it replayed with the outputs
+  // muted -- all read-only, so that a refusal (thrown from plan_recovery)
+  // leaves the directory as it was. The ledger's tap takes the trades the
+  // replay re-makes that the file lacks (a crash between the match and the
+  // write), into a vector written once the start is decided.
   const std::uint64_t fingerprint = config.engine_fingerprint();
-  s.ledger = std::make_unique<TradeLedger>(config.journal.dir + "/trades.ledger", fingerprint, s.ledger_ring);
-  if (s.ledger->cut_bytes() != 0)
-    s.log("trade ledger: cut a torn tail: " + s.ledger->cut_reason() + " (" + std::to_string(s.ledger->cut_bytes()) +
-          " bytes)");
-  s.trade_tap = std::make_unique<TradeTap>(s.ledger_ring, s.ledger->next_trade_seq(), s.ledger->last_exec_seq());
-  on_pipeline(s, [&s](auto& p) { p.set_trade_tap(s.trade_tap.get()); });
-  // Recovery: the newest good engine snapshot, then the journal after it,
-  // replayed with the outputs muted.
   const auto t0 = Clock::now();
-  std::vector<std::string> problems;
-  std::uint64_t from_seq = 0;
-  if (auto snap = load_latest_snapshot(config.journal.dir, fingerprint, problems)) {
-    with_engine([&](auto& e) { e.import_state(snap->state, snap->controls); });
-    from_seq = snap->journal_seq;
-    s.log("engine snapshot " + snap->path + " loaded (journal seq " + std::to_string(from_seq) + ")");
-    // Compared by execution report seq: the ledger may hold only some of a request's trades.
-    if (snap->state.report_seq > s.ledger->last_exec_seq() && s.ledger->next_trade_seq() > 1)
-      s.log("trade ledger: its last trade has execution report seq " + std::to_string(s.ledger->last_exec_seq()) +
-            " and the snapshot is after report " + std::to_string(snap->state.report_seq) +
-            ": trades with reports in between, if there were any, are not in the ledger (the replay starts after "
-            "the snapshot, at request " +
-            std::to_string(from_seq + 1) + ")");
-  }
-  for (const auto& p : problems) s.log("engine snapshot skipped: " + p);
-  const JournalRecovery rec = recover_journal(config.journal.dir, fingerprint, from_seq, [&](const JournalRecord& r) {
-    with_engine([&](auto& e) { e.process(r.request); });
-  });
+  std::vector<TradeRecord> replayed_trades;
+  RecoveryHooks hooks;
+  hooks.on_ledger = [&](const LedgerPlan& ledger) {
+    s.trade_tap = std::make_unique<TradeTap>(s.ledger_ring, ledger.next_trade_seq, ledger.last_exec_seq);
+    s.trade_tap->collect_replay_into(&replayed_trades);
+    on_pipeline(s, [&s](auto& p) { p.set_trade_tap(s.trade_tap.get()); });
+  };
+  hooks.on_snapshot = [&](const LoadedSnapshot& snap) {
+    with_engine([&](auto& e) { e.import_state(snap.state, snap.controls); });
+  };
+  hooks.on_record = [&](const JournalRecord& r) { with_engine([&](auto& e) { e.process(r.request); }); };
+  RecoveryPlan plan = plan_recovery(config.journal.dir, fingerprint, hooks);
+  JournalRecovery& rec = plan.journal;
+
+  // Decided: carry the plan out.
+  apply_journal_recovery(rec);
+  s.ledger = std::make_unique<TradeLedger>(plan.ledger, fingerprint, s.ledger_ring);
+  s.ledger->write_recovered(replayed_trades);
+  s.trade_tap->end_replay();
+  for (const auto& p : plan.snapshot_problems) s.log("engine snapshot skipped: " + p);
+  if (plan.snapshot_seq != 0)
+    s.log("engine snapshot " + plan.snapshot_path + " loaded (journal seq " + std::to_string(plan.snapshot_seq) + ")");
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx",
@@ -396,6 +397,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
     s.log("journal: cut a torn tail: " + rec.truncation + " (" + std::to_string(rec.truncated_bytes) +
           " bytes zeroed)");
   for (const auto& q : rec.quarantined) s.log("journal: later segment kept aside, not replayed: " + q);
+  for (const std::string& line : describe_ledger_recovery(plan, replayed_trades)) s.log(line);
 
   s.journal = std::make_unique<JournalWriter>(config.journal.dir, config.journal.segment_bytes,
                                               config.engine_fingerprint(), rec.tail);
@@ -448,7 +450,6 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
           " but the recovered engine ends at report " + std::to_string(recovered_reports) +
           ": the journal lost requests the ledger had trades of (its unsynced tail, or a repair); new trades are "
           "recorded from here on, after those");
-  s.trade_tap->end_replay();
   on_pipeline(s, [](auto& p) { p.unmute(); });
   place_counters();
 }

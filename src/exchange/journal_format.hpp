@@ -25,7 +25,12 @@ struct SegmentHeader {
   std::uint32_t record_size;
   std::uint64_t first_seq;    // seq of the segment's first record
   std::uint64_t fingerprint;  // ExchangeConfig::engine_fingerprint() of the writer
-  std::uint8_t reserved[32];
+  // The file's size as made (preallocated whole before the header is
+  // written): a file shorter than this was cut by something other than the
+  // writer, and records may be missing from it. 0 in segments written before
+  // the field existed (their size is unknown).
+  std::uint64_t segment_bytes;
+  std::uint8_t reserved[24];
 };
 static_assert(sizeof(SegmentHeader) == 64 && std::is_trivially_copyable_v<SegmentHeader>);
 
@@ -66,6 +71,12 @@ inline bool parse_numbered_name(std::string_view name, std::string_view prefix, 
 inline bool parse_segment_file_name(std::string_view name, std::uint64_t& first_seq) noexcept {
   return parse_numbered_name(name, "journal-", ".log", first_seq);
 }
+
+// A segment is made under this name (segment_file_name + ".tmp") and renamed
+// once its size and header are durable, so a file with a segment's own name
+// always had its whole size and its header: a leftover .tmp is a creation a
+// crash interrupted (ignored by the scan, replaced by the next creation).
+inline constexpr std::string_view kSegmentTempSuffix = ".tmp";
 
 inline std::string segment_file_name(std::uint64_t first_seq) {
   char name[64];

@@ -28,7 +28,7 @@ JournalError records_missing(const std::string& path, std::uint64_t first_seq, s
 
 }  // namespace
 
-std::uint64_t cut_segment_after(const std::string& path, std::uint64_t from) {
+std::uint64_t cut_segment_after(const std::string& path, std::uint64_t from, std::uint64_t made_bytes) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) throw JournalError(sys_error("journal: cannot open " + path));
   struct stat st {};
@@ -58,6 +58,14 @@ std::uint64_t cut_segment_after(const std::string& path, std::uint64_t from) {
     }
     cut += size - whole;
   }
+  if (made_bytes > whole) {
+    if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(made_bytes)); err != 0) {
+      ::close(fd);
+      errno = err;
+      throw JournalError(
+          sys_error("journal: cannot extend " + path + " back to " + std::to_string(made_bytes) + " bytes"));
+    }
+  }
   ::fdatasync(fd);
   ::close(fd);
   return cut;
@@ -70,15 +78,14 @@ std::string quarantine_segment(const std::string& path) {
 }
 
 std::string corrupt_journal_message(const JournalScan& scan) {
-  return "journal in " + scan.dir + " is damaged before records that pass their CRC: " + scan.describe_break() +
-         ". The exchange will not start on it (those records may hold acknowledged orders) and has changed "
-         "nothing. See `./nanotick journal verify " +
-         scan.dir + "` and `./nanotick journal dump " + scan.dir + "`; `./nanotick journal repair " + scan.dir +
+  return "journal in " + scan.dir + " is damaged where acknowledged requests may be: " + scan.describe_break() +
+         ". The exchange will not start on it and has changed nothing. See `./nanotick journal verify " + scan.dir +
+         "` and `./nanotick journal dump " + scan.dir + "`; `./nanotick journal repair " + scan.dir +
          "` cuts the journal at the damage after keeping a copy of everything it removes";
 }
 
-JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprint, std::uint64_t after_seq,
-                                const std::function<void(const JournalRecord&)>& on_record) {
+JournalRecovery plan_journal_recovery(const std::string& dir, std::uint64_t fingerprint, std::uint64_t after_seq,
+                                      const std::function<void(const JournalRecord&)>& on_record) {
   JournalRecovery out;
   const JournalScan scan = scan_journal(
       dir, fingerprint, [&](const JournalSegmentInfo& seg, std::uint64_t, const JournalRecord& r, SlotStatus st) {
@@ -88,7 +95,7 @@ JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprin
         if (out.records_scanned == 0 && r.seq > after_seq + 1) throw records_missing(seg.path, r.seq, after_seq);
         ++out.records_scanned;
         if (r.seq > after_seq) {
-          on_record(r);
+          if (on_record) on_record(r);
           ++out.records_replayed;
         }
       });
@@ -104,13 +111,6 @@ JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprin
       scan.has_break ? scan.first_break.segment + (scan.first_break.offset != 0 ? 1 : 0) : scan.segments.size();
   for (std::size_t i = 0; i < usable; ++i)
     if (scan.segments[i].header_problem.empty()) tail = i;
-  if (scan.damage == JournalDamage::kTornTail) {
-    out.truncation = scan.describe_break();
-    if (tail != scan.segments.size() && tail == scan.first_break.segment)
-      out.truncated_bytes = cut_segment_after(scan.segments[tail].path, scan.segments[tail].end_offset);
-    for (std::size_t i = usable; i < scan.segments.size(); ++i)
-      out.quarantined.push_back(quarantine_segment(scan.segments[i].path));
-  }
   for (std::size_t i = 0; i < usable; ++i) out.segments += scan.segments[i].header_problem.empty();
   if (tail != scan.segments.size()) {
     const JournalSegmentInfo& seg = scan.segments[tail];
@@ -118,13 +118,41 @@ JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprin
     out.tail.segment_first_seq = seg.name_seq;
     out.tail.offset = seg.end_offset;
     out.tail.next_seq = scan.next_seq;
+    // Decided before anything is cut: a refused start changes nothing.
     if (scan.next_seq <= after_seq)
       throw JournalError("journal in " + dir + " ends at seq " + std::to_string(scan.next_seq - 1) +
-                         " but the state to continue from is at " + std::to_string(after_seq) +
-                         ": the journal lost records the snapshot has");
+                         " but the engine snapshot to continue from is at seq " + std::to_string(after_seq) +
+                         ": the journal lost records the snapshot has" +
+                         (scan.has_break ? " (" + scan.describe_break() + ")" : std::string()) +
+                         ". The exchange will not start on it and has changed nothing. See `./nanotick journal "
+                         "verify " +
+                         dir + "`; `./nanotick journal repair " + dir +
+                         "` cuts the journal at the damage and moves the snapshots after it aside, keeping a copy");
   } else {
     out.tail.next_seq = after_seq + 1;
   }
+  if (scan.damage == JournalDamage::kTornTail) {
+    out.truncation = scan.describe_break();
+    if (tail != scan.segments.size() && tail == scan.first_break.segment) {
+      out.cut_path = scan.segments[tail].path;
+      out.cut_offset = scan.segments[tail].end_offset;
+    }
+    for (std::size_t i = usable; i < scan.segments.size(); ++i) out.to_quarantine.push_back(scan.segments[i].path);
+  }
+  return out;
+}
+
+void apply_journal_recovery(JournalRecovery& plan) {
+  if (plan.applied) return;
+  plan.applied = true;
+  if (!plan.cut_path.empty()) plan.truncated_bytes = cut_segment_after(plan.cut_path, plan.cut_offset);
+  for (const auto& path : plan.to_quarantine) plan.quarantined.push_back(quarantine_segment(path));
+}
+
+JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprint, std::uint64_t after_seq,
+                                const std::function<void(const JournalRecord&)>& on_record) {
+  JournalRecovery out = plan_journal_recovery(dir, fingerprint, after_seq, on_record);
+  apply_journal_recovery(out);
   return out;
 }
 

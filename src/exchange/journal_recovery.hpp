@@ -1,17 +1,25 @@
 // Reads the journal back at start-up (docs/EXCHANGE.md "Snapshots and
-// recovery"): scans it (journal_scan.hpp), hands the good records after a
-// given seq to the caller, and then
-// - clean: appending continues after the last record;
-// - torn tail (nothing after the break passes its CRC): the journal is cut
-//   there: the rest of that segment is zeroed (a partial record at the end
-//   of a short file is cut off) and later segments are renamed *.corrupt-*
-//   (kept for inspection, never replayed);
-// - corrupt (records that pass their CRC follow the break): JournalError,
-//   and nothing is changed: those records may be acknowledged orders. The
-//   operator looks with `nanotick journal verify`/`dump` and decides with
-//   `nanotick journal repair`.
-// The caller must hold the directory's JournalDirLock. Start-up code:
-// allocates, throws. Not thread-safe.
+// recovery") in two steps, so that nothing on disk changes before the
+// decision to start is taken:
+// 1. plan_journal_recovery() scans it (journal_scan.hpp), hands the good
+//    records after a given seq to the caller, and decides; every refusal is
+//    a JournalError thrown here, having written nothing:
+//    - corrupt (records that pass their CRC follow the break, or evidence
+//      that records were written that are missing): those records may be
+//      acknowledged orders. The operator looks with `nanotick journal
+//      verify`/`dump` and decides with `nanotick journal repair`;
+//    - the journal ends before the state to continue from (a snapshot holds
+//      requests the journal lost), or starts after it;
+//    - another instrument table.
+// 2. apply_journal_recovery() makes the cut the plan holds, if any: a torn
+//    tail (nothing after the break passes its CRC, nothing proves records
+//    were there) is cut: the rest of that segment is zeroed (a partial
+//    record at the end of a short file is cut off) and later segments are
+//    renamed *.corrupt-* (kept for inspection, never replayed).
+// `nanotick journal verify` runs step 1 alone (recovery_plan.hpp), so it
+// says exactly what start-up will do. The caller of step 2 must hold the
+// directory's JournalDirLock. Start-up code: allocates, throws. Not
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -26,20 +34,33 @@
 namespace nanotick::exchange {
 
 struct JournalRecovery {
-  JournalTail tail;                 // where appending continues
+  JournalTail tail;                 // where appending continues (after the cut, if one is planned)
   std::uint64_t records_scanned = 0;
   std::uint64_t records_replayed = 0;   // handed to the callback (seq > after_seq)
   std::uint64_t segments = 0;           // segments holding good records (or a good empty header)
-  // Non-empty when a torn tail was cut: what was found and where.
+  // The planned cut of a torn tail ("" = none): what was found and where.
   std::string truncation;
+  std::string cut_path;                 // segment zeroed from cut_offset ("" = none)
+  std::uint64_t cut_offset = 0;
+  std::vector<std::string> to_quarantine;  // later segments to rename *.corrupt-*
+  // Filled in by apply_journal_recovery().
+  bool applied = false;
   std::uint64_t truncated_bytes = 0;    // bytes zeroed or cut off in the torn segment
-  std::vector<std::string> quarantined; // later segments renamed *.corrupt-*
+  std::vector<std::string> quarantined; // the new names of the later segments
 };
 
-// Scans `dir` (a missing or empty directory is an empty journal). Records
-// with seq <= after_seq are checked but not replayed (an engine snapshot
-// already holds them); each later good record goes to on_record in order.
-// `fingerprint` must match every segment's (else JournalError).
+// Step 1: reads `dir` (a missing or empty directory is an empty journal)
+// and decides; changes nothing. Records with seq <= after_seq are checked
+// but not replayed (an engine snapshot already holds them); each later good
+// record goes to on_record (may be empty) in order. `fingerprint` must match
+// every segment's. Throws JournalError for every refusal.
+JournalRecovery plan_journal_recovery(const std::string& dir, std::uint64_t fingerprint, std::uint64_t after_seq,
+                                      const std::function<void(const JournalRecord&)>& on_record);
+
+// Step 2: makes the planned cut (nothing if none was planned).
+void apply_journal_recovery(JournalRecovery& plan);
+
+// Both steps (tests and tools that do not need the decision in between).
 JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprint, std::uint64_t after_seq,
                                 const std::function<void(const JournalRecord&)>& on_record);
 
@@ -48,10 +69,12 @@ JournalRecovery recover_journal(const std::string& dir, std::uint64_t fingerprin
 std::string corrupt_journal_message(const JournalScan& scan);
 
 // Zeroes the segment file's bytes from `offset` to the end of its whole
-// records and cuts off a partial record at its end; fdatasyncs. Returns the
-// bytes zeroed or cut. Recovery uses it only where the scan found nothing
-// that passes its CRC; `journal repair` after keeping a copy.
-std::uint64_t cut_segment_after(const std::string& path, std::uint64_t offset);
+// records and cuts off a partial record at its end; then, if `made_bytes`
+// is larger than the file, extends it with zeros to that size (a segment
+// cut short, repaired); fdatasyncs. Returns the bytes zeroed or cut.
+// Recovery uses it only where the scan found nothing that passes its CRC
+// and no evidence of loss; `journal repair` after keeping a copy.
+std::uint64_t cut_segment_after(const std::string& path, std::uint64_t offset, std::uint64_t made_bytes = 0);
 
 // Renames `path` to `path`.corrupt-<unix time> (kept, never replayed) and
 // returns the new name.

@@ -14,7 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string backup_dir_name(const std::string& dir) {
+}  // namespace
+
+std::string repair_backup_dir_name(const std::string& dir) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
@@ -25,6 +27,8 @@ std::string backup_dir_name(const std::string& dir) {
   for (int n = 2; fs::exists(name); ++n) name = base + "-" + std::to_string(n);
   return name;
 }
+
+namespace {
 
 void fsync_dir(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -62,7 +66,7 @@ JournalRepair repair_journal(const JournalScan& scan, bool dry_run) {
     out.moved.push_back(scan.segments[i].path);
   // With no break seq known (a first segment without a header) every snapshot goes.
   for (auto& s : snapshots_from(scan.dir, out.cut_seq)) out.moved.push_back(std::move(s));
-  out.backup_dir = backup_dir_name(scan.dir);
+  out.backup_dir = repair_backup_dir_name(scan.dir);
   if (dry_run) return out;
 
   std::error_code ec;
@@ -86,7 +90,11 @@ JournalRepair repair_journal(const JournalScan& scan, bool dry_run) {
   }
   fsync_dir(out.backup_dir);
   fsync_dir(scan.dir);
-  if (cut_in_place) out.bytes_zeroed = cut_segment_after(scan.segments[k].path, scan.segments[k].end_offset);
+  // A segment cut short gets its size back (zeros after its good records):
+  // the scan would otherwise find it short again.
+  if (cut_in_place)
+    out.bytes_zeroed =
+        cut_segment_after(scan.segments[k].path, scan.segments[k].end_offset, scan.segments[k].made_bytes);
   return out;
 }
 

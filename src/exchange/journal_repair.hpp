@@ -3,8 +3,9 @@
 // at its first break, after copying everything it removes into a backup
 // directory inside the journal directory:
 // - the segment holding the break is copied whole, then zeroed from the end
-//   of its good records (a partial record at its end is cut off); a segment
-//   whose header is the break is moved whole;
+//   of its good records (a partial record at its end is cut off, and a
+//   segment cut short gets its size back); a segment whose header is the
+//   break is moved whole;
 // - every later segment is moved;
 // - engine snapshots taken at or after the break's seq are moved (they hold
 //   the effect of records the journal no longer has).
@@ -32,6 +33,10 @@ struct JournalRepair {
   std::vector<std::string> copied;     // files copied into backup_dir, then cut in place
   std::vector<std::string> moved;      // files moved into backup_dir
 };
+
+// A new directory name inside `dir` for the copies a repair keeps:
+// repair-<UTC time>[-N].
+std::string repair_backup_dir_name(const std::string& dir);
 
 // Plans (dry_run) or performs the repair of what `scan` found. A clean scan
 // plans nothing.

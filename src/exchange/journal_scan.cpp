@@ -107,6 +107,7 @@ std::string JournalScan::describe_break() const {
   std::string out = s.path;
   if (first_break.offset != 0) out += " offset " + std::to_string(first_break.offset);
   out += " (seq " + std::to_string(first_break.expected_seq) + " expected): " + first_break.what;
+  if (loss_proven && proof != first_break.what) out += "; and " + proof;
   if (valid_after_break == 0) {
     out += "; nothing after it passes its CRC";
   } else {
@@ -123,7 +124,12 @@ JournalScan scan_journal(const std::string& dir, std::uint64_t fingerprint, cons
   out.segments.reserve(named.size());
   std::uint64_t expect = 0;  // next seq of the good run; 0 until a good header sets it
   bool foreign_header = false;
-  auto set_break = [&](std::size_t si, std::uint64_t off, std::string what) {
+  // `proven`: records were written where the break is (see the header's "corrupt").
+  auto set_break = [&](std::size_t si, std::uint64_t off, std::string what, bool proven = false) {
+    if (proven && !out.loss_proven) {
+      out.loss_proven = true;
+      out.proof = what;
+    }
     if (out.has_break) return;
     out.has_break = true;
     out.first_break = JournalBreak{si, off, expect, std::move(what)};
@@ -164,9 +170,15 @@ JournalScan scan_journal(const std::string& dir, std::uint64_t fingerprint, cons
     }
     if (!info.header_problem.empty()) {
       if (!info.header_zero) foreign_header = true;
-      set_break(si, 0, info.header_problem);
+      set_break(si, 0,
+                info.header_zero ? info.header_problem +
+                                       ": a file with a segment's name had its header once (segments are renamed "
+                                       "to it only after), so it was cut or overwritten"
+                                 : info.header_problem,
+                info.header_zero);
     } else {
       info.fingerprint = h.fingerprint;
+      info.made_bytes = h.segment_bytes;
       if (fingerprint != 0 && h.fingerprint != fingerprint) out.fingerprint_mismatch.push_back(si);
       if (expect == 0) {
         expect = h.first_seq;
@@ -174,7 +186,8 @@ JournalScan scan_journal(const std::string& dir, std::uint64_t fingerprint, cons
       } else if (!out.has_break && h.first_seq != expect) {
         set_break(si, 0,
                   "the segment starts at seq " + std::to_string(h.first_seq) + ", expected " + std::to_string(expect) +
-                      " (records missing between segments)");
+                      " (records missing between segments: a segment is started only when the one before is full)",
+                  true);
       }
     }
     if (size < sizeof h) continue;
@@ -209,6 +222,14 @@ JournalScan scan_journal(const std::string& dir, std::uint64_t fingerprint, cons
       set_break(si, off, record_problem(r, expect));
       after_break(info, off, r);
     }
+    if (in_run && info.made_bytes != 0 && size < info.made_bytes) {
+      info.cut_short = true;
+      set_break(si, info.end_offset,
+                "the file is " + std::to_string(size) + " bytes but the segment was made with " +
+                    std::to_string(info.made_bytes) + ": it was cut short (the writer preallocates every segment " +
+                    "whole), and records written after seq " + std::to_string(expect - 1) + " may be missing",
+                true);
+    }
     if (off < size && !all_zero(data + off, size - off) && !out.has_break)
       set_break(si, off,
                 "a partial record of " + std::to_string(size - off) +
@@ -216,7 +237,8 @@ JournalScan scan_journal(const std::string& dir, std::uint64_t fingerprint, cons
   }
   out.next_seq = expect;
   if (out.has_break)
-    out.damage = foreign_header || out.valid_after_break != 0 ? JournalDamage::kCorrupt : JournalDamage::kTornTail;
+    out.damage = foreign_header || out.loss_proven || out.valid_after_break != 0 ? JournalDamage::kCorrupt
+                                                                                 : JournalDamage::kTornTail;
   return out;
 }
 

@@ -3,15 +3,26 @@
 // sequence continuity), and what is found is classified:
 //
 // - clean: one run of good records from the first segment's first seq;
-// - torn tail: a break (bad or missing record, partial record, bad later
-//   segment) after which nothing passes its CRC: a write the process or the
-//   machine did not finish. Recovery cuts it (nothing acknowledged can be in
-//   it: a record that passes its CRC is never thrown away, and there is none);
-// - corrupt: a break followed by at least one record that passes its CRC
-//   (a damaged record in the middle, a missing segment, records of another
-//   writer), or a segment header that is not ours. Recovery refuses to
-//   start: the records after the break may hold acknowledged orders.
-//   `nanotick journal repair` is the operator's explicit way on.
+// - torn tail: a break (bad or missing record, partial record at the end of
+//   a segment written before segments recorded their size) after which
+//   nothing passes its CRC and nothing proves records were written: a write
+//   the process or the machine did not finish. Recovery cuts it (nothing
+//   acknowledged can be in it: a record that passes its CRC is never thrown
+//   away, and there is none);
+// - corrupt: damage where acknowledged requests may be. Either a break
+//   followed by at least one record that passes its CRC (a damaged record in
+//   the middle, records of another writer), a segment header that is not
+//   ours, or evidence that records were written that are not there:
+//   * a segment file shorter than the size its header says it was made with
+//     (the writer preallocates every segment whole, so only something else
+//     cuts one: a disk or an operator);
+//   * a file with a segment's name and no header (segments are made under a
+//     temporary name and renamed once their header is durable);
+//   * a segment that starts after the seq the previous one ends at (the
+//     writer starts a segment only when the previous one is full).
+//   Recovery refuses to start: `nanotick journal repair` is the operator's
+//   explicit way on. (A snapshot newer than the journal's end is the other
+//   evidence; recovery checks it, since only it knows the snapshot.)
 //
 // Used by recovery (journal_recovery.hpp) and the `nanotick journal` tool.
 // Start-up and tool code: allocates, throws JournalError when a file cannot be
@@ -46,6 +57,8 @@ struct JournalSegmentInfo {
   std::string header_problem;      // "" = the header is good
   bool header_zero = false;        // the header is missing (zeros or a short file): a torn segment creation
   std::uint64_t fingerprint = 0;   // from a good header
+  std::uint64_t made_bytes = 0;    // the size the header says the file was made with (0: not recorded)
+  bool cut_short = false;          // file_bytes < made_bytes: cut by something other than the writer
   std::uint64_t good_records = 0;  // records of the good run in this segment
   std::uint64_t first_seq = 0;     // of those (0 = none)
   std::uint64_t last_seq = 0;
@@ -74,6 +87,11 @@ struct JournalScan {
   std::uint64_t valid_after_break = 0;
   std::uint64_t valid_after_min_seq = 0;
   std::uint64_t valid_after_max_seq = 0;
+  // The break is damage whatever follows it (a cut-short or header-less
+  // segment, records missing between segments): the reason is in
+  // first_break.what.
+  bool loss_proven = false;
+  std::string proof;  // the first such evidence
   // Segments whose fingerprint differs from the one asked for (if any).
   std::vector<std::size_t> fingerprint_mismatch;
 

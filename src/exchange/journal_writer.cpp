@@ -38,7 +38,7 @@ JournalWriter::JournalWriter(std::string dir, std::uint64_t segment_bytes, std::
   if (!tail.segment_path.empty()) {
     open_existing(tail);
   } else if (!open_segment(next_seq_)) {
-    throw std::runtime_error(error_);
+    throw std::runtime_error("journal: " + error_);
   }
   // Recovered records may have been only in the page cache of a killed process.
   if (!sync()) throw std::runtime_error("journal: fdatasync failed in " + dir_);
@@ -72,33 +72,41 @@ void JournalWriter::open_existing(const JournalTail& tail) {
 }
 
 bool JournalWriter::open_segment(std::uint64_t first_seq) noexcept {
+  // Made under a temporary name and renamed once its size and header are
+  // durable (journal_format.hpp): a file with a segment's own name that is
+  // short or has no header is then damage, never a creation a crash cut off.
+  // 0600: the journal holds every client's order flow.
   const std::string path = dir_ + "/" + segment_file_name(first_seq);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const std::string temp = path + std::string(kSegmentTempSuffix);
+  const int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
-    error_ = sys_error("journal: cannot create segment " + path, errno);
+    error_ = sys_error("cannot create segment " + temp, errno);
     return false;
   }
+  const auto give_up = [&](std::string why) {
+    error_ = std::move(why);
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return false;
+  };
   // Reserve the blocks now: a write into a mapped hole on a full disk would be a SIGBUS.
-  if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(segment_bytes_)); err != 0) {
-    error_ = sys_error("journal: cannot allocate " + std::to_string(segment_bytes_) + " bytes for " + path, err);
-    ::close(fd);
-    ::unlink(path.c_str());
-    return false;
-  }
+  if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(segment_bytes_)); err != 0)
+    return give_up(sys_error("cannot allocate " + std::to_string(segment_bytes_) + " bytes for " + path, err));
   void* p = ::mmap(nullptr, segment_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-  if (p == MAP_FAILED) {
-    error_ = sys_error("journal: cannot map " + path, errno);
-    ::close(fd);
-    ::unlink(path.c_str());
-    return false;
-  }
+  if (p == MAP_FAILED) return give_up(sys_error("cannot map " + temp, errno));
   SegmentHeader h{};
   std::memcpy(h.magic, kJournalMagic, sizeof h.magic);
   h.version = kJournalVersion;
   h.record_size = sizeof(JournalRecord);
   h.first_seq = first_seq;
   h.fingerprint = fingerprint_;
+  h.segment_bytes = segment_bytes_;
   std::memcpy(p, &h, sizeof h);
+  if (::fdatasync(fd) != 0 || ::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::munmap(p, segment_bytes_);
+    return give_up(sys_error("cannot make segment " + path + " durable", err));
+  }
   fsync_dir(dir_);  // the new name itself must survive a crash
 
   unmap_current();

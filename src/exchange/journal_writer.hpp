@@ -51,6 +51,7 @@ class JournalWriter {
   std::uint64_t next_seq() const noexcept { return next_seq_; }
   std::uint64_t last_seq() const noexcept { return next_seq_ - 1; }
   bool failed() const noexcept { return failed_; }
+  // Why (without a "journal: " prefix: the caller says whose error it is).
   const std::string& error() const noexcept { return error_; }
 
   // Makes every record appended before the call durable (fdatasync). Returns

@@ -92,34 +92,87 @@ LedgerContents read_trade_ledger(const std::string& path) {
   c.good_bytes = at;
   if (c.problem.empty() && at != bytes.size())
     c.problem = std::to_string(bytes.size() - at) + " bytes of a partial record at the end";
+  if (!c.problem.empty()) {
+    // Records after the break that pass their CRC: the break is in the middle.
+    for (std::size_t slot = at; slot + sizeof(TradeRecord) <= bytes.size(); slot += sizeof(TradeRecord)) {
+      TradeRecord t;
+      std::memcpy(&t, bytes.data() + slot, sizeof t);
+      if (crc_of(t) != t.crc) continue;
+      if (c.valid_after_break == 0 || t.trade_seq < c.valid_after_min_seq) c.valid_after_min_seq = t.trade_seq;
+      if (c.valid_after_break == 0 || t.trade_seq > c.valid_after_max_seq) c.valid_after_max_seq = t.trade_seq;
+      ++c.valid_after_break;
+    }
+    c.damage = c.valid_after_break != 0 ? LedgerDamage::kCorrupt : LedgerDamage::kTornTail;
+  }
   return c;
 }
 
-TradeLedger::TradeLedger(std::string path, std::uint64_t fingerprint, LedgerRing& ring)
-    : path_(std::move(path)), ring_(ring) {
-  batch_.reserve(kBatch);
+const char* to_string(LedgerDamage d) noexcept {
+  switch (d) {
+    case LedgerDamage::kNone: return "clean";
+    case LedgerDamage::kTornTail: return "torn tail";
+    case LedgerDamage::kCorrupt: return "corrupt";
+  }
+  return "?";
+}
+
+std::string corrupt_ledger_message(const std::string& path, const LedgerContents& c) {
+  return "trade ledger " + path + " is damaged in the middle: " + c.problem + ", and " +
+         std::to_string(c.valid_after_break) + " record(s) after it pass their CRC (trade_seq " +
+         std::to_string(c.valid_after_min_seq) + ".." + std::to_string(c.valid_after_max_seq) +
+         "). The exchange will not start on it (cutting there would delete those trades) and has changed nothing. "
+         "See `./nanotick ledger verify " +
+         path + "`; `./nanotick ledger repair " + path +
+         "` cuts it at the damage after keeping a copy, and the exchange then puts back the trades its journal "
+         "still has";
+}
+
+LedgerPlan plan_trade_ledger(const std::string& path, std::uint64_t fingerprint) {
+  LedgerPlan plan;
+  plan.path = path;
   struct stat st {};
-  const bool exists = ::stat(path_.c_str(), &st) == 0 && st.st_size > 0;
-  if (exists) {
-    const LedgerContents c = read_trade_ledger(path_);
-    if (c.fingerprint != fingerprint)
-      throw std::runtime_error("trade ledger " + path_ + ": written for another venue config (fingerprint " +
-                               std::to_string(c.fingerprint) + ")");
-    if (!c.trades.empty()) {
-      next_trade_seq_ = c.trades.back().trade_seq + 1;
-      last_request_seq_ = c.trades.back().request_seq;
-      last_exec_seq_ = std::max(c.trades.back().buy_exec_seq, c.trades.back().sell_exec_seq);
-    }
-    cut_bytes_ = c.file_bytes - c.good_bytes;
-    cut_reason_ = c.problem;
+  if (::stat(path.c_str(), &st) != 0 || st.st_size == 0) {
+    plan.missing = true;
+    return plan;
+  }
+  LedgerContents c;
+  try {
+    c = read_trade_ledger(path);
+  } catch (const std::runtime_error& e) {
+    throw LedgerError(e.what());
+  }
+  if (c.fingerprint != fingerprint)
+    throw LedgerError("trade ledger " + path + ": written for another venue config (fingerprint " +
+                      std::to_string(c.fingerprint) + ")");
+  if (c.damage == LedgerDamage::kCorrupt) throw LedgerError(corrupt_ledger_message(path, c));
+  if (!c.trades.empty()) {
+    plan.next_trade_seq = c.trades.back().trade_seq + 1;
+    plan.last_request_seq = c.trades.back().request_seq;
+    plan.last_exec_seq = std::max(c.trades.back().buy_exec_seq, c.trades.back().sell_exec_seq);
+  }
+  plan.good_bytes = c.good_bytes;
+  plan.cut_bytes = c.file_bytes - c.good_bytes;
+  plan.cut_reason = c.problem;
+  return plan;
+}
+
+TradeLedger::TradeLedger(std::string path, std::uint64_t fingerprint, LedgerRing& ring)
+    : TradeLedger(plan_trade_ledger(path, fingerprint), fingerprint, ring) {}
+
+TradeLedger::TradeLedger(const LedgerPlan& plan, std::uint64_t fingerprint, LedgerRing& ring)
+    : path_(plan.path), plan_(plan), ring_(ring) {
+  batch_.reserve(kBatch);
+  if (!plan.missing) {
+    cut_bytes_ = plan.cut_bytes;
+    cut_reason_ = plan.cut_reason;
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0) throw std::runtime_error("trade ledger " + path_ + ": cannot open: " + errno_text(errno));
-    if (cut_bytes_ != 0 && ::ftruncate(fd_, static_cast<off_t>(c.good_bytes)) != 0)
+    if (cut_bytes_ != 0 && ::ftruncate(fd_, static_cast<off_t>(plan.good_bytes)) != 0)
       throw std::runtime_error("trade ledger " + path_ + ": cannot cut its torn tail: " + errno_text(errno));
-    if (::lseek(fd_, static_cast<off_t>(c.good_bytes), SEEK_SET) < 0)
+    if (::lseek(fd_, static_cast<off_t>(plan.good_bytes), SEEK_SET) < 0)
       throw std::runtime_error("trade ledger " + path_ + ": cannot seek: " + errno_text(errno));
   } else {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd_ < 0) throw std::runtime_error("trade ledger " + path_ + ": cannot create: " + errno_text(errno));
     Header h{};
     std::memcpy(h.magic, kMagic, sizeof kMagic);
@@ -130,7 +183,22 @@ TradeLedger::TradeLedger(std::string path, std::uint64_t fingerprint, LedgerRing
     if (!write_all(&h, sizeof h) || ::fdatasync(fd_) != 0)
       throw std::runtime_error("trade ledger " + path_ + ": cannot write its header: " + errno_text(errno));
   }
-  last_seq_.set(next_trade_seq_ - 1);
+  last_seq_.set(plan.next_trade_seq - 1);
+}
+
+void TradeLedger::write_recovered(const std::vector<TradeRecord>& trades) {
+  if (trades.empty()) return;
+  const core::TscClock& clock = core::TscClock::global();
+  std::vector<TradeRecord> out(trades);
+  for (TradeRecord& t : out) {
+    t.time_ns = static_cast<std::uint64_t>(clock.to_epoch_ns(t.time_ns));
+    t.crc = crc_of(t);
+  }
+  if (!write_all(out.data(), out.size() * sizeof(TradeRecord)) || ::fdatasync(fd_) != 0)
+    throw std::runtime_error("trade ledger " + path_ +
+                             ": cannot write the trades the journal's replay put back: " + errno_text(errno));
+  written_.add(out.size());
+  last_seq_.set(out.back().trade_seq);
 }
 
 TradeLedger::~TradeLedger() {

@@ -9,7 +9,11 @@
 // Recovery: the tap also sees the journal replay's muted outputs, and keeps
 // only fills numbered after `after` (the last execution report seq the
 // ledger file already holds), so the trades a crash kept out of the file go
-// in now, in order, and none twice. By report seq, not by request: one
+// in now, in order, and none twice. During the replay they are collected in
+// a vector (collect_replay_into), not the ring: nobody drains the ring
+// before the exchange has decided to start, and the file is written only
+// after that decision (TradeLedger::write_recovered), however many trades
+// the replay puts back. By report seq, not by request: one
 // request may make many trades, and a crash may leave only some of them in
 // the file.
 //
@@ -20,13 +24,14 @@
 // time_into() has set a StageTicks, each fill's handling here is timed into
 // its `ledger`; otherwise fills pay one branch on a null pointer for it.
 //
-// Not thread-safe: the engine's thread. noexcept, no allocation.
+// Not thread-safe: the engine's thread. noexcept; no allocation once the replay is over.
 #pragma once
 
 #include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "controls/stage_ticks.hpp"
 #include "core/compiler.hpp"
@@ -66,7 +71,12 @@ class TradeTap {
   // reports the recovered engine never reached again (the journal lost its
   // unsynced tail, or was repaired) must not make live trades vanish; the
   // server says so in its log (exchange_server.cpp).
-  void end_replay() noexcept { after_ = 0; }
+  void end_replay() noexcept {
+    after_ = 0;
+    replay_out_ = nullptr;
+  }
+  // Until end_replay(), trades go into `out` instead of the ring.
+  void collect_replay_into(std::vector<TradeRecord>* out) noexcept { replay_out_ = out; }
 
   std::uint64_t trades() const noexcept { return next_trade_seq_ - 1; }
   std::uint64_t ring_full_waits() const noexcept { return ring_full_waits_.get(); }
@@ -99,6 +109,10 @@ class TradeTap {
     t.sell_client_order_id = sell.client_order_id;
     t.buy_exec_seq = buy.seq;
     t.sell_exec_seq = sell.seq;
+    if (replay_out_ != nullptr) [[unlikely]] {
+      replay_out_->push_back(t);  // start-up only: allocates
+      return;
+    }
     while (!ring_->try_push(t)) {
       ring_full_waits_.add();
       _mm_pause();
@@ -108,6 +122,7 @@ class TradeTap {
   LedgerRing* ring_;
   std::uint64_t next_trade_seq_;
   std::uint64_t after_;
+  std::vector<TradeRecord>* replay_out_ = nullptr;
   engine::ExecReport taker_{};
   core::Counter ring_full_waits_;
   controls::StageTicks* timing_ = nullptr;

@@ -9,7 +9,8 @@ nanotick-exchange and nanotick-journal binaries:
   that names the damage and changes no byte; `journal verify` says corrupt,
   `journal repair` cuts it after keeping a byte-exact copy, and the exchange starts
   on what is left;
-- a segment file cut short inside a record keeps its complete records.
+- a segment file cut short (inside a record, at a record, to nothing) is damage:
+  start-up refuses and changes nothing.
 """
 
 from __future__ import annotations
@@ -142,12 +143,20 @@ def test_repair_refuses_while_an_exchange_runs(start_exchange, tmp_path):
     ex.stop()
 
 
-def test_segment_cut_short_inside_a_record_keeps_its_complete_records(start_exchange, tmp_path):
+def test_segment_cut_short_is_refused_not_cut(start_exchange, tmp_path):
+    """A segment cut after record 599 of 1,000 acknowledged (a disk or an operator: the writer
+    preallocates segments whole) used to start with 401 acknowledged orders gone; cut to 0 bytes,
+    with all 1,000 gone. Both are damage: start-up refuses and changes nothing."""
     config, segment = journal_of_killed_exchange(start_exchange, tmp_path, 1000)
-    os.truncate(segment, RECORD + 599 * RECORD + 30)  # 599 records and 30 bytes of the 600th
-    v = journal_tool("verify", str(config.journal_dir))
-    assert v.returncode == 3 and "partial record of 30 bytes" in v.stdout, v
+    whole = segment.read_bytes()
+    for size in (RECORD + 599 * RECORD + 30, RECORD + 599 * RECORD, 0):
+        segment.write_bytes(whole[:size])
+        v = journal_tool("verify", str(config.journal_dir))
+        assert v.returncode == 4 and "refuses to start" in v.stdout, v
+        text = start_refused(start_exchange, config)
+        assert ("cut short" in text) if size else ("had its header once" in text), text
+        assert segment.read_bytes() == whole[:size], "the refused start-up changed the journal"
+    segment.write_bytes(whole)
     ex = start_exchange(config)
-    assert "partial record of 30 bytes" in ex.stderr_text(), ex.stderr_text()
-    assert resting(ex, 1000) == [True] * 599 + [False] * 401
+    assert resting(ex, 1000) == [True] * 1000
     ex.stop()

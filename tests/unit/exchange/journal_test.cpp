@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,7 @@
 
 #include "exchange/journal_lock.hpp"
 #include "exchange/journal_recovery.hpp"
+#include "exchange/journal_repair.hpp"
 #include "exchange/journal_scan.hpp"
 #include "exchange/journal_writer.hpp"
 
@@ -229,6 +231,19 @@ void expect_refused_unchanged(const std::string& dir, std::uint64_t after, const
   EXPECT_EQ(snapshot_files(dir), before) << "recovery changed the journal it refused";
 }
 
+// The same, for a refusal whose way on is not only `journal repair`.
+void expect_refused_not_repairable_unchanged(const std::string& dir, std::uint64_t after, const std::string& needle) {
+  const auto before = snapshot_files(dir);
+  try {
+    nx::recover_journal(dir, kFingerprint, after, [](const nx::JournalRecord&) {});
+    ADD_FAILURE() << "recovery accepted it";
+  } catch (const nx::JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("has changed nothing"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(snapshot_files(dir), before) << "recovery changed the journal it refused";
+}
+
 TEST_F(JournalTest, CorruptRecordFollowedByValidRecordsRefusesAndChangesNothing) {
   {
     nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
@@ -286,13 +301,73 @@ TEST_F(JournalTest, TornTailSpanningRecordsIsStillCut) {
   EXPECT_EQ(rec.tail.next_seq, 90u);
 }
 
-TEST_F(JournalTest, ShortLastSegmentKeepsItsCompleteRecords) {
+TEST_F(JournalTest, SegmentCutShortIsDamageNotATornTail) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 1000);  // all acknowledged, say
+  }
+  const std::string path = dir + "/" + nx::segment_file_name(1);
+  // Cut after record 599 (a disk or an operator: the writer preallocates every segment whole).
+  fs::resize_file(path, 64 + 599 * 64);
+  const auto scan = nx::scan_journal(dir, kFingerprint);
+  EXPECT_EQ(scan.damage, nx::JournalDamage::kCorrupt);
+  EXPECT_TRUE(scan.segments[0].cut_short);
+  EXPECT_EQ(scan.first_break.expected_seq, 600u);
+  expect_refused_unchanged(dir, 0, "cut short");
+  // Inside a record too, and to nothing at all.
+  fs::resize_file(path, 64 + 599 * 64 + 30);
+  expect_refused_unchanged(dir, 0, "cut short");
+  fs::resize_file(path, 0);
+  expect_refused_unchanged(dir, 0, "segment's name had its header once");
+}
+
+TEST_F(JournalTest, RepairOfASegmentCutShortGivesItItsSizeBack) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 1000);
+  }
+  const std::string path = dir + "/" + nx::segment_file_name(1);
+  fs::resize_file(path, 64 + 599 * 64 + 30);
+  const nx::JournalRepair r = nx::repair_journal(nx::scan_journal(dir, kFingerprint), false);
+  EXPECT_EQ(r.cut_seq, 600u);
+  EXPECT_EQ(fs::file_size(path), kSmallSegment);
+  std::vector<nx::JournalRecord> got;
+  const auto rec = recover(got);
+  EXPECT_TRUE(rec.truncation.empty()) << rec.truncation;
+  expect_records(got, 1, 599);
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);
+    append(w, 600, 1100);  // fills it and goes on into a second segment
+  }
+  got.clear();
+  (void)recover(got);
+  expect_records(got, 1, 1100);
+  fs::remove_all(r.backup_dir);
+}
+
+TEST_F(JournalTest, SegmentBeforeTheCutShortOneStillRefuses) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 2100);
+  }
+  fs::resize_file(dir + "/" + nx::segment_file_name(1), 64 + 599 * 64 + 30);  // 600..1023 gone, later ones intact
+  expect_refused_unchanged(dir, 0, "cut short");
+}
+
+// Segments written before the header recorded their size: a short last
+// segment keeps the old rule (its complete records stay, the rest is a tail).
+TEST_F(JournalTest, ShortSegmentOfUnknownSizeKeepsItsCompleteRecords) {
   {
     nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
     append(w, 1, 599);
   }
-  // The file cut short inside record 600's slot: 599 records and 30 bytes of the next.
   const std::string path = dir + "/" + nx::segment_file_name(1);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    const std::uint64_t unknown = 0;
+    f.seekp(offsetof(nx::SegmentHeader, segment_bytes));
+    f.write(reinterpret_cast<const char*>(&unknown), sizeof unknown);
+  }
   damage_record(dir, 600, [](unsigned char* r) { std::memset(r, 0x5a, 64); });
   fs::resize_file(path, 64 + 599 * 64 + 30);
   const auto scan = nx::scan_journal(dir, kFingerprint);
@@ -302,38 +377,58 @@ TEST_F(JournalTest, ShortLastSegmentKeepsItsCompleteRecords) {
   const auto rec = recover(got);
   expect_records(got, 1, 599);
   EXPECT_EQ(rec.truncated_bytes, 30u);
-  EXPECT_EQ(fs::file_size(path), 64u + 599 * 64);
-  {
-    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);  // full as it is: continues in a new segment
-    append(w, 600, 700);
-  }
-  got.clear();
-  const auto again = recover(got);
-  EXPECT_TRUE(again.truncation.empty()) << again.truncation;
-  expect_records(got, 1, 700);
 }
 
-TEST_F(JournalTest, ShortSegmentBeforeAnotherRefuses) {
-  {
-    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
-    append(w, 1, 2100);
-  }
-  fs::resize_file(dir + "/" + nx::segment_file_name(1), 64 + 599 * 64 + 30);  // 600..1023 gone, later ones intact
-  expect_refused_unchanged(dir, 0, "partial record of 30 bytes");
-}
-
-TEST_F(JournalTest, SegmentWithZeroHeaderIsATornCreation) {
+TEST_F(JournalTest, SegmentWithItsNameAndNoHeaderIsDamage) {
   {
     nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
     append(w, 1, 10);
   }
-  // Killed between creating the next segment's file and writing its header.
+  // Segments get their name only once their header is durable: zeros under that name were overwritten.
   std::ofstream(dir + "/" + nx::segment_file_name(11), std::ios::binary) << std::string(4096, '\0');
+  expect_refused_unchanged(dir, 0, "segment's name had its header once");
+}
+
+TEST_F(JournalTest, CreationThatDidNotFinishIsIgnoredAndReplaced) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, kRecordsPerSegment);  // exactly full: the next append makes segment 1024
+  }
+  // Killed while making the next segment: it never got its name.
+  const std::string temp = dir + "/" + nx::segment_file_name(kRecordsPerSegment + 1) + ".tmp";
+  std::ofstream(temp, std::ios::binary) << std::string(4096, '\0');
   std::vector<nx::JournalRecord> got;
-  const auto rec = recover(got);
-  expect_records(got, 1, 10);
-  ASSERT_EQ(rec.quarantined.size(), 1u);
-  EXPECT_EQ(rec.tail.next_seq, 11u);
+  auto rec = recover(got);
+  EXPECT_TRUE(rec.truncation.empty()) << rec.truncation;
+  EXPECT_EQ(rec.tail.next_seq, kRecordsPerSegment + 1);
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);
+    append(w, kRecordsPerSegment + 1, kRecordsPerSegment + 10);
+  }
+  EXPECT_FALSE(fs::exists(temp));
+  got.clear();
+  (void)recover(got);
+  expect_records(got, 1, kRecordsPerSegment + 10);
+}
+
+TEST_F(JournalTest, RefusalWhenTheSnapshotHoldsTheTornRecordChangesNothing) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, 100);
+  }
+  damage_record(dir, 100, [](unsigned char* r) { std::memset(r + 32, 0, 32); });
+  // A snapshot after request 100 exists: the journal lost a record it holds. Decided before any cut.
+  expect_refused_not_repairable_unchanged(dir, 100, "lost records the snapshot has");
+  EXPECT_EQ(nx::scan_journal(dir, kFingerprint).damage, nx::JournalDamage::kTornTail) << "the record was cut anyway";
+}
+
+TEST_F(JournalTest, SegmentsArePrivateToTheirOwner) {
+  {
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    append(w, 1, kRecordsPerSegment + 5);
+  }
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.status().permissions() & (fs::perms::group_all | fs::perms::others_all), fs::perms::none) << e.path();
 }
 
 TEST_F(JournalTest, BytesAfterTheEndOfDataAreACut) {

@@ -1,8 +1,11 @@
 // The trade ledger's file (exchange/trade_ledger.hpp) with real files: the
 // tap pairs a taker's and a maker's fill into one record with both sides;
 // the writer appends them with CRCs and reopens where it left off; a torn
-// tail (a partial record, a record whose CRC fails) is cut at open and
-// reported; a file of another venue config is refused; the reader names
+// tail (a partial record, a record whose CRC fails with nothing valid after
+// it) is cut at open and reported; damage in the middle (valid records
+// after the bad one) is refused with nothing changed, and repaired only
+// explicitly, after a copy; the replay's trades wait in a vector until
+// start-up decides; a file of another venue config is refused; the reader names
 // what is wrong; and the tap leaves out trades of requests the file already
 // holds (a replay's), so none is recorded twice.
 #include "exchange/trade_ledger.hpp"
@@ -12,9 +15,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
+#include "exchange/ledger_repair.hpp"
 #include "exchange/trade_tap.hpp"
 
 namespace nx = nanotick::exchange;
@@ -150,18 +155,102 @@ TEST(TradeLedger, ShouldCutATornTailAtOpenAndSayWhat) {
     EXPECT_EQ(ledger.cut_bytes(), 78u);
   }
   EXPECT_EQ(std::filesystem::file_size(f.path), 64u + 3 * 128u);
-  // A flipped byte in record 2: records 2 and 3 go.
+  // A flipped byte in the last record (3): nothing after it passes its CRC, a torn tail.
   {
     std::fstream io(f.path, std::ios::in | std::ios::out | std::ios::binary);
-    io.seekp(64 + 128 + 40);
+    io.seekp(64 + 2 * 128 + 40);
     io.put('\x7f');
   }
   const nx::LedgerContents c = nx::read_trade_ledger(f.path.string());
-  EXPECT_EQ(c.trades.size(), 1u);
-  EXPECT_NE(c.problem.find("record 2"), std::string::npos) << c.problem;
+  EXPECT_EQ(c.trades.size(), 2u);
+  EXPECT_EQ(c.damage, nx::LedgerDamage::kTornTail);
+  EXPECT_NE(c.problem.find("record 3"), std::string::npos) << c.problem;
   nx::TradeLedger ledger(f.path.string(), 5, *ring);
-  EXPECT_EQ(ledger.next_trade_seq(), 2u);
+  EXPECT_EQ(ledger.next_trade_seq(), 3u);
   EXPECT_EQ(ledger.cut_reason(), c.problem);
+}
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Records 1..n written and closed.
+void write_trades(const std::filesystem::path& path, ne::Seq n) {
+  auto ring = std::make_unique<nx::LedgerRing>();
+  nx::TradeLedger ledger(path.string(), 5, *ring);
+  nx::TradeTap tap(*ring, 1, 0);
+  trade(tap, 1, n);
+  (void)ledger.do_work();
+  ledger.on_close();
+}
+
+TEST(TradeLedger, ShouldRefuseDamageInTheMiddleAndChangeNothing) {
+  TempFile f;
+  write_trades(f.path, 7);
+  // The repro: one byte flipped inside the 3rd record of 7.
+  {
+    std::fstream io(f.path, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(64 + 2 * 128 + 40);
+    io.put('\xff');
+  }
+  const std::string before = file_bytes(f.path);
+  const nx::LedgerContents c = nx::read_trade_ledger(f.path.string());
+  EXPECT_EQ(c.damage, nx::LedgerDamage::kCorrupt);
+  EXPECT_EQ(c.trades.size(), 2u);
+  EXPECT_EQ(c.valid_after_break, 4u);  // records 4..7
+  EXPECT_EQ(c.valid_after_min_seq, 4u);
+  EXPECT_EQ(c.valid_after_max_seq, 7u);
+  try {
+    (void)nx::plan_trade_ledger(f.path.string(), 5);
+    FAIL() << "a ledger damaged in the middle was accepted";
+  } catch (const nx::LedgerError& e) {
+    EXPECT_NE(std::string(e.what()).find("damaged in the middle"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("trade_seq 4..7"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ledger repair"), std::string::npos) << e.what();
+  }
+  auto ring = std::make_unique<nx::LedgerRing>();
+  EXPECT_THROW(nx::TradeLedger(f.path.string(), 5, *ring), nx::LedgerError);
+  EXPECT_EQ(file_bytes(f.path), before) << "a refused open changed the file";
+
+  // The operator's way on: a copy of everything, then the cut.
+  const nx::LedgerRepair plan = nx::repair_trade_ledger(f.path.string(), true);
+  EXPECT_EQ(plan.kept_trades, 2u);
+  EXPECT_EQ(plan.removed_valid, 4u);
+  EXPECT_EQ(file_bytes(f.path), before) << "a dry run changed the file";
+  const nx::LedgerRepair done = nx::repair_trade_ledger(f.path.string(), false);
+  EXPECT_EQ(file_bytes(done.backup_path), before);
+  EXPECT_EQ(std::filesystem::file_size(f.path), 64u + 2 * 128u);
+  EXPECT_EQ(nx::read_trade_ledger(f.path.string()).damage, nx::LedgerDamage::kNone);
+  std::filesystem::remove_all(std::filesystem::path(done.backup_path).parent_path());
+}
+
+TEST(TradeLedger, ShouldWriteTheReplaysTradesOnlyWhenToldAndMakeItsFilePrivate) {
+  TempFile f;
+  const nx::LedgerPlan plan = nx::plan_trade_ledger(f.path.string(), 5);
+  EXPECT_TRUE(plan.missing);
+  EXPECT_FALSE(std::filesystem::exists(f.path)) << "planning made the file";
+  auto ring = std::make_unique<nx::LedgerRing>();
+  std::vector<nx::TradeRecord> replayed;
+  nx::TradeTap tap(*ring, plan.next_trade_seq, plan.last_exec_seq);
+  tap.collect_replay_into(&replayed);
+  trade(tap, 1, 100'000);  // more than the ring holds: a replay must not wait for a writer that is not running
+  EXPECT_EQ(replayed.size(), 100'000u);
+  EXPECT_TRUE(ring->empty());
+  tap.end_replay();
+  {
+    nx::TradeLedger ledger(plan, 5, *ring);
+    ledger.write_recovered(replayed);
+    trade(tap, 100'001, 100'002);  // live again: through the ring
+    (void)ledger.do_work();
+    ledger.on_close();
+  }
+  const nx::LedgerContents c = nx::read_trade_ledger(f.path.string());
+  ASSERT_EQ(c.trades.size(), 100'002u);
+  for (std::size_t i = 0; i < c.trades.size(); ++i) ASSERT_EQ(c.trades[i].trade_seq, i + 1);
+  const auto perms = std::filesystem::status(f.path).permissions();
+  EXPECT_EQ(perms & (std::filesystem::perms::group_all | std::filesystem::perms::others_all),
+            std::filesystem::perms::none);
 }
 
 TEST(TradeLedger, ShouldRefuseAnotherVenuesFileAndGarbage) {
