@@ -23,6 +23,8 @@ Definitions (docs/RELIABILITY.md "Chaos soak" repeats them):
   acks and fills too, must equal the replay's report with its exec_seq;
   those that do not are counted as **reports differing** (a report the
   venue cannot reproduce from its journal).
+- The final journal must be clean (`nanotick-journal dump` says "no
+  problems") after the clean stop.
 - Venue-wide, every fill of the final replay (all clients, the checking
   clients' included) must be in the ledger as above: **replay fills
   missing from the ledger**.
@@ -65,6 +67,7 @@ class LossFigures:
     reports_differing: int = 0
     replay_fills: int = 0          # fills of the final replay, every client
     replay_fills_missing_from_ledger: int = 0
+    journal_verdict: str = ""      # what `nanotick-journal dump` said of the journal ("... no problems")
     examples: List[str] = field(default_factory=list)  # the first few problems, for the failure message
 
     def problem(self, text: str) -> None:
@@ -72,7 +75,8 @@ class LossFigures:
             self.examples.append(text)
 
     def problems(self) -> int:
-        return self.lost_acks + self.lost_fills + self.reports_differing + self.replay_fills_missing_from_ledger
+        journal_damaged = 0 if self.journal_verdict.endswith("no problems") else 1
+        return self.lost_acks + self.lost_fills + self.reports_differing + self.replay_fills_missing_from_ledger + journal_damaged
 
 
 def read_tap(path: pathlib.Path) -> List[TapReport]:
@@ -94,17 +98,17 @@ def read_tap(path: pathlib.Path) -> List[TapReport]:
     return out
 
 
-def csv_rows(args: List[str], what: str) -> Iterator[Dict[str, str]]:
+def csv_rows(args: List[str], verdict: List[str]) -> Iterator[Dict[str, str]]:
     """Runs a nanotick tool that prints CSV with a header and yields its rows (streamed: a
-    long soak's journal dump is large); fails, naming the command, on an exit other than 0."""
+    long soak's journal dump is large); then appends what it said on stderr to `verdict`.
+    Fails, naming the command, on an exit other than 0 (3: the ledger has a torn tail)."""
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
+    assert proc.stdout is not None and proc.stderr is not None
     yield from csv.DictReader(proc.stdout)
-    err = proc.stderr.read() if proc.stderr else ""
+    err = proc.stderr.read().strip()
     rc = proc.wait()
-    assert rc == 0, f"{what}: {' '.join(args)} exited {rc}: {err}"
-    if "nanotick-journal" in args[0]:
-        assert "no problems" in err, f"the final journal is not clean: {err}"
+    assert rc == 0, f"{' '.join(args)} exited {rc}: {err}"
+    verdict.append(err)
 
 
 def check_loss(tap: List[TapReport], model: em.EngineModel, journal_tool: pathlib.Path, ledger_tool: pathlib.Path,
@@ -134,7 +138,8 @@ def check_loss(tap: List[TapReport], model: em.EngineModel, journal_tool: pathli
             f.problem(f"client {t.client} session {t.session} received {r}; the replay has {want}")
 
     found: Set[int] = set()
-    for row in csv_rows([str(journal_tool), "dump", str(journal_dir)], "the journal dump"):
+    verdict: List[str] = []
+    for row in csv_rows([str(journal_tool), "dump", str(journal_dir)], verdict):
         seq = int(row["seq"])
         t = want_new.get(seq)
         if t is None or row["status"] != "good":
@@ -148,6 +153,9 @@ def check_loss(tap: List[TapReport], model: em.EngineModel, journal_tool: pathli
             found.add(seq)
         else:
             f.problem(f"ack exec_seq {r.exec_seq}: journal seq {seq} is {row}, expected {expect}")
+    f.journal_verdict = verdict[0]
+    if not f.journal_verdict.endswith("no problems"):
+        f.problem(f"the final journal is not clean: {f.journal_verdict}")
     for seq, t in want_new.items():
         if seq not in found:
             f.lost_acks += 1
@@ -156,7 +164,7 @@ def check_loss(tap: List[TapReport], model: em.EngineModel, journal_tool: pathli
 
     # The ledger, by the exec seq of each side: (client, order id, client order id, price, qty).
     sides: Dict[int, Tuple[int, int, int, int, int]] = {}
-    for row in csv_rows([str(ledger_tool), "list", str(journal_dir)], "the ledger list"):
+    for row in csv_rows([str(ledger_tool), "list", str(journal_dir)], []):
         price, qty = int(row["price"]), int(row["qty"])
         for side in ("buy", "sell"):
             seq = int(row[f"{side}_exec_seq"])

@@ -43,11 +43,10 @@ if str(_EXCHANGE_TESTS) not in sys.path:
 
 from chaos import chaos_config, run_chaos  # noqa: E402
 from exchange_harness import BINARY, ExchangeProcess  # noqa: E402
-from logged_process import LoggedProcess  # noqa: E402
 from soak_loss import check_loss, read_tap  # noqa: E402
+from wire_tap import WireTapProcess  # noqa: E402
 from trader_harness import TraderSpec, market_maker_instruments, random_instruments  # noqa: E402
 
-WIRE_TAP = pathlib.Path(__file__).resolve().parent / "wire_tap.py"
 JOURNAL_TOOL = BINARY.parent / "nanotick-journal"
 LEDGER_TOOL = BINARY.parent / "nanotick-ledger"
 MIN_KILLS = 3
@@ -58,36 +57,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-class WireTapProcess(LoggedProcess):
-    """wire_tap.py relaying 127.0.0.1:<ephemeral> to the exchange's port, recording into `out`."""
-
-    def __init__(self, exchange_port: int, out: pathlib.Path) -> None:
-        self.port = None
-        self.out = out
-        super().__init__([sys.executable, str(WIRE_TAP), "--listen", "127.0.0.1:0", "--upstream",
-                          f"127.0.0.1:{exchange_port}", "--out", str(out)], out.parent, "the wire tap")
-
-    def on_stderr_line(self, line: str) -> None:
-        if line.startswith("wire_tap: ready 127.0.0.1:"):
-            self.port = int(line.rsplit(":", 1)[1])
-            self.mark_ready()
-
-    def wait_ready(self, timeout: float = 10.0) -> int:
-        if not self._ready.wait(timeout) or self.port is None:
-            self.kill()
-            raise AssertionError(f"the wire tap did not get ready within {timeout} s: {self.stderr_text()}")
-        return self.port
-
-    def stop(self) -> dict:
-        """SIGTERM; asserts exit 0 and no stream error; returns its "sessions N reports N errors N"."""
-        self.proc.send_signal(signal.SIGTERM)
-        rc = self.wait_exit(15.0, " of SIGTERM")
-        words = " ".join(self.lines()).split()
-        figures = {k: int(v) for k, v in zip(words[::2], words[1::2])}
-        assert rc == 0 and figures.get("errors") == 0, f"the wire tap: exit {rc}, {figures}; stderr:\n{self.stderr_text()}"
-        return figures
 
 
 def test_chaos_soak(start_exchange, start_trader, processes, tmp_path):

@@ -26,6 +26,8 @@ independent codec (tests/integration/exchange/nanotick_wire.py, strict: a
 message it cannot decode is counted as an error and ends the session). The
 trader -> exchange stream is framed only to read the Logon's client id.
 
+WireTapProcess (below) runs it for a test.
+
 Usage: python wire_tap.py --listen HOST:PORT --upstream HOST:PORT --out FILE
 Prints "wire_tap: ready HOST:PORT" on stderr once listening. SIGTERM or
 SIGINT: closes every session, writes FILE's last lines and exits 0 after
@@ -49,6 +51,7 @@ from typing import List, Optional, Tuple
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "exchange"))
 import nanotick_wire as w  # noqa: E402
+from logged_process import LoggedProcess  # noqa: E402
 
 REPORT_FIELDS = ("exec_seq", "client_order_id", "order_id", "price", "order_qty", "last_price", "last_qty", "cum_qty",
                  "leaves_qty", "instrument", "ref_seq", "exec_type", "side", "order_type", "is_maker", "reject_reason",
@@ -152,6 +155,36 @@ class Tap:
                     s.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+
+
+class WireTapProcess(LoggedProcess):
+    """wire_tap.py relaying 127.0.0.1:<ephemeral> to the exchange's port, recording into `out`."""
+
+    def __init__(self, exchange_port: int, out: pathlib.Path) -> None:
+        self.port = None
+        self.out = out
+        super().__init__([sys.executable, str(pathlib.Path(__file__).resolve()), "--listen", "127.0.0.1:0", "--upstream",
+                          f"127.0.0.1:{exchange_port}", "--out", str(out)], out.parent, "the wire tap")
+
+    def on_stderr_line(self, line: str) -> None:
+        if line.startswith("wire_tap: ready 127.0.0.1:"):
+            self.port = int(line.rsplit(":", 1)[1])
+            self.mark_ready()
+
+    def wait_ready(self, timeout: float = 10.0) -> int:
+        if not self._ready.wait(timeout) or self.port is None:
+            self.kill()
+            raise AssertionError(f"the wire tap did not get ready within {timeout} s: {self.stderr_text()}")
+        return self.port
+
+    def stop(self) -> dict:
+        """SIGTERM; asserts exit 0 and no stream error; returns its "sessions N reports N errors N"."""
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.wait_exit(15.0, " of SIGTERM")
+        words = " ".join(self.lines()).split()
+        figures = {k: int(v) for k, v in zip(words[::2], words[1::2])}
+        assert rc == 0 and figures.get("errors") == 0, f"the wire tap: exit {rc}, {figures}; stderr:\n{self.stderr_text()}"
+        return figures
 
 
 def main(argv: Optional[List[str]] = None) -> int:
