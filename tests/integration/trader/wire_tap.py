@@ -119,10 +119,12 @@ class Tap:
                 data = src.recv(65536)
                 if not data:
                     break
-                dst.sendall(data)
+                # Recorded before it is passed on: a report the exchange sent counts even if the
+                # trader is gone by the time the relay writes it.
                 framer.feed(data)
                 while (frame := framer.next_frame()) is not None:
                     self.on_frame(frame, number, session, from_exchange)
+                dst.sendall(data)
         except OSError:
             pass  # a reset or the other direction's close: the session is over either way
         except w.WireError as e:
