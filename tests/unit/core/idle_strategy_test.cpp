@@ -1,13 +1,34 @@
 // Idle strategies on one thread: the backoff state machine, BlockingIdle's
-// signal bookkeeping, and choosing a strategy by name. No timing assertions.
+// signal bookkeeping, what each simple strategy does to the thread (yields
+// counted, voluntary context switches read from the kernel), and choosing a
+// strategy by name. No timing assertions.
 #include "core/idle_strategy.hpp"
+
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+
+// This binary's own sched_yield: the idle strategies' ::sched_yield() calls bind
+// to it (an executable's definition comes before libc's), it counts them per
+// thread, and it still asks the kernel to yield. Why: "gave the core away" is
+// not observable otherwise without a clock, and the call is the behaviour.
+namespace {
+thread_local std::uint64_t t_sched_yields = 0;
+}  // namespace
+
+extern "C" int sched_yield() noexcept {
+  ++t_sched_yields;
+  return static_cast<int>(::syscall(SYS_sched_yield));
+}
 
 namespace nanotick::core {
 namespace {
@@ -22,6 +43,14 @@ static_assert(!WakeableIdleStrategy<BusySpinIdle> && !WakeableIdleStrategy<Backo
 static_assert(std::is_same_v<IdleTypeFor<IdleKind::backoff>::type, BackoffIdle>);
 // Producers' writes to the futex word must not share a line with anything else.
 static_assert(alignof(BlockingIdle) >= kCacheLine);
+
+// This thread's voluntary context switches so far (it blocked or slept: a
+// spin never does; a preemption is involuntary and not counted here).
+long voluntary_switches() {
+  rusage usage{};
+  EXPECT_EQ(::getrusage(RUSAGE_THREAD, &usage), 0);
+  return usage.ru_nvcsw;
+}
 
 BackoffParams small_params() {
   BackoffParams params;
@@ -160,19 +189,49 @@ TEST(IdleWaker, ShouldSignalItsTargetAndDoNothingWithoutOne) {
   EXPECT_EQ(idle.wait(), BlockingIdle::WaitResult::signalled);
 }
 
-TEST(SimpleIdleStrategies, ShouldReturnForWorkAndForIdleCycles) {
-  BusySpinIdle spin;
+TEST(SimpleIdleStrategies, YieldShouldYieldOncePerIdleCycleAndNeverAfterWork) {
   YieldIdle yield;
+  const std::uint64_t before = t_sched_yields;
+  for (int i = 0; i < 100; ++i) yield.idle(0);
+  EXPECT_EQ(t_sched_yields - before, 100u);
+  for (int i = 0; i < 100; ++i) yield.idle(1);
+  EXPECT_EQ(t_sched_yields - before, 100u);  // work done: back to the loop at once
+  yield.reset();                             // stateless: still one yield per idle cycle
+  yield.idle(0);
+  EXPECT_EQ(t_sched_yields - before, 101u);
+}
+
+TEST(SimpleIdleStrategies, SpinAndNoOpShouldNeverGiveTheThreadAway) {
+  BusySpinIdle spin;
   NoOpIdle noop;
-  for (int work : {0, 1, 0}) {
-    spin.idle(work);
-    yield.idle(work);
-    noop.idle(work);
+  const std::uint64_t yields = t_sched_yields;
+  const long switches = voluntary_switches();
+  for (int i = 0; i < 100'000; ++i) {
+    spin.idle(0);
+    spin.idle(1);
+    noop.idle(0);
+    noop.idle(1);
   }
   spin.reset();
-  yield.reset();
   noop.reset();
-  SUCCEED();
+  EXPECT_EQ(t_sched_yields, yields);
+  EXPECT_EQ(voluntary_switches(), switches) << "a spin or no-op idle blocked or slept";
+}
+
+TEST(BackoffIdle, ShouldYieldOnlyInItsYieldPhaseAndSleepWhenParking) {
+  BackoffIdle idle(small_params());  // 3 spins, 2 yields, then parking
+  const std::uint64_t yields = t_sched_yields;
+  long switches = voluntary_switches();
+  for (int i = 0; i < 3; ++i) idle.idle(0);
+  EXPECT_EQ(t_sched_yields, yields);
+  EXPECT_EQ(voluntary_switches(), switches) << "spinning blocked or slept";
+  for (int i = 0; i < 2; ++i) idle.idle(0);
+  EXPECT_EQ(t_sched_yields - yields, 2u);
+  switches = voluntary_switches();
+  for (int i = 0; i < 3; ++i) idle.idle(0);
+  ASSERT_EQ(idle.state(), State::parking);
+  EXPECT_EQ(t_sched_yields - yields, 2u);
+  EXPECT_GE(voluntary_switches() - switches, 3) << "parking did not put the thread to sleep";
 }
 
 TEST(IdleKind, ShouldParseEveryConfigName) {
