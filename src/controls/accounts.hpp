@@ -119,13 +119,20 @@ class Accounts {
   // (kNoAccount), when cash would fall below what its working orders hold
   // (kInsufficientCash), when the position would fall below its working
   // sells less the short limit (kInsufficientPosition), or when a position
-  // would overflow (kQuantityTooLarge). The instrument is known (the caller
-  // checked).
+  // would overflow (kQuantityTooLarge), or when cash would leave the int64
+  // range (kCashOutOfRange): Money's 128 bits would hold it, but no honest
+  // deposit comes near, and an adjustment's operand is an int64 -- a cash past
+  // it is a mistake to refuse, not to carry. The instrument is known (the
+  // caller checked).
   engine::RejectReason adjust(ClientId client, InstrumentId instrument, std::int64_t delta) noexcept {
     if (client > engine::kMaxClientId || slot_of_[client] == kNoSlot) return engine::RejectReason::kNoAccount;
     Account& a = accounts_[slot_of_[client]];
     if (instrument == engine::kAllInstruments) {
-      if (a.cash + delta < a.reserved_cash) return engine::RejectReason::kInsufficientCash;
+      const Money after = a.cash + delta;
+      if (after > Money{std::numeric_limits<std::int64_t>::max()} ||
+          after < Money{std::numeric_limits<std::int64_t>::min()})
+        return engine::RejectReason::kCashOutOfRange;
+      if (after < a.reserved_cash) return engine::RejectReason::kInsufficientCash;
       a.cash += delta;
       return engine::RejectReason::kNone;
     }

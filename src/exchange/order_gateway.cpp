@@ -87,6 +87,9 @@ void OrderGateway::place_counters(core::CountersFile& file) {
   file.place(g.pending_cancels, "pending_cancels", core::CounterKind::kGauge);
   file.place(g.admin_requests, "admin.requests");
   file.place(g.admin_refused, "admin.refused");
+  for (std::size_t i = 0; i < g.admin_refusals.size(); ++i)
+    file.place(g.admin_refusals[i],
+               "admin.refused." + std::to_string(static_cast<unsigned>(GatewayCounters::kAdminRefusals[i])));
   file.place(g.admin_cancels, "admin.cancels");
   if (stamp_answers_) file.place(g.answers_unstamped, "telemetry.answers_unstamped");
   for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
@@ -250,6 +253,7 @@ void OrderGateway::open_session(Session& s, std::uint64_t now) noexcept {
   s.write_interest = false;
   s.write_shut = false;
   s.output_stalled_ns = 0;
+  s.partial_since_ns = 0;
   s.output_held_back = false;
   s.kernel_room = 0;
   s.input_blocked = false;
@@ -284,7 +288,13 @@ void OrderGateway::read_session(Session& s, std::uint64_t now) noexcept {
     }
     s.in.commit(r.bytes);
     s.liveness.heard(now);
+    const std::size_t unframed = s.in.size();
     process_input(s, now);
+    // A message left incomplete began in this read if this read completed
+    // the one before it (or none was waiting); else it is still the one
+    // begun earlier, whatever trickled in since.
+    if (s.in.empty()) s.partial_since_ns = 0;
+    else if (s.in.size() < unframed || s.partial_since_ns == 0) s.partial_since_ns = now;
     // A short read emptied the socket (a stream socket returns what it holds):
     // the level-triggered poller reports it again when more arrives, so another
     // read now would only return EAGAIN -- a syscall before the engine sees
@@ -411,8 +421,8 @@ bool OrderGateway::handle_admin(Session& s, const proto::Header& h, const proto:
     why = engine::RejectReason::kUnknownTargetClient;
   if (why != engine::RejectReason::kNone) {
     counters_.admin_refused.add();
-    const auto code = static_cast<std::size_t>(why);
-    if (code < GatewayCounters::kRejectCodes) counters_.engine_rejects[code].add();
+    for (std::size_t i = 0; i < GatewayCounters::kAdminRefusals.size(); ++i)
+      if (GatewayCounters::kAdminRefusals[i] == why) counters_.admin_refusals[i].add();
     send(s, admin_refusal(m, h.seq, why), now);
     return true;
   }
@@ -681,10 +691,20 @@ void OrderGateway::run_timers(std::uint64_t now) noexcept {
         // A session whose input we are holding back (backpressure) is not
         // silent; but one that has not taken any of its output for 3
         // intervals does not read: a slow consumer.
-        if (s.input_blocked) s.liveness.heard(now);
+        // Nor is one whose held input waits for us: what it left incomplete
+        // is timed from when we take the rest (the clock restarts).
+        if (s.input_blocked) {
+          s.liveness.heard(now);
+          s.partial_since_ns = now;
+        }
         if (s.liveness.stalled_too_long(s.output_stalled_ns, now)) {
           drop_unwritten_output(s);
           logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
+        } else if (s.partial_since_ns != 0 && !s.in.empty() &&
+                   now - s.partial_since_ns >= core::ns_from_ms(config_.server.partial_message_timeout_ms)) {
+          // Heard from, never silent, yet no message completes: a client
+          // holding its slot by trickling bytes (or a broken sender).
+          logout_and_close(s, proto::LogoutReason::kPartialMessageTimeout, now);
         } else if (s.liveness.silent(now)) {
           logout_and_close(s, proto::LogoutReason::kHeartbeatTimeout, now);
         } else if (s.liveness.heartbeat_due(now)) {

@@ -71,6 +71,12 @@ struct GatewayCounters {
   core::Counter pending_cancels;  // queued, not yet in the sequencer's ring
   core::Counter admin_requests;  // admin requests sequenced (docs/CONTROLS.md "Admin")
   core::Counter admin_refused;  // refused before sequencing: not an admin, unknown action or target client
+  // The same by reason (kAdminRefusals' order): the engine never saw them, so
+  // they are not among engine_rejects.
+  static constexpr std::array<engine::RejectReason, 3> kAdminRefusals{engine::RejectReason::kInvalidRequestType,
+                                                                      engine::RejectReason::kUnknownTargetClient,
+                                                                      engine::RejectReason::kNotAdmin};
+  std::array<core::Counter, kAdminRefusals.size()> admin_refusals;
   core::Counter admin_cancels;  // orders an admin's cancel-all cancelled
   core::Counter answers_unstamped;  // telemetry: answers sent without ex_tcp_write (a session's stamp ring was full)
   std::array<core::Counter, proto::kSessionRejectReasons> session_rejects;  // by SessionRejectReason (index = code)

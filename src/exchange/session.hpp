@@ -49,6 +49,10 @@ struct Session {
   proto::SessionSequence seq;
   proto::SessionLiveness liveness;
   std::uint64_t close_deadline_ns = 0;  // kClosing: give up waiting for the peer's EOF
+  // When the first byte of the message now incomplete in `in` was read (0:
+  // none is). Kept per read, not per message: run_timers closes the session
+  // once it is older than partial_message_timeout_ms.
+  std::uint64_t partial_since_ns = 0;
   std::uint64_t output_stalled_ns = 0;  // when the socket last took nothing while output waited (0 = draining)
   bool write_interest = false;          // EPOLLOUT registered (output pending)
   bool output_held_back = false;  // output waits for the kernel's queue to drain below our cap (no EPOLLOUT: see

@@ -36,6 +36,7 @@ std::string_view to_string(RejectReason r) noexcept {
     case RejectReason::kInstrumentHalted: return "the instrument is halted";
     case RejectReason::kUnknownTargetClient: return "the admin request names an unknown client";
     case RejectReason::kNotAdmin: return "only an admin session may send admin requests";
+    case RejectReason::kCashOutOfRange: return "the adjusted cash would be outside int64";
   }
   return "unrecognised reason";
 }

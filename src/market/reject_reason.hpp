@@ -47,6 +47,7 @@ enum class RejectReason : std::uint16_t {
   kInstrumentHalted = 409,        // an admin halted the instrument: no new orders or modifies
   kUnknownTargetClient = 410,     // an admin request names a client the venue does not know
   kNotAdmin = 411,                // an admin request from a session whose client is not an admin
+  kCashOutOfRange = 412,          // an admin's cash adjustment would take the cash outside int64
 };
 
 std::string_view to_string(RejectReason r) noexcept;

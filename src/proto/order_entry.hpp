@@ -273,12 +273,13 @@ enum class LogoutReason : std::uint16_t {
   kSlowConsumer = 4,
   kNotLoggedOn = 5,
   kLogonTimeout = 6,
+  kPartialMessageTimeout = 7,  // a logged-on session's message begun, not completed within the server's timeout
 };
 // How many codes each reason enum has (codes 0..count-1; LogonRejectReason's 0 is unused):
 // counters indexed by code are sized from these, never by hand.
 inline constexpr std::size_t kSessionRejectReasons = static_cast<std::size_t>(SessionRejectReason::kRateLimited) + 1;
 inline constexpr std::size_t kLogonRejectReasons = static_cast<std::size_t>(LogonRejectReason::kBadHeartbeat) + 1;
-inline constexpr std::size_t kLogoutReasons = static_cast<std::size_t>(LogoutReason::kLogonTimeout) + 1;
+inline constexpr std::size_t kLogoutReasons = static_cast<std::size_t>(LogoutReason::kPartialMessageTimeout) + 1;
 
 std::string_view to_string(MsgType t) noexcept;
 std::string_view to_string(SessionRejectReason r) noexcept;

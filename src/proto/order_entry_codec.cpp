@@ -91,6 +91,7 @@ std::string_view to_string(LogoutReason r) noexcept {
     case LogoutReason::kSlowConsumer: return "slow consumer";
     case LogoutReason::kNotLoggedOn: return "not logged on";
     case LogoutReason::kLogonTimeout: return "logon timeout";
+    case LogoutReason::kPartialMessageTimeout: return "partial message timeout";
   }
   return "unknown";
 }

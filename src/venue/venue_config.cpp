@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "market/types.hpp"
+#include "net/socket_address.hpp"
 
 namespace nanotick::venue {
 
@@ -15,13 +16,42 @@ namespace {
 using config::ConfigError;
 using config::TableReader;
 
+// Addresses are checked here, where the key and the file are known: left to
+// the socket code they would fail at start-up without naming either (and exit
+// 1, not the config error's 2).
+void check_address(const TableReader& t, std::string_view key, const std::string& text, net::PortZero zero) {
+  try {
+    (void)net::parse_socket_address(text, zero);
+  } catch (const std::invalid_argument& e) {
+    t.fail(key, e.what());
+  }
+}
+
+void check_interface(const TableReader& t, std::string_view key, const std::string& text) {
+  try {
+    (void)net::parse_ipv4(text);
+  } catch (const std::invalid_argument& e) {
+    t.fail(key, e.what());
+  }
+}
+
+void check_group(const TableReader& t, std::string_view key, const std::string& text) {
+  try {
+    (void)net::parse_multicast_group(text);
+  } catch (const std::invalid_argument& e) {
+    t.fail(key, e.what());
+  }
+}
+
 constexpr std::int64_t kPriceLimit = std::int64_t{1} << 61;  // the engine's price bound
 
 ServerConfig read_server(TableReader t) {
   ServerConfig s;
   s.order_entry = t.required_string("order_entry");
+  check_address(t, "order_entry", s.order_entry, net::PortZero::kAllowed);  // port 0: any free port (tests)
   s.max_sessions = t.u32("max_sessions", s.max_sessions, 1, 4096);
   s.logon_timeout_ms = t.u32("logon_timeout_ms", s.logon_timeout_ms, 1, 3'600'000);
+  s.partial_message_timeout_ms = t.u32("partial_message_timeout_ms", s.partial_message_timeout_ms, 1, 3'600'000);
   s.min_heartbeat_ms = t.u32("min_heartbeat_ms", s.min_heartbeat_ms, 1, 3'600'000);
   s.max_heartbeat_ms = t.u32("max_heartbeat_ms", s.max_heartbeat_ms, 1, 3'600'000);
   if (s.min_heartbeat_ms > s.max_heartbeat_ms)
@@ -44,6 +74,9 @@ MarketDataConfig read_market_data(TableReader t) {
   m.interface = t.required_string("interface");
   m.incremental = t.required_string("incremental");
   m.snapshot = t.required_string("snapshot");
+  check_interface(t, "interface", m.interface);
+  check_group(t, "incremental", m.incremental);
+  check_group(t, "snapshot", m.snapshot);
   if (m.incremental == m.snapshot) t.fail("snapshot", "must differ from market_data.incremental");
   m.ttl = t.u32("ttl", m.ttl, 0, 255);
   m.mtu = t.u32("mtu", m.mtu, 128, 65000);

@@ -31,6 +31,10 @@ struct ServerConfig {
   std::string order_entry = "127.0.0.1:9100";  // required: listen address ip:port
   std::uint32_t max_sessions = 64;
   std::uint32_t logon_timeout_ms = 5000;
+  // A logged-on session's message begun but not complete this long is closed
+  // (Logout PartialMessageTimeout): a client trickling bytes is never silent,
+  // and would otherwise hold its slot for ever.
+  std::uint32_t partial_message_timeout_ms = 5000;
   std::uint32_t heartbeat_ms = 1000;
   std::uint32_t min_heartbeat_ms = 100;
   std::uint32_t max_heartbeat_ms = 60000;

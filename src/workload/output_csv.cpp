@@ -97,6 +97,7 @@ std::string name_of(RejectReason reason) {
     case RejectReason::kInstrumentHalted: return "instrument_halted";
     case RejectReason::kUnknownTargetClient: return "unknown_target_client";
     case RejectReason::kNotAdmin: return "not_admin";
+    case RejectReason::kCashOutOfRange: return "cash_out_of_range";
   }
   return std::to_string(static_cast<unsigned>(reason));
 }

@@ -72,6 +72,7 @@ class LogoutReason:
     SLOW_CONSUMER = 4
     NOT_LOGGED_ON = 5
     LOGON_TIMEOUT = 6
+    PARTIAL_MESSAGE_TIMEOUT = 7
 
 
 class EngineReject:

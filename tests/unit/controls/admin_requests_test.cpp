@@ -208,6 +208,18 @@ TEST(AdminRequests, AnAdjustmentMovesCashOrAPositionButNeverBelowWhatWorkingOrde
   EXPECT_EQ(adjust(kB, kTrader, std::numeric_limits<std::int64_t>::max()), RR::kQuantityTooLarge);
   EXPECT_EQ(adjust(kA, kOther, 5), RR::kNoAccount);
   EXPECT_EQ(adjust(9, kTrader, 5), RR::kUnknownInstrument);
+  // Cash past INT64_MAX (issue 30: it was accepted, the 128-bit sum silently
+  // beyond every int64 reader) is refused with its own reason, changing
+  // nothing; up to INT64_MAX exactly is a deposit like any other.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(adjust(engine::kAllInstruments, kTrader, kMax), RR::kCashOutOfRange) << "1,000 + INT64_MAX";
+  EXPECT_TRUE(e.accounts().find(kTrader)->cash == 1'000);
+  EXPECT_EQ(adjust(engine::kAllInstruments, kTrader, kMax - 1'000), RR::kNone);
+  EXPECT_TRUE(e.accounts().find(kTrader)->cash == kMax);
+  EXPECT_EQ(adjust(engine::kAllInstruments, kTrader, 1), RR::kCashOutOfRange) << "INT64_MAX + 1";
+  EXPECT_TRUE(e.accounts().find(kTrader)->cash == kMax);
+  EXPECT_EQ(adjust(engine::kAllInstruments, kTrader, -(kMax - 1'000)), RR::kNone);
+  EXPECT_TRUE(e.accounts().find(kTrader)->cash == 1'000);
   // Part of the state: a snapshot carries the adjusted balances.
   const ControlsState s = e.export_controls();
   EXPECT_TRUE(s.accounts[0].cash == 1'000);

@@ -267,6 +267,31 @@ TEST(ExchangeConfig, ErrorsNameTheKeyAndTheProblem) {
 
 // [market_data] shm_path / shm_ring_packets (docs/EXCHANGE.md "Market data
 // in shared memory"): off by default; the ring's packets must fit its slots.
+// Addresses are checked by the loader, naming the file and the key: left to
+// the sockets they failed at start-up without either (issue 30).
+TEST(ExchangeConfig, EveryAddressIsCheckedWhereItsKeyIsKnown) {
+  expect_error(minimal("[server]\norder_entry = \"127.0.0.1\"\n"), "server.order_entry", "found no ':'");
+  expect_error(minimal("[server]\norder_entry = \"127.0.0.1:\"\n"), "server.order_entry", "port after ':' is missing");
+  expect_error(minimal("[server]\norder_entry = \"127.0.0.1:70000\"\n"), "server.order_entry",
+               "port 70000 is out of range");
+  expect_error(minimal("[server]\norder_entry = \"localhost:9100\"\n"), "server.order_entry",
+               "host names are not resolved");
+  expect_error(minimal("[server]\norder_entry = \"127.0.0.1:91x\"\n"), "server.order_entry", "is not a number");
+  expect_error(minimal("[market_data]\ninterface = \"eth0\"\n"), "market_data.interface",
+               "\"eth0\" is not a dotted IPv4 address");
+  expect_error(minimal("[market_data]\ninterface = \"127.0.0.1:1\"\n"), "market_data.interface", "not a dotted");
+  expect_error(minimal("[market_data]\nincremental = \"10.0.0.1:9201\"\n"), "market_data.incremental",
+               "is not a multicast group");
+  expect_error(minimal("[market_data]\nincremental = \"239.255.42.1\"\n"), "market_data.incremental", "found no ':'");
+  expect_error(minimal("[market_data]\nincremental = \"239.255.42.1:0\"\n"), "market_data.incremental",
+               "port 0 is not allowed");
+  expect_error(minimal("[market_data]\nsnapshot = \"127.0.0.1:9202\"\n"), "market_data.snapshot",
+               "is not a multicast group");
+  expect_error(minimal("[market_data]\nsnapshot = \"md.example:9202\"\n"), "market_data.snapshot", "not a dotted");
+  // What stays allowed: port 0 for order entry (any free port) and the wildcard address.
+  EXPECT_EQ(error_of(minimal("[server]\norder_entry = \"0.0.0.0:0\"\n")), "");
+}
+
 TEST(ExchangeConfig, MarketDataRingKeysAreChecked) {
   const nx::ExchangeConfig off = nx::parse_exchange_config(minimal(), "test.toml");
   EXPECT_EQ(off.market_data.shm_path, "");

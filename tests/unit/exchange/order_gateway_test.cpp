@@ -513,6 +513,66 @@ TEST_F(Fixture, NoLogonInTimeCloses) {
   EXPECT_EQ(m->as<np::ServerLogout>().reason, static_cast<std::uint16_t>(np::LogoutReason::kLogonTimeout));
 }
 
+// Issue 30: a logged-on client trickling a message (each byte counts as heard,
+// so the silence rule never fires) is closed once its message has been
+// incomplete for partial_message_timeout_ms, and not before.
+TEST_F(Fixture, AMessageLeftIncompleteTooLongCloses) {
+  nx::ExchangeConfig c = make_config();
+  c.server.partial_message_timeout_ms = 200;
+  start(std::move(c));
+  Client a = connect();
+  logged_on(a, 1, kKey1);
+  np::NewOrder m = new_order(1);
+  m.header.seq = a.seq++;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(&m);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t sent = 0;
+  while (sent < 6 && !a.eof) {  // one byte every 40 ms: 6 bytes of 48 before the timeout, more than enough after
+    send_bytes(a, bytes + sent++, 1);
+    pump_for(std::chrono::milliseconds(40));
+    read_some(a);
+  }
+  const auto logout = next_of(a, np::MsgType::kServerLogout);
+  ASSERT_TRUE(logout);
+  EXPECT_EQ(logout->as<np::ServerLogout>().reason,
+            static_cast<std::uint16_t>(np::LogoutReason::kPartialMessageTimeout));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(200));
+  EXPECT_TRUE(closed_by_exchange(a));
+  EXPECT_EQ(gateway->counters().logouts[static_cast<std::size_t>(np::LogoutReason::kPartialMessageTimeout)].get(), 1u);
+  EXPECT_EQ(gateway->counters().requests_forwarded.get(), 0u);  // the begun order was never taken
+}
+
+// The timeout is per message: a client whose input always ends inside a
+// message (each piece completes the one before and begins the next) for far
+// longer than the timeout is never closed, as long as each message completes in time.
+TEST_F(Fixture, InputEndingMidMessageIsNotTimedOutWhileEachMessageCompletes) {
+  nx::ExchangeConfig c = make_config();
+  c.server.partial_message_timeout_ms = 200;
+  start(std::move(c));
+  Client a = connect();
+  logged_on(a, 1, kKey1);
+  std::vector<std::uint8_t> stream;
+  constexpr int kOrders = 10;
+  for (int i = 0; i < kOrders; ++i) {
+    np::NewOrder m = new_order(static_cast<std::uint64_t>(i + 1));
+    m.header.seq = a.seq++;
+    const auto* b = reinterpret_cast<const std::uint8_t*>(&m);
+    stream.insert(stream.end(), b, b + sizeof m);
+  }
+  // Pieces of one message's length, starting mid-message: 100 ms apart, 1 s in all.
+  const std::size_t half = sizeof(np::NewOrder) / 2;
+  send_bytes(a, stream.data(), half);
+  for (std::size_t at = half; at < stream.size(); at += sizeof(np::NewOrder)) {
+    pump_for(std::chrono::milliseconds(100));
+    send_bytes(a, stream.data() + at, std::min(sizeof(np::NewOrder), stream.size() - at));
+  }
+  pump_for(std::chrono::milliseconds(50));
+  read_some(a);
+  EXPECT_FALSE(a.eof);
+  EXPECT_EQ(gateway->counters().logouts[static_cast<std::size_t>(np::LogoutReason::kPartialMessageTimeout)].get(), 0u);
+  EXPECT_EQ(gateway->counters().requests_forwarded.get(), static_cast<std::uint64_t>(kOrders));
+}
+
 TEST_F(Fixture, MaxSessionsIsEnforcedAtLogon) {
   start(make_config(1));
   Client a = connect();

@@ -384,6 +384,12 @@ TEST_F(TraderConfigTest, ExchangeAddressComesFromTheExchangeConfigWithLoopbackFo
   EXPECT_EQ(parse(mm("")).session.exchange.to_string(), "127.0.0.1:9555");
   write_exchange("order_entry = \"127.0.0.1:0\"");
   expect_error(mm(""), "session.exchange", "port 0");
+  // An address the exchange could not use is the exchange config's error, named there (issue 30).
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:70000", "localhost:9555"}) {
+    write_exchange("order_entry = \"" + std::string(bad) + "\"");
+    expect_error(mm(""), "trader.exchange_config", "exchange.toml: server.order_entry: \"" + std::string(bad) + "\"");
+  }
+  write_exchange("order_entry = \"127.0.0.1:9555\"");
   // An explicit address needs no usable default.
   EXPECT_EQ(parse(trader("market_maker", "[[instruments]]\nsymbol = \"AAA\"\n", "", "exchange = \"127.0.0.1:9556\"\n"))
                 .session.exchange.to_string(),
