@@ -10,7 +10,7 @@ exchange, the flooder, this test and whatever else CI runs; an unthrottled or
 unfair gateway (the flood read to exhaustion before the other session's turn)
 shows up as hundreds of milliseconds or as timeouts, far above it. A bound on
 wall-clock time: marked `timing`, so `./nanotick test` runs it alone after
-the parallel pass (never beside the chaos soak; tests/integration/conftest.py).
+the parallel pass (never beside the chaos soak; pytest.ini).
 """
 
 from __future__ import annotations
