@@ -31,6 +31,8 @@
 #include "net/socket_address.hpp"
 #include "proto/order_entry.hpp"
 #include "trading/order_entry_client.hpp"
+#include "venue/demo_credentials.hpp"
+#include "venue/key_file.hpp"
 #include "venue/venue_config.hpp"
 
 namespace {
@@ -70,15 +72,21 @@ std::uint32_t client_id(const VenueConfig& cfg, const std::string& arg) {
 std::string read_key(const std::string& key_file) {
   std::string key;
   if (!key_file.empty()) {
-    std::ifstream in(key_file);
-    if (!in) throw UsageError("cannot read the key file " + key_file);
-    std::getline(in, key);
+    try {
+      key = nanotick::venue::read_key_file(key_file);  // refused unless the owner's alone
+    } catch (const nanotick::venue::KeyFileError& e) {
+      throw UsageError(std::string("--key-file ") + e.what());
+    }
   } else if (const char* env = std::getenv("NANOTICK_ADMIN_KEY")) {
     key = env;
   } else {
     throw UsageError("no API key: give --key-file FILE or set NANOTICK_ADMIN_KEY");
   }
   while (!key.empty() && (key.back() == '\r' || key.back() == ' ')) key.pop_back();
+  if (const std::string_view demo = nanotick::venue::demo_key_name(key); !demo.empty())
+    std::fprintf(
+        stderr, "nanotick-admin: %s\n",
+        nanotick::venue::demo_credential_warning(key_file.empty() ? "$NANOTICK_ADMIN_KEY" : key_file, demo).c_str());
   return key;
 }
 

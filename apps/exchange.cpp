@@ -21,6 +21,7 @@
 #include "exchange/exchange_config.hpp"
 #include "exchange/exchange_server.hpp"
 #include "telemetry/writer.hpp"
+#include "venue/demo_credentials.hpp"
 
 using namespace nanotick::apps;  // install_stop_handlers, stop_signal, ProcessLog, log_line (app_main.hpp)
 
@@ -48,6 +49,12 @@ int main(int argc, char** argv) {
     // catch blocks write theirs after it stopped.
     ProcessLog process_log("nanotick-exchange");
     ExchangeConfig config = load_exchange_config(config_path);
+    for (std::size_t i = 0; i < config.clients.size(); ++i)
+      if (const std::string_view demo = nanotick::venue::demo_credential_name(config.clients[i].credential);
+          !demo.empty())
+        log_line(nanotick::venue::demo_credential_warning(
+            config_path + ": clients[" + std::to_string(i) + "] (id " + std::to_string(config.clients[i].id) + ")",
+            demo));
     if (!journal_dir.empty()) config.journal.dir = journal_dir;
     // Declared before the server: it must outlive the threads recording into it.
     std::unique_ptr<nanotick::telemetry::Writer> telemetry;

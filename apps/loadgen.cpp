@@ -43,6 +43,8 @@
 #include "net/socket_address.hpp"
 #include "proto/order_entry.hpp"
 #include "trading/order_entry_client.hpp"
+#include "venue/demo_credentials.hpp"
+#include "venue/key_file.hpp"
 
 namespace {
 
@@ -60,8 +62,12 @@ struct Credentials {
 
 // "client_id api_key" per line; blank lines and # comments skipped.
 std::vector<Credentials> read_sessions(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read the sessions file " + path);
+  std::istringstream in;
+  try {
+    in.str(nanotick::venue::read_private_file(path));  // API keys: refused unless the owner's alone
+  } catch (const nanotick::venue::KeyFileError& e) {
+    throw UsageError(std::string("--sessions ") + e.what());
+  }
   std::vector<Credentials> out;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
@@ -73,6 +79,9 @@ std::vector<Credentials> read_sessions(const std::string& path) {
       throw UsageError(path + ":" + std::to_string(n) +
                        ": expected 'client_id api_key' (id 1..65535, key 16..32 "
                        "characters)");
+    if (const std::string_view demo = nanotick::venue::demo_key_name(key); !demo.empty())
+      std::fprintf(stderr, "nanotick-loadgen: %s\n",
+                   nanotick::venue::demo_credential_warning(path + ":" + std::to_string(n), demo).c_str());
     out.push_back({static_cast<std::uint32_t>(id), key});
   }
   if (out.empty()) throw UsageError(path + ": no sessions");

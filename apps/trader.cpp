@@ -27,6 +27,8 @@
 #include "trading/strategies/random_strategy.hpp"
 #include "trading/trader.hpp"
 #include "trading/trader_config.hpp"
+#include "venue/demo_credentials.hpp"
+#include "venue/key_file.hpp"
 
 using namespace nanotick::apps;  // install_stop_handlers, stop_signal, ProcessLog, log_line (app_main.hpp)
 
@@ -182,6 +184,11 @@ int main(int argc, char** argv) {
     // From here every line goes through the process's logger; the catch
     // blocks below write theirs after it stopped.
     ProcessLog process_log("nanotick-trader[" + config.name + "]");
+    if (const std::string mode = nanotick::venue::shared_key_mode_problem(config_path, "its session.api_key");
+        !mode.empty())
+      log_line("warning: " + mode);
+    if (const std::string_view demo = nanotick::venue::demo_key_name(config.session.api_key); !demo.empty())
+      log_line(nanotick::venue::demo_credential_warning(config_path + ": session.api_key", demo));
     switch (config.strategy) {
       case StrategyKind::kMarketMaker:
         return trade(config, MarketMaker(config.strategy_params), duration_s, book_dump_path, observe.telemetry_dir,

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <immintrin.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,10 +70,20 @@ class LogBackend {
       fd_ = STDERR_FILENO;
     } else {
       const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options.append ? O_APPEND : O_TRUNC);
-      fd_ = ::open(options.path.c_str(), flags, 0644);
+      // Owner only: the lines carry clients' orders. An existing regular file
+      // (appended to, or truncated: either keeps its mode) is made 0600 too;
+      // a device such as /dev/null is left alone.
+      fd_ = ::open(options.path.c_str(), flags, 0600);
       if (fd_ < 0)
         throw std::runtime_error("logger: cannot open '" + options.path + "' for writing: " + std::strerror(errno) +
                                  "; check that the directory exists and is writable");
+      struct stat st {};
+      if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0077) != 0 && ::fchmod(fd_, 0600) != 0) {
+        const int err = errno;
+        ::close(fd_);
+        throw std::runtime_error("logger: cannot make '" + options.path + "' mode 0600: " + std::strerror(err) +
+                                 "; check who owns it");
+      }
       owns_fd_ = true;
     }
     idle_sleep_ = options.idle_sleep;

@@ -1,6 +1,7 @@
 #include "exchange/engine_snapshot.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -214,8 +215,15 @@ void write_engine_snapshot(const std::string& dir, std::uint64_t journal_seq, st
   const std::vector<std::uint8_t> bytes = encode_engine_snapshot(journal_seq, fingerprint, state, controls);
   const std::string final_path = dir + "/" + snapshot_file_name(journal_seq);
   const std::string tmp = final_path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Owner only: a snapshot holds every client's working orders and balances.
+  // fchmod too: a .tmp a crash left behind keeps its old mode through O_TRUNC.
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) throw std::runtime_error("snapshot: cannot create " + tmp + ": " + std::strerror(errno));
+  if (::fchmod(fd, 0600) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw std::runtime_error("snapshot: cannot make " + tmp + " mode 0600: " + std::strerror(err));
+  }
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);

@@ -3,6 +3,7 @@
 #include "telemetry/writer.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,10 +38,19 @@ class WriterBackend {
  public:
   WriterBackend(const std::string& path, const core::TscClock& clock)
       : path_(path), clock_(clock), buffer_(std::make_unique<std::byte[]>(kBufferBytes)) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // Owner only: the records are keyed by client and order. An existing
+    // file keeps its mode through O_TRUNC, so a regular one is made 0600 too
+    // (a device such as /dev/null is left alone).
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd_ < 0) {
       throw std::runtime_error("telemetry: cannot create '" + path + "': " + std::strerror(errno) +
                                "; check that its directory exists and is writable");
+    }
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0077) != 0 && ::fchmod(fd_, 0600) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      throw std::runtime_error("telemetry: cannot make '" + path + "' mode 0600: " + std::strerror(err));
     }
   }
 

@@ -180,8 +180,12 @@ def make_run_dir(root: pathlib.Path, given: Optional[pathlib.Path]) -> pathlib.P
             run_dir = root / "runs" / f"{stamp}-{n}"
             n += 1
     try:
+        # Owner only: the run holds every client's order flow (journal, logs,
+        # telemetry) and the traders' configs with their API keys.
+        run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        run_dir.chmod(0o700)  # a --run-dir given empty keeps the mode it had otherwise
         for sub in ("configs", "logs", "counters", "telemetry", "journal"):
-            (run_dir / sub).mkdir(parents=True, exist_ok=True)
+            (run_dir / sub).mkdir(mode=0o700, exist_ok=True)
     except OSError as e:
         raise DemoError(f"cannot create the run directory {run_dir}: {e}", EXIT_CANNOT_START) from e
     return run_dir

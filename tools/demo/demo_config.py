@@ -358,5 +358,6 @@ def write_trader_copy(trader: TraderSpec, configs_dir: pathlib.Path, exchange: E
             changes[("market_data", key)] = venue_md[key]
     text = rewrite(trader.text, trader.data, changes, trader.path)
     out = configs_dir / f"{trader.process}.toml"
+    out.touch(mode=0o600)  # it holds the trader's API key: the trader warns about one others may read
     out.write_text(_header(trader.path) + text, encoding="utf-8")
     return out

@@ -30,6 +30,11 @@ _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
+def private_file(path: pathlib.Path):
+    """`path` created (or truncated) for writing, mode 0600: a process's log holds its clients' order flow."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600), "wb")
+
+
 def child_setup(parent_pid: int) -> Callable[[], None]:
     """Runs in the child between fork and exec: SIGTERM when the demo dies; exit at once
     if it already died (the parent changed before the request took effect)."""
@@ -59,7 +64,7 @@ class Child:
         self.counters_path = counters_path
         self._log_offset = 0
         self._partial = b""
-        with open(log_path, "wb") as err, open(counters_path, "wb") as out:
+        with private_file(log_path) as err, private_file(counters_path) as out:
             # The child keeps its own copies of the descriptors; ours close here.
             self.proc = subprocess.Popen(args, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          start_new_session=True, preexec_fn=child_setup(os.getpid()))

@@ -158,6 +158,7 @@ def test_trader_copy_points_at_the_exchange_copy_and_the_running_exchange(tmp_pa
     assert parsed["session"]["exchange"] == "127.0.0.1:45678"
     assert parsed["instruments"] == mm1.data["instruments"]
     assert parsed["session"]["api_key"] == mm1.data["session"]["api_key"]
+    assert out.stat().st_mode & 0o777 == 0o600, oct(out.stat().st_mode)  # it holds the API key (issue 30)
 
 
 def test_trader_copy_makes_market_data_addresses_it_names_follow_the_exchange(tmp_path):

@@ -66,6 +66,27 @@ def test_run_dir_must_be_new_or_empty(tmp_path):
     assert demo.make_run_dir(tmp_path, tmp_path / "empty") == tmp_path / "empty"
 
 
+def test_run_dir_and_its_subdirectories_are_the_owners_alone(tmp_path):
+    # Issue 30: the run holds the clients' order flow and the traders' keys.
+    for run in (demo.make_run_dir(tmp_path, None), demo.make_run_dir(tmp_path, tmp_path / "given")):
+        assert run.stat().st_mode & 0o777 == 0o700, oct(run.stat().st_mode)
+        for sub in ("configs", "logs", "counters", "telemetry", "journal"):
+            assert (run / sub).stat().st_mode & 0o777 == 0o700, (sub, oct((run / sub).stat().st_mode))
+    empty = tmp_path / "empty-0755"
+    empty.mkdir(mode=0o755)
+    assert demo.make_run_dir(tmp_path, empty).stat().st_mode & 0o777 == 0o700
+
+
+def test_a_childs_log_and_counters_files_are_created_0600(tmp_path):
+    import demo_process
+    child = demo_process.Child("echo", ["/bin/sh", "-c", "echo order-flow >&2; echo k 1"], tmp_path,
+                               tmp_path / "echo.log", tmp_path / "echo.txt")
+    assert child.wait(10) == 0
+    for path in (tmp_path / "echo.log", tmp_path / "echo.txt"):
+        assert path.stat().st_mode & 0o777 == 0o600, (path, oct(path.stat().st_mode))
+    assert (tmp_path / "echo.log").read_text() == "order-flow\n"
+
+
 def test_default_run_dirs_never_collide(tmp_path):
     first = demo.make_run_dir(tmp_path, None)
     second = demo.make_run_dir(tmp_path, None)

@@ -108,7 +108,11 @@ def test_halt_block_and_cancel_all_over_the_wire(start_exchange, tmp_path):
     assert counters["admin.refused"] == 3, counters
     assert counters["admin.cancels"] == 3, counters
     assert counters["engine_reject.409"] == 2 and counters["engine_reject.408"] == 1, counters
-    assert counters["engine_reject.411"] == 1 and counters["engine_reject.410"] == 1, counters
+    # The gateway's refusals under names of their own (issue 30): the engine never saw them.
+    assert counters["admin.refused.411"] == 1 and counters["admin.refused.410"] == 1, counters
+    assert counters["admin.refused.101"] == 1, counters
+    assert counters.get("engine_reject.411", 0) == 0 and counters.get("engine_reject.410", 0) == 0, counters
+    assert counters.get("engine_reject.101", 0) == 0, counters
 
 
 def test_halts_and_blocks_survive_kill_9_and_a_restart(start_exchange, tmp_path):
@@ -140,9 +144,10 @@ def test_halts_and_blocks_survive_kill_9_and_a_restart(start_exchange, tmp_path)
         ex2.stop()
 
 
-def run_admin(ex, config, *args, key=None, timeout=30):
+def run_admin(ex, config, *args, key=None, timeout=30, mode=0o600):
     key_file = config.path.parent / "admin.key"
     key_file.write_text((key if key is not None else config.client(ADMIN).key) + "\n")
+    key_file.chmod(mode)
     return subprocess.run([str(ADMIN_BIN), "--config", str(config.path), "--exchange", f"127.0.0.1:{ex.port}",
                            "--admin-id", str(ADMIN), "--key-file",
                            str(key_file), "--timeout-ms", "5000", *map(str, args)],
@@ -182,6 +187,12 @@ def test_the_admin_command_line(start_exchange, tmp_path):
     assert nobody.returncode == 2 and "no client" in nobody.stderr, nobody.stderr
     usage = run_admin(ex, config, "explode")
     assert usage.returncode == 2, usage.stderr
+    # A key file other users may read is refused before any logon (issue 30), naming the file, its mode, the fix.
+    key_file = config.path.parent / "admin.key"
+    for mode in (0o644, 0o640, 0o604):
+        shared = run_admin(ex, config, "halt", "T0", mode=mode)
+        assert shared.returncode == 2 and f"{key_file}: mode {mode:04o}" in shared.stderr, (oct(mode), shared.stderr)
+        assert f"chmod 600 {key_file}" in shared.stderr and "halt T0" not in shared.stdout, shared.stderr
     # A client that is not an admin gets the venue's own refusal, and exit 1.
     not_admin = subprocess.run([str(ADMIN_BIN), "--config", str(config.path), "--exchange", f"127.0.0.1:{ex.port}",
                                 "--admin-id", str(OTHER), "--timeout-ms",
@@ -215,6 +226,10 @@ def test_an_adjustment_changes_what_the_client_may_trade_and_survives_a_restart(
         admin.expect(w.AdminResponse, ref_seq=s, reason=400)  # no account
         s = admin.send(w.AdminRequest(request_id=5, action=w.ADMIN_HALT, instrument=T0, amount=3))
         admin.expect(w.AdminResponse, ref_seq=s, reason=112)  # an amount only adjustments have
+        # Cash past INT64_MAX (2,000 + INT64_MAX): refused with its own reason, nothing changed (issue 30).
+        s = admin.send(w.AdminRequest(request_id=6, action=w.ADMIN_ADJUST, instrument=w.ALL_INSTRUMENTS,
+                                      target_client=TRADER, amount=2**63 - 1))
+        admin.expect(w.AdminResponse, ref_seq=s, reason=412)
     done = run_admin(ex, config, "adjust", config.client(TRADER).name, "--instrument", "T0", "--", "-5")
     assert done.returncode == 0 and done.stdout.startswith(f"adjust client {TRADER} T0 by -5: done"), (done.stdout,
                                                                                                       done.stderr)

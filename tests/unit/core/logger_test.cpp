@@ -6,6 +6,7 @@
 #include "support/stress.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -679,6 +680,42 @@ TEST(Logger, ShouldKeepSeparateRingsForSeveralLoggersOnOneThread) {
     EXPECT_EQ(la[i].message, fmt::format("a{}", i));
     EXPECT_EQ(lb[i].message, fmt::format("b{}", i));
   }
+}
+
+// Issue 30: a log carries clients' orders. Under the usual umask 022 the file
+// would be 0644 without the explicit mode; an existing one is tightened, a
+// device is left alone.
+TEST(Logger, ShouldCreateItsFileOwnerOnlyAndTightenAnExistingOne) {
+  const mode_t old_umask = ::umask(022);
+  const auto mode_of = [](const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 0777;
+  };
+  TempLog fresh;
+  {
+    nc::Logger log(file_options(fresh));
+    NT_LOG_INFO(log, "order {}", 1);
+  }
+  EXPECT_EQ(mode_of(fresh.path()), 0600u);
+  TempLog existing;
+  std::ofstream(existing.path()) << "before\n";
+  ASSERT_EQ(::chmod(existing.path().c_str(), 0644), 0);
+  for (const bool append : {true, false}) {
+    nc::LoggerOptions o = file_options(existing);
+    o.append = append;
+    ASSERT_EQ(::chmod(existing.path().c_str(), 0644), 0);
+    nc::Logger log(o);
+    EXPECT_EQ(mode_of(existing.path()), 0600u) << "append " << append;
+  }
+  const unsigned null_mode = mode_of("/dev/null");
+  {
+    nc::LoggerOptions o = file_options(fresh);
+    o.path = "/dev/null";
+    nc::Logger log(o);
+  }
+  EXPECT_EQ(mode_of("/dev/null"), null_mode);
+  ::umask(old_umask);
 }
 
 TEST(Logger, ShouldExplainABadPathRingSizeOrCpu) {

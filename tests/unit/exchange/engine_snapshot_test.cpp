@@ -3,6 +3,7 @@
 #include "exchange/engine_snapshot.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -77,6 +78,28 @@ TEST(EngineSnapshot, EveryDefectIsRefused) {
   auto truncated = std::vector<std::uint8_t>(good.begin(), good.begin() + static_cast<long>(good.size() / 2));
   expect_refused(truncated, 5, "CRC mismatch");
   expect_refused({1, 2, 3}, 5, "too short");
+}
+
+// Issue 30: a snapshot holds every client's working orders and balances.
+// Under the usual umask 022 it would be 0644 without the explicit mode; a
+// .tmp a crash left behind (0644) does not pass its mode on.
+TEST(EngineSnapshot, FilesAreTheOwnersAlone) {
+  const mode_t old_umask = ::umask(022);
+  const std::string dir = (fs::temp_directory_path() / ("nanotick-snap-mode-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string stale = dir + "/" + nx::snapshot_file_name(20) + ".tmp";
+  std::ofstream(stale) << "left by a crash";
+  ASSERT_EQ(::chmod(stale.c_str(), 0644), 0);
+  nx::write_engine_snapshot(dir, 10, 5, sample_state(10));
+  nx::write_engine_snapshot(dir, 20, 5, sample_state(20));
+  for (const std::uint64_t seq : {10u, 20u}) {
+    struct stat st {};
+    ASSERT_EQ(::stat((dir + "/" + nx::snapshot_file_name(seq)).c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << seq;
+  }
+  fs::remove_all(dir);
+  ::umask(old_umask);
 }
 
 TEST(EngineSnapshot, NewestGoodFileWinsAndOldOnesArePruned) {

@@ -4,6 +4,7 @@
 #include "telemetry/writer.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -157,6 +158,26 @@ TEST(TelemetryWriter, ShouldKeepEveryRecordWhenTheWriterDrainsWhileRecording) {
   for (std::uint64_t i = 0; i < total; ++i) ASSERT_EQ(f.records[i].key, i);
   ASSERT_TRUE(f.trailer.has_value());
   EXPECT_EQ(f.trailer->dropped, full);
+}
+
+// Issue 30: the records are keyed by client and order. Under the usual umask
+// 022 the file would be 0644 without the explicit mode; a file left by an
+// earlier run is tightened too.
+TEST(TelemetryWriter, ShouldCreateItsFileOwnerOnly) {
+  const mode_t old_umask = ::umask(022);
+  TempTelemetryFile file("writer_mode");
+  for (const bool existed : {false, true}) {
+    if (existed) ASSERT_EQ(::chmod(file.path().c_str(), 0644), 0);
+    {
+      nt::Writer writer(options_for(file, "exchange-1"));
+      writer.start();
+      writer.stop();
+    }
+    struct stat st {};
+    ASSERT_EQ(::stat(file.path().c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << "existed " << existed;
+  }
+  ::umask(old_umask);
 }
 
 TEST(TelemetryWriter, ShouldWriteAValidEmptyFileWhenStoppedWithoutStart) {
