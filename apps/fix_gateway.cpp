@@ -5,6 +5,7 @@
 // Exit status: 0 stopped by SIGINT/SIGTERM, 1 failed (a venue session could
 // not log on at start, QuickFIX could not start, the order map could not be
 // written), 2 bad command line or config.
+#include <sys/stat.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -60,13 +61,18 @@ int main(int argc, char** argv) {
   options.spin = idle == "spin";
   options.message_log_dir = message_log;
   options.logon_wait_ms = logon_timeout_ms;
+  // Everything the gateway writes holds its clients' order flow (QuickFIX's
+  // stores and message logs, the order maps): its user's alone.
+  ::umask(077);
   apps::install_stop_handlers();
   apps::ProcessLog log("nanotick-fix-gateway");
+  for (const std::string& w : config.warnings) apps::log_line("warning: " + w);
   int status = 0;
   try {
     fix::FixGateway gateway(config, options, [](const std::string& line) { apps::log_line(line); });
     gateway.start();
-    apps::log_line("ready: FIX 4.4 on port " + std::to_string(config.listen.port) + ", " +
+    apps::log_line("ready: FIX 4.4 on " + config.listen.to_string() +
+                   (config.listen.ip.value == 0 ? " (every interface)" : "") + ", " +
                    std::to_string(config.sessions.size()) + " session(s), data dictionary " + config.data_dictionary);
     while (apps::stop_signal() == 0 && gateway.failure().empty()) gateway.poll();
     if (!gateway.failure().empty()) {
@@ -76,6 +82,17 @@ int main(int argc, char** argv) {
       apps::log_line(std::string("stopping on ") + apps::stop_signal_name());
     }
     gateway.stop();
+    const fix::FixLogonCounters& lc = gateway.logon_counters();
+    if (const fix::FixSessionLayer* layer = gateway.session_layer(); layer != nullptr) {
+      const fix::FixSessionLayerCounters& q = layer->counters();
+      apps::log_line("FIX logons: accepted " + std::to_string(lc.accepted) + "; refused with a Logout: no password " +
+                     std::to_string(lc.no_password) + ", wrong password " + std::to_string(lc.wrong_password) +
+                     ", venue session down " + std::to_string(lc.venue_down) + ", MsgSeqNum too low " +
+                     std::to_string(q.seq_too_low) + "; dropped unanswered: unknown CompID " +
+                     std::to_string(q.unknown_comp_ids) + ", session already connected " +
+                     std::to_string(q.session_already_connected) + ", ResetSeqNumFlag=Y " +
+                     std::to_string(q.reset_logons_refused));
+    }
     for (const auto& s : gateway.sessions()) {
       const auto& c = s->counters();
       apps::log_line("client " + std::to_string(s->client().config().client_id) + ": new " +

@@ -1,12 +1,16 @@
 #include "fix/fix_gateway.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <filesystem>
+#include <span>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
 #include "exchange/trade_ledger.hpp"
+#include "fix/fix_listen_socket.hpp"
 
 namespace nanotick::fix {
 
@@ -22,6 +26,18 @@ net::SocketAddress venue_address(const venue::VenueConfig& venue) {
 
 std::string order_map_file(const std::string& store_dir, const FixSessionConfig& s) {
   return (std::filesystem::path(store_dir) / (s.sender_comp_id + "-" + s.target_comp_id + ".orders")).string();
+}
+
+// QuickFIX's stores and message logs hold every message of the sessions:
+// readable by the gateway's user only. The process's umask (077, set by
+// nanotick-fix-gateway) covers files made from now on; this covers those an
+// older gateway (or another umask) left group- or world-readable.
+void owner_only(const std::string& dir) {
+  std::error_code ec;
+  if (dir.empty() || !std::filesystem::is_directory(dir, ec)) return;
+  (void)::chmod(dir.c_str(), 0700);
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.is_regular_file(ec)) (void)::chmod(entry.path().c_str(), 0600);
 }
 
 }  // namespace
@@ -81,6 +97,10 @@ void FixGateway::start() {
   lc.message_log_dir = options_.message_log_dir;
   for (const auto& s : config_.sessions) lc.sessions.push_back({s.sender_comp_id, s.target_comp_id});
   layer_ = std::make_unique<FixSessionLayer>(lc, *this);
+  // QuickFIX listens on every interface; 0.0.0.0 is what allow_remote asks for, anything else is narrowed.
+  if (config_.listen.ip.value != 0) narrow_listener(config_.listen);
+  owner_only(config_.store_dir);
+  owner_only(options_.message_log_dir);
   // The venue's trade ledger: fills of orders the last run left open that it
   // never reported (docs/FIX.md "Restarts"). Read after every venue session
   // logged on, so the cancels of their last sessions are behind it.
@@ -145,13 +165,27 @@ void FixGateway::stop() {
   }
 }
 
-std::string FixGateway::on_logon_request(std::size_t session) {
-  std::string refusal = sessions_.at(session)->logon_refusal();
-  if (!refusal.empty()) log_("FIX logon of " + config_.sessions.at(session).sender_comp_id + " refused: " + refusal);
+// The password first: the venue's state is nobody's business before it.
+std::string FixGateway::on_logon_request(const FixLogonRequest& logon) {
+  const FixSessionConfig& s = config_.sessions.at(logon.session);
+  std::string refusal;
+  if (!logon.has_password) {
+    ++logon_counters_.no_password;
+    refusal = "no Password (554) on the Logon: session " + s.sender_comp_id + " needs its password";
+  } else if (!s.password.matches(std::span<const char>(logon.password.data(), logon.password.size()))) {
+    ++logon_counters_.wrong_password;
+    refusal = "wrong Password (554) for session " + s.sender_comp_id;
+  } else if (refusal = sessions_.at(logon.session)->logon_refusal(); !refusal.empty()) {
+    ++logon_counters_.venue_down;
+  }
+  if (!refusal.empty()) log_("FIX logon of " + s.sender_comp_id + " refused: " + refusal);
   return refusal;
 }
 
+void FixGateway::on_connection_dropped(const std::string& why) { log_("FIX connection dropped: " + why); }
+
 void FixGateway::on_logon(std::size_t session) {
+  ++logon_counters_.accepted;
   log_("FIX session " + config_.sessions.at(session).sender_comp_id + " logged on");
 }
 

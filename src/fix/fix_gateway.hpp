@@ -3,8 +3,11 @@
 // each with its own nanotick order-entry session, all polled by one thread.
 //
 // Start-up: each session's order map is loaded and its venue session logs on
-// (start() waits for every logon, bounded); only then does QuickFIX listen,
-// so a FIX client never logs on to a gateway that cannot reach the venue.
+// (start() waits for every logon, bounded); only then does QuickFIX listen
+// (on the configured address alone: fix_listen_socket.hpp), so a FIX client
+// never logs on to a gateway that cannot reach the venue. A FIX Logon must
+// carry its session's password (Password, 554), checked against the config's
+// hash in constant time.
 // While a venue session is down afterwards, FIX logons for it are refused and
 // its orders rejected, and it reconnects with back-off.
 //
@@ -34,6 +37,16 @@
 #include "net/socket_address.hpp"
 
 namespace nanotick::fix {
+
+// FIX Logons the gateway itself judged (docs/FIX.md "Sessions and
+// credentials"); what QuickFIX drops before that is in the session layer's
+// counters.
+struct FixLogonCounters {
+  std::uint64_t accepted = 0;
+  std::uint64_t no_password = 0;     // Logout: the Logon carried no Password (554)
+  std::uint64_t wrong_password = 0;  // Logout: its Password is not the session's
+  std::uint64_t venue_down = 0;      // Logout: the session's venue session is not logged on
+};
 
 struct FixGatewayOptions {
   ipc::Transport transport = ipc::Transport::kTcp;
@@ -66,9 +79,11 @@ class FixGateway final : public FixSessionEvents {
   const std::string& failure() const noexcept { return failure_; }
   const std::vector<std::unique_ptr<FixOrderSession>>& sessions() const noexcept { return sessions_; }
   const FixSessionLayer* session_layer() const noexcept { return layer_.get(); }
+  const FixLogonCounters& logon_counters() const noexcept { return logon_counters_; }
 
   // ---- FixSessionEvents --------------------------------------------------------
-  std::string on_logon_request(std::size_t session) override;
+  std::string on_logon_request(const FixLogonRequest& logon) override;
+  void on_connection_dropped(const std::string& why) override;
   void on_logon(std::size_t session) override;
   void on_logout(std::size_t session) override;
   void on_request(const FixOrderRequest& request) override;
@@ -84,6 +99,7 @@ class FixGateway final : public FixSessionEvents {
   const core::TscClock& clock_ = core::TscClock::global();
   std::uint64_t last_work_ns_ = 0;
   std::string failure_;
+  FixLogonCounters logon_counters_;
 };
 
 }  // namespace nanotick::fix

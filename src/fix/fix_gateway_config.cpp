@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <span>
 #include <utility>
 
 #include "config/toml_reader.hpp"
@@ -21,8 +22,12 @@ std::string read_key(config::TableReader& t, const std::string& source) {
   const std::string path = resolve(source, t.required_string("key_file"));
   std::ifstream in(path);
   if (!in) t.fail("key_file", "cannot read " + path);
-  std::string key;
-  std::getline(in, key);
+  // The first line, read to at most 256 bytes: a key is 16..32 characters,
+  // and a key_file naming something endless (/dev/zero) must still end.
+  std::string key(256, '\0');
+  in.read(key.data(), static_cast<std::streamsize>(key.size()));
+  key.resize(static_cast<std::size_t>(in.gcount()));
+  if (const std::size_t eol = key.find('\n'); eol != std::string::npos) key.resize(eol);
   while (!key.empty() && (key.back() == '\r' || key.back() == ' ')) key.pop_back();
   try {
     venue::validate_api_key(key);
@@ -34,6 +39,8 @@ std::string read_key(config::TableReader& t, const std::string& source) {
 
 }  // namespace
 
+bool is_loopback(net::Ipv4Address ip) noexcept { return (ip.value >> 24) == 127; }
+
 bool valid_comp_id(const std::string& id) noexcept {
   if (id.empty() || id.size() > 32) return false;
   for (const char c : id)
@@ -42,9 +49,13 @@ bool valid_comp_id(const std::string& id) noexcept {
 }
 
 FixGatewayConfig load_fix_gateway_config(const std::string& path) {
+  return parse_fix_gateway_config(config::read_config_file(path), path);
+}
+
+FixGatewayConfig parse_fix_gateway_config(std::string_view text, const std::string& path) {
   FixGatewayConfig c;
   c.source = path;
-  const toml::table root_table = config::parse_toml(config::read_config_file(path), path);
+  const toml::table root_table = config::parse_toml(text, path);
   config::TableReader root(root_table, path, "");
   auto gateway = root.table("gateway");
   if (!gateway) root.fail("gateway", "the [gateway] table is required (exchange_config, listen, store_dir)");
@@ -61,8 +72,12 @@ FixGatewayConfig load_fix_gateway_config(const std::string& path) {
   } catch (const std::exception& e) {
     g.fail("listen", e.what());
   }
-  if (c.listen.ip.value != 0)
-    g.fail("listen", "\"" + listen + "\": QuickFIX 1.15 (Debian 12) listens on every interface; write 0.0.0.0:PORT");
+  c.allow_remote = g.boolean("allow_remote", false);
+  // Anyone who reaches the port can try passwords: by default only this host can.
+  if (!is_loopback(c.listen.ip) && !c.allow_remote)
+    g.fail("listen",
+           "\"" + listen + "\" is not a loopback address (127.0.0.0/8): write 127.0.0.1:PORT, or set " +
+               "allow_remote = true in [gateway] to accept FIX clients from other hosts (docs/FIX.md \"Listening\")");
   c.store_dir = resolve(path, g.required_string("store_dir"));
   c.data_dictionary = resolve(path, g.string("data_dictionary", "../build/fix/FIX44.xml"));
   if (const std::string ledger = g.string("trade_ledger", ""); !ledger.empty()) c.trade_ledger = resolve(path, ledger);
@@ -93,6 +108,18 @@ FixGatewayConfig load_fix_gateway_config(const std::string& path) {
                               "open when its venue session ends are known to be cancelled (docs/FIX.md)");
     if (!clients.insert(s.client_id).second)
       t.fail("client_id", "client " + std::to_string(s.client_id) + " has two FIX sessions (the venue allows it one)");
+    const std::string password_hash = t.required_string("password_hash");
+    try {
+      s.password = venue::CredentialHash::parse(password_hash);
+    } catch (const std::exception& e) {
+      t.fail("password_hash", "\"" + password_hash + "\": " + e.what() +
+                                  "; the hash of the FIX client's Password (554), from ./nanotick credential");
+    }
+    if (s.password.matches(std::span<const char>(kDemoFixPassword.data(), kDemoFixPassword.size())))
+      c.warnings.push_back(path + ": sessions[" + std::to_string(c.sessions.size()) + "] (" + s.sender_comp_id +
+                           "): password_hash is the demo's, whose password is public in the nanotick repository "
+                           "(config/keys/fix-client1.key): anyone who reaches the port can log on as this session. "
+                           "For anything but the demo make your own with ./nanotick credential");
     s.api_key = read_key(t, path);
     if (!client->credential.matches(s.api_key))
       t.fail("key_file", "the key is not client " + std::to_string(s.client_id) + "'s in " + c.exchange_config);

@@ -37,6 +37,14 @@ struct FixOrderRequest {
   std::uint64_t received_tsc = 0;  // when the session layer handed it over (telemetry)
 };
 
+// A Logon (A) for a configured session, before QuickFIX accepts it: what the
+// gateway checks (docs/FIX.md "Sessions and credentials").
+struct FixLogonRequest {
+  std::size_t session = 0;    // index into the gateway's configured sessions
+  bool has_password = false;  // Password (554) present
+  std::string password;       // its value ("" when absent)
+};
+
 // ExecutionReport (8). Quantities and prices are whole numbers: nanotick's
 // prices are integers in the instrument's price unit (docs/PROTOCOL.md).
 struct FixExecutionReport {

@@ -1,6 +1,7 @@
 #include "fix/fix_order_map.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,7 +22,7 @@ class RecordReader {
  public:
   enum class Result { kOk, kTorn, kBad };
 
-  RecordReader(const std::string& text, std::size_t pos) : text_(text), pos_(pos) {}
+  RecordReader(std::string_view text, std::size_t pos) : text_(text), pos_(pos) {}
 
   Result integer(std::int64_t& out) {
     if (const Result r = token(); r != Result::kOk) return r;
@@ -37,13 +38,13 @@ class RecordReader {
   // <len>:<bytes>\n, the record's end.
   Result name(std::string& out) {
     const std::size_t colon = text_.find(':', pos_);
-    if (colon == std::string::npos) return text_.size() - pos_ > 20 ? Result::kBad : Result::kTorn;
+    if (colon == std::string_view::npos) return text_.size() - pos_ > 20 ? Result::kBad : Result::kTorn;
     std::uint64_t len = 0;
     const auto [end, ec] = std::from_chars(text_.data() + pos_, text_.data() + colon, len);
     if (ec != std::errc() || end != text_.data() + colon || colon == pos_ || len > 4096) return Result::kBad;
     if (colon + 1 + len + 1 > text_.size()) return Result::kTorn;
     if (text_[colon + 1 + len] != '\n') return Result::kBad;
-    out.assign(text_, colon + 1, len);
+    out.assign(text_.substr(colon + 1, len));
     pos_ = colon + 1 + len + 1;
     return Result::kOk;
   }
@@ -52,14 +53,14 @@ class RecordReader {
  private:
   Result token() {
     const std::size_t space = text_.find(' ', pos_);
-    if (space == std::string::npos) return text_.size() - pos_ > 24 ? Result::kBad : Result::kTorn;
+    if (space == std::string_view::npos) return text_.size() - pos_ > 24 ? Result::kBad : Result::kTorn;
     if (space == pos_ || space - pos_ > 24) return Result::kBad;
-    token_ = std::string_view(text_).substr(pos_, space - pos_);
+    token_ = text_.substr(pos_, space - pos_);
     pos_ = space + 1;
     return Result::kOk;
   }
 
-  const std::string& text_;
+  std::string_view text_;
   std::size_t pos_;
   std::string_view token_;
 };
@@ -95,18 +96,22 @@ RecordReader::Result read_order(RecordReader& r, FixOrder& o) {
 
 FixOrderMap::FixOrderMap(std::string path) : path_(std::move(path)) {
   load();
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // Every order of the session: its user's alone, whatever an older gateway left.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd_ < 0) throw std::runtime_error(path_ + ": cannot open for appending: " + std::strerror(errno));
+  if (::fchmod(fd_, 0600) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    throw std::runtime_error(path_ + ": cannot make it owner-only (chmod 600): " + std::strerror(err));
+  }
 }
 
 FixOrderMap::~FixOrderMap() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void FixOrderMap::load() {
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return;  // a new session: no file yet
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+FixOrderMapContents parse_fix_order_map(std::string_view text, const std::string& path) {
+  FixOrderMapContents c;
   std::size_t pos = 0;
   using R = RecordReader::Result;
   while (pos < text.size()) {
@@ -127,31 +132,40 @@ void FixOrderMap::load() {
       o.number = static_cast<std::uint64_t>(number);
       result = read_order(r, o);
       if (result == R::kOk) {
-        if (!o.cl_ord_id.empty()) names_[o.cl_ord_id] = o.number;
-        next_number_ = std::max(next_number_, o.number + 1);
-        orders_[o.number] = std::move(o);
+        if (!o.cl_ord_id.empty()) c.names[o.cl_ord_id] = o.number;
+        c.next_number = std::max(c.next_number, o.number + 1);
+        c.orders[o.number] = std::move(o);
       }
     } else if (result == R::kOk && kind == 'A') {
       std::string name;
       result = r.name(name);
-      const auto it = orders_.find(static_cast<std::uint64_t>(number));
-      if (result == R::kOk && (it == orders_.end() || name.empty())) result = R::kBad;
+      const auto it = c.orders.find(static_cast<std::uint64_t>(number));
+      if (result == R::kOk && (it == c.orders.end() || name.empty())) result = R::kBad;
       if (result == R::kOk) {
-        names_[name] = it->first;
+        c.names[name] = it->first;
         it->second.cl_ord_id = name;
       }
     }
-    if (result == R::kTorn) {
-      // The gateway died writing this record; its answer was never sent. Cut it off.
-      if (::truncate(path_.c_str(), static_cast<off_t>(pos)) != 0)
-        throw std::runtime_error(path_ + ": cannot cut the unfinished last record: " + std::strerror(errno));
-      return;
-    }
+    if (result == R::kTorn) break;  // the gateway died writing this record; its answer was never sent
     if (result == R::kBad)
-      throw std::runtime_error(path_ + ": corrupt record at byte " + std::to_string(pos) +
+      throw std::runtime_error(path + ": corrupt record at byte " + std::to_string(pos) +
                                " (the gateway's order map: refusing to guess at the orders it answered for)");
     pos = r.pos();
   }
+  c.complete_bytes = pos;
+  return c;
+}
+
+void FixOrderMap::load() {
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return;  // a new session: no file yet
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  FixOrderMapContents c = parse_fix_order_map(text, path_);
+  if (c.complete_bytes < text.size() && ::truncate(path_.c_str(), static_cast<off_t>(c.complete_bytes)) != 0)
+    throw std::runtime_error(path_ + ": cannot cut the unfinished last record: " + std::strerror(errno));
+  orders_ = std::move(c.orders);
+  names_ = std::move(c.names);
+  next_number_ = c.next_number;
 }
 
 FixOrder* FixOrderMap::find(const std::string& cl_ord_id) {

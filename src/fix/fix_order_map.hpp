@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -66,6 +67,21 @@ struct FixOrder {
     return cum_qty == 0 ? 0.0 : static_cast<double>(notional) / static_cast<double>(cum_qty);
   }
 };
+
+// An order map file's records replayed (the decoder FixOrderMap loads with,
+// fuzzed by fuzz/fix_order_map_fuzz.cpp).
+struct FixOrderMapContents {
+  std::unordered_map<std::uint64_t, FixOrder> orders;
+  std::unordered_map<std::string, std::uint64_t> names;
+  std::uint64_t next_number = 1;
+  // Bytes of whole records; less than the text's size when its last record
+  // was cut short (the gateway died writing it), which is dropped.
+  std::size_t complete_bytes = 0;
+};
+
+// Throws std::runtime_error naming `path` and the byte of the first record
+// that does not parse (other than a last one cut short).
+FixOrderMapContents parse_fix_order_map(std::string_view text, const std::string& path);
 
 class FixOrderMap {
  public:

@@ -3,12 +3,19 @@
 // gateway's config: one acceptor session per configured CompID pair, always
 // in session (StartTime = EndTime), sequence numbers kept across restarts
 // (no reset on logon, logout or disconnect) in a file store per session.
+//
+// QuickFIX's Log is the one hook it offers on a raw message before its
+// session acts on it, and on the connections it drops without telling the
+// application: GuardLog counts those, drops a Logon with ResetSeqNumFlag = Y
+// (see FixSessionLayerCounters), and keeps Password (554) out of the message
+// log.
 #include "fix/fix_session_layer.hpp"
 
 #include <quickfix/Application.h>
 #include <quickfix/Exceptions.h>
 #include <quickfix/FileLog.h>
 #include <quickfix/FileStore.h>
+#include <quickfix/Log.h>
 #include <quickfix/Session.h>
 #include <quickfix/SessionSettings.h>
 #include <quickfix/SocketAcceptor.h>
@@ -44,6 +51,128 @@ void set_common(FIX::Message& m, const std::string& order_id, const std::string&
   if (!text.empty()) m.setField(FIX::FIELD::Text, text);
 }
 
+bool is_logon(const std::string& raw) { return raw.find("\00135=A\001") != std::string::npos; }
+
+// The value of `tag` ("49") in a raw message, "" when absent. For counting
+// and logging only: a raw scan, not QuickFIX's parse.
+std::string raw_field(const std::string& raw, const std::string& tag) {
+  const std::string key = "\001" + tag + "=";
+  const std::size_t at = raw.find(key);
+  if (at == std::string::npos) return std::string();
+  const std::size_t begin = at + key.size();
+  const std::size_t end = raw.find('\001', begin);
+  return raw.substr(begin, (end == std::string::npos ? raw.size() : end) - begin);
+}
+
+// Password (554) replaced by "*" wherever it appears, before a message is logged.
+std::string redact(std::string raw) {
+  std::size_t at = 0;
+  while ((at = raw.find("\001554=", at)) != std::string::npos) {
+    const std::size_t begin = at + 5;
+    const std::size_t end = raw.find('\001', begin);
+    raw.replace(begin, (end == std::string::npos ? raw.size() : end) - begin, "*");
+    at = begin;
+  }
+  return raw;
+}
+
+const std::string kSessionNotFound = "Session not found for incoming message: ";
+const std::string kSeqTooLow = "MsgSeqNum too low";
+
+// One session's log (or the acceptor's, `global`): counts what QuickFIX
+// drops, refuses a resetting Logon, and passes the rest, redacted, to the
+// message log when there is one (`file`, owned by `file_factory`).
+class GuardLog : public FIX::Log {
+ public:
+  GuardLog(bool global, FIX::Log* file, FixSessionLayerCounters& counters, FixSessionEvents& events,
+           const std::vector<FixSessionIds>& sessions)
+      : global_(global), file_(file), counters_(counters), events_(events), sessions_(sessions) {}
+
+  FIX::Log* file() const { return file_; }
+
+  void clear() override {
+    if (file_ != nullptr) file_->clear();
+  }
+  void backup() override {
+    if (file_ != nullptr) file_->backup();
+  }
+  void onOutgoing(const std::string& m) override {
+    if (file_ != nullptr) file_->onOutgoing(m);
+  }
+
+  // A session's raw message, before QuickFIX parses it. A Logon with
+  // ResetSeqNumFlag = Y would reset the session's numbers and store before
+  // the password is checked (Session::nextLogon resets, then verifies): it
+  // is refused here. An exception QuickFIX expects from the parse
+  // (InvalidMessage) ends the connection without an answer.
+  void onIncoming(const std::string& m) override {
+    const bool logon = is_logon(m);
+    if (file_ != nullptr) file_->onIncoming(logon ? redact(m) : m);
+    if (!global_ && logon && m.find("\001141=Y\001") != std::string::npos) {
+      ++counters_.reset_logons_refused;
+      events_.on_connection_dropped("Logon from " + raw_field(m, "49") +
+                                    " with ResetSeqNumFlag=Y: the gateway keeps sequence numbers (docs/FIX.md)");
+      throw FIX::InvalidMessage("Logon with ResetSeqNumFlag=Y refused");
+    }
+  }
+
+  void onEvent(const std::string& e) override {
+    if (global_ && e.compare(0, kSessionNotFound.size(), kSessionNotFound) == 0) {
+      const std::string raw = e.substr(kSessionNotFound.size());
+      const std::string client = raw_field(raw, "49"), gateway = raw_field(raw, "56");
+      bool configured = false;
+      for (const FixSessionIds& s : sessions_)
+        configured = configured || (s.client_comp_id == client && s.gateway_comp_id == gateway);
+      if (configured) {
+        ++counters_.session_already_connected;
+        events_.on_connection_dropped("a second connection for " + client + " -> " + gateway +
+                                      ", which another connection has");
+      } else {
+        ++counters_.unknown_comp_ids;
+        events_.on_connection_dropped("no session " + client + " -> " + gateway);
+      }
+      if (file_ != nullptr) file_->onEvent(kSessionNotFound + redact(raw));
+      return;
+    }
+    if (!global_ && e.compare(0, kSeqTooLow.size(), kSeqTooLow) == 0) ++counters_.seq_too_low;
+    if (file_ != nullptr) file_->onEvent(e);
+  }
+
+ private:
+  bool global_;
+  FIX::Log* file_;
+  FixSessionLayerCounters& counters_;
+  FixSessionEvents& events_;
+  const std::vector<FixSessionIds>& sessions_;
+};
+
+class GuardLogFactory : public FIX::LogFactory {
+ public:
+  GuardLogFactory(FIX::LogFactory* file_factory, FixSessionLayerCounters& counters, FixSessionEvents& events,
+                  const std::vector<FixSessionIds>& sessions)
+      : file_factory_(file_factory), counters_(counters), events_(events), sessions_(sessions) {}
+
+  FIX::Log* create() override {
+    return new GuardLog(true, file_factory_ != nullptr ? file_factory_->create() : nullptr, counters_, events_,
+                        sessions_);
+  }
+  FIX::Log* create(const FIX::SessionID& id) override {
+    return new GuardLog(false, file_factory_ != nullptr ? file_factory_->create(id) : nullptr, counters_, events_,
+                        sessions_);
+  }
+  void destroy(FIX::Log* log) override {
+    GuardLog* g = static_cast<GuardLog*>(log);
+    if (g->file() != nullptr) file_factory_->destroy(g->file());
+    delete g;
+  }
+
+ private:
+  FIX::LogFactory* file_factory_;
+  FixSessionLayerCounters& counters_;
+  FixSessionEvents& events_;
+  const std::vector<FixSessionIds>& sessions_;
+};
+
 }  // namespace
 
 // QuickFIX's Application declares its callbacks with dynamic exception
@@ -51,7 +180,7 @@ void set_common(FIX::Message& m, const std::string& order_id, const std::string&
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated"
 struct FixSessionLayer::Impl : public FIX::Application {
-  Impl(const FixSessionLayerConfig& config, FixSessionEvents& e) : events(e) {
+  Impl(const FixSessionLayerConfig& config, FixSessionEvents& e) : events(e), configured(config.sessions) {
     FIX::Dictionary defaults;
     defaults.setString(FIX::CONNECTION_TYPE, "acceptor");
     defaults.setInt(FIX::SOCKET_ACCEPT_PORT, config.port);
@@ -77,12 +206,10 @@ struct FixSessionLayer::Impl : public FIX::Application {
       ids.push_back(id);
     }
     store = std::unique_ptr<FIX::FileStoreFactory>(new FIX::FileStoreFactory(config.store_dir));
-    if (!config.message_log_dir.empty()) {
-      log = std::unique_ptr<FIX::FileLogFactory>(new FIX::FileLogFactory(config.message_log_dir));
-      acceptor = std::unique_ptr<FIX::SocketAcceptor>(new FIX::SocketAcceptor(*this, *store, settings, *log));
-    } else {
-      acceptor = std::unique_ptr<FIX::SocketAcceptor>(new FIX::SocketAcceptor(*this, *store, settings));
-    }
+    if (!config.message_log_dir.empty())
+      file_log = std::unique_ptr<FIX::FileLogFactory>(new FIX::FileLogFactory(config.message_log_dir));
+    guard_log = std::unique_ptr<GuardLogFactory>(new GuardLogFactory(file_log.get(), counters, events, configured));
+    acceptor = std::unique_ptr<FIX::SocketAcceptor>(new FIX::SocketAcceptor(*this, *store, settings, *guard_log));
   }
 
   std::size_t session_of(const FIX::SessionID& id) const {
@@ -105,7 +232,11 @@ struct FixSessionLayer::Impl : public FIX::Application {
                                                                         FIX::IncorrectTagValue,
                                                                         FIX::RejectLogon) override {
     if (m.getHeader().getField(FIX::FIELD::MsgType) != FIX::MsgType_Logon) return;
-    const std::string refusal = events.on_logon_request(session_of(id));
+    FixLogonRequest logon;
+    logon.session = session_of(id);
+    logon.has_password = m.isSetField(FIX::FIELD::Password);
+    if (logon.has_password) logon.password = m.getField(FIX::FIELD::Password);
+    const std::string refusal = events.on_logon_request(logon);
     if (!refusal.empty()) {
       ++counters.logons_refused;
       throw FIX::RejectLogon(refusal);
@@ -152,13 +283,15 @@ struct FixSessionLayer::Impl : public FIX::Application {
   }
 
   FixSessionEvents& events;
+  FixSessionLayerCounters counters;  // before guard_log, which counts into it
+  std::vector<FixSessionIds> configured;
   FIX::SessionSettings settings;
   std::map<FIX::SessionID, std::size_t> index;
   std::vector<FIX::SessionID> ids;
   std::unique_ptr<FIX::FileStoreFactory> store;
-  std::unique_ptr<FIX::FileLogFactory> log;
+  std::unique_ptr<FIX::FileLogFactory> file_log;  // the message log, when there is one
+  std::unique_ptr<GuardLogFactory> guard_log;     // outlives the acceptor, which destroys its logs through it
   std::unique_ptr<FIX::SocketAcceptor> acceptor;
-  FixSessionLayerCounters counters;
   bool stopped = false;
 };
 #pragma GCC diagnostic pop

@@ -36,7 +36,7 @@ struct FixSessionIds {
 };
 
 struct FixSessionLayerConfig {
-  int port = 0;                 // every interface: QuickFIX 1.15 binds INADDR_ANY
+  int port = 0;                 // QuickFIX 1.15 binds INADDR_ANY:port; fix_listen_socket narrows it
   std::string store_dir;        // one file store per session (sequence numbers, sent messages)
   std::string data_dictionary;  // FIX44.xml
   std::string message_log_dir;  // every message in and out, as files ("" = no message log)
@@ -47,9 +47,13 @@ struct FixSessionLayerConfig {
 class FixSessionEvents {
  public:
   virtual ~FixSessionEvents() = default;
-  // A valid Logon for a configured session: "" accepts it, any other text
-  // refuses it (the client gets a Logout carrying that text).
-  virtual std::string on_logon_request(std::size_t session) = 0;
+  // A valid Logon for a configured session, its MsgSeqNum checked (a replayed
+  // one is refused before this, by QuickFIX: "MsgSeqNum too low"): "" accepts
+  // it, any other text refuses it (the client gets a Logout carrying that text).
+  virtual std::string on_logon_request(const FixLogonRequest& logon) = 0;
+  // A connection dropped without an answer (an unknown CompID pair, a session
+  // already connected, a Logon with ResetSeqNumFlag = Y): why, for the log.
+  virtual void on_connection_dropped(const std::string& why) = 0;
   virtual void on_logon(std::size_t session) = 0;
   virtual void on_logout(std::size_t session) = 0;
   virtual void on_request(const FixOrderRequest& request) = 0;
@@ -58,7 +62,18 @@ class FixSessionEvents {
 struct FixSessionLayerCounters {
   std::uint64_t requests = 0;           // D, F, G handed to the gateway
   std::uint64_t unsupported = 0;        // other application messages: BusinessMessageReject
-  std::uint64_t logons_refused = 0;     // on_logon_request said no
+  std::uint64_t logons_refused = 0;     // on_logon_request said no (a Logout with its reason)
+  // Connections dropped at their first message, without an answer: no
+  // configured session has its CompIDs (QuickFIX: "Session not found").
+  std::uint64_t unknown_comp_ids = 0;
+  // ... or the session is configured but another connection has it.
+  std::uint64_t session_already_connected = 0;
+  // Logons with ResetSeqNumFlag (141) = Y, dropped without an answer:
+  // QuickFIX would reset the session's numbers and store before the
+  // password is checked (docs/FIX.md "Sessions and credentials").
+  std::uint64_t reset_logons_refused = 0;
+  // Logouts for "MsgSeqNum too low" (a replayed Logon is refused this way).
+  std::uint64_t seq_too_low = 0;
   std::uint64_t execution_reports = 0;  // sent (or stored for a session not logged on)
   std::uint64_t cancel_rejects = 0;
   std::uint64_t send_failures = 0;      // QuickFIX could not store or send one (logged)

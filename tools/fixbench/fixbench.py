@@ -78,12 +78,12 @@ def free_port() -> int:
 class FixBenchClient:
     """The QuickFIX/J client, driven on stdin (see NanotickFixClient.java)."""
 
-    def __init__(self, classes: pathlib.Path, port: int, store: pathlib.Path, quick: bool) -> None:
+    def __init__(self, classes: pathlib.Path, port: int, store: pathlib.Path, quick: bool, password: str) -> None:
         # --quick (the tests'): the JVM's quick-start compiler only; the figures are not for reading.
         jit = ["-XX:TieredStopAtLevel=1"] if quick else []
         self.proc = subprocess.Popen(
             ["java", *jit, "-cp", f"{FIX_DIR / 'jars' / '*'}:{classes}", "NanotickFixClient", "127.0.0.1", str(port),
-             "BENCH", "NANOTICK", str(store)],
+             "BENCH", "NANOTICK", str(store), password],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.expect(lambda e: e.get("event") == "ready", "the client to start")
         self.expect(lambda e: e.get("event") == "logon", "the FIX logon")
@@ -133,14 +133,21 @@ def compile_client() -> pathlib.Path:
     return out
 
 
-def gateway_config(run_dir: pathlib.Path, port: int) -> pathlib.Path:
-    """Client 2 of the exchange's config trades through the gateway as BENCH."""
+def password_hash(password: str) -> str:
+    """The gateway config's password_hash: the venue's credential form, sha256:<salt>:<SHA-256(salt || password)>
+    (src/venue/credential.hpp; what ./nanotick credential prints)."""
+    salt = os.urandom(16)
+    return f"sha256:{salt.hex()}:{hashlib.sha256(salt + password.encode('ascii')).hexdigest()}"
+
+
+def gateway_config(run_dir: pathlib.Path, port: int, password: str) -> pathlib.Path:
+    """Client 2 of the exchange's config trades through the gateway as BENCH, whose Logon carries `password`."""
     key = [line.split()[1] for line in (run_dir / "sessions.txt").read_text().splitlines() if line.startswith("2 ")][0]
     (run_dir / "bench.key").write_text(key + "\n")
     path = run_dir / "fix-gateway.toml"
     path.write_text(f"""[gateway]
 exchange_config = "{run_dir / 'exchange.toml'}"
-listen = "0.0.0.0:{port}"
+listen = "127.0.0.1:{port}"
 store_dir = "{run_dir / 'fix-store'}"
 data_dictionary = "{FIX_DIR / 'FIX44.xml'}"
 
@@ -149,6 +156,7 @@ sender_comp_id = "BENCH"
 target_comp_id = "NANOTICK"
 client_id = 2
 key_file = "{run_dir / 'bench.key'}"
+password_hash = "{password_hash(password)}"
 """)
     return path
 
@@ -207,8 +215,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         exchange = Exchange(bins["exchange"], config, run_dir / "exchange.log")
         port = free_port()
+        password = os.urandom(12).hex()  # this run's FIX password: 24 characters
         gw_log = open(run_dir / "gateway.log", "wb")
-        gateway = subprocess.Popen([str(bins["fix-gateway"]), "--config", str(gateway_config(run_dir, port)),
+        gateway = subprocess.Popen([str(bins["fix-gateway"]), "--config", str(gateway_config(run_dir, port, password)),
                                     "--exchange", exchange.address, "--idle", args.idle], stdin=subprocess.DEVNULL, stdout=gw_log,
                                    stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 15
@@ -216,7 +225,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if gateway.poll() is not None or time.monotonic() > deadline:
                 raise LoadTestError("the gateway did not start: see " + str(run_dir / "gateway.log"))
             time.sleep(0.05)
-        client = FixBenchClient(compile_client(), port, run_dir / "qfj-store", quick=args.quick)
+        client = FixBenchClient(compile_client(), port, run_dir / "qfj-store", quick=args.quick, password=password)
         print(f"nanotick fix-bench: exchange at {exchange.address}, gateway on port {port}, idle {args.idle}; {args.rounds} round(s) of "
               f"{args.round_trips:,} FIX round trips (new + cancel) and as many binary messages; run dir {run_dir}",
               flush=True)

@@ -69,8 +69,10 @@ class FixVenue:
         self.gateway.wait_ready()
         return self.gateway
 
-    def client(self, sender: str = "CLIENT1", logon: bool = True) -> FixClient:
-        c = FixClient(self.classes, self.port, sender, self.tmp / f"qfj-{sender}")
+    def client(self, sender: str = "CLIENT1", logon: bool = True, password: Optional[str] = "",
+               port: int = 0) -> FixClient:
+        """password: "" = the session's own, None = none on the Logon; port: another than the gateway's (a proxy)."""
+        c = FixClient(self.classes, port or self.port, sender, self.tmp / f"qfj-{sender}", password)
         self.clients.append(c)
         if logon:
             c.logged_on()

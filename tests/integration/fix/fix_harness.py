@@ -11,6 +11,7 @@ own list under its condition.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pathlib
@@ -21,6 +22,7 @@ import threading
 import time
 from typing import Callable, Dict, List, Optional
 
+import nanotick_wire as w
 from exchange_harness import ExchangeConfig, ExchangeProcess
 from logged_process import LoggedProcess
 
@@ -39,15 +41,22 @@ def compiled_client() -> pathlib.Path:
     return compile_client()
 
 
+def fix_password(comp_id: str) -> str:
+    """The FIX password of the tests' session `comp_id` (16..32 printable characters, as a key)."""
+    return f"pw-{comp_id}-{hashlib.sha256(comp_id.encode()).hexdigest()[:12]}"
+
+
 def write_gateway_config(directory: pathlib.Path, exchange: ExchangeConfig, sessions: Dict[str, int],
-                         port: int) -> pathlib.Path:
-    """sessions: the client's SenderCompID -> its nanotick client id. Keys go into secrets/."""
+                         port: int, listen_ip: str = "127.0.0.1", extra: str = "") -> pathlib.Path:
+    """sessions: the client's SenderCompID -> its nanotick client id. Keys go into secrets/; each session's
+    password is fix_password(comp_id), stored as its hash (the venue's: w.credential_hash)."""
     secrets = directory / "secrets"
     secrets.mkdir(parents=True, exist_ok=True)
     lines = [
         "[gateway]",
         f'exchange_config = "{exchange.path}"',
-        f'listen = "0.0.0.0:{port}"',
+        f'listen = "{listen_ip}:{port}"',
+        *([extra] if extra else []),
         f'store_dir = "{directory / "fix-store"}"',
         f'data_dictionary = "{FIX_DIR / "FIX44.xml"}"',
         f'trade_ledger = "{exchange.journal_dir / "trades.ledger"}"',
@@ -56,7 +65,8 @@ def write_gateway_config(directory: pathlib.Path, exchange: ExchangeConfig, sess
         key_file = secrets / f"{comp_id}.key"
         key_file.write_text(exchange.client(client_id).key + "\n")
         lines += ["", "[[sessions]]", f'sender_comp_id = "{comp_id}"', f'target_comp_id = "{GATEWAY_COMP_ID}"',
-                  f"client_id = {client_id}", f'key_file = "{key_file}"']
+                  f"client_id = {client_id}", f'key_file = "{key_file}"',
+                  f'password_hash = "{w.credential_hash(fix_password(comp_id), os.urandom(16))}"']
     path = directory / "fix-gateway.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -90,15 +100,20 @@ class GatewayProcess(LoggedProcess):
 class FixClient:
     """QuickFIX/J's initiator in a JVM, for one session (SENDER -> NANOTICK)."""
 
-    def __init__(self, classes: pathlib.Path, port: int, sender: str, store: pathlib.Path) -> None:
+    def __init__(self, classes: pathlib.Path, port: int, sender: str, store: pathlib.Path,
+                 password: Optional[str] = "") -> None:
+        """password: "" = the session's own (fix_password), None = no Password on the Logon."""
         store.mkdir(parents=True, exist_ok=True)
         classpath = f"{FIX_DIR / 'jars' / '*'}:{classes}"
+        if password == "":
+            password = fix_password(sender)
         self.proc = subprocess.Popen(
             ["java", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", classpath, "NanotickFixClient", "127.0.0.1",
-             str(port), sender, GATEWAY_COMP_ID, str(store)],
+             str(port), sender, GATEWAY_COMP_ID, str(store)] + ([password] if password is not None else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.events: List[dict] = []
         self.stderr: List[str] = []
+        self._settles = 0
         self._cv = threading.Condition()
         self._threads = [threading.Thread(target=self._read, daemon=True),
                          threading.Thread(target=self._read_stderr, daemon=True)]
@@ -169,6 +184,27 @@ class FixClient:
         """The ExecutionReport of `cl_ord_id` with ExecType `exec_type`."""
         return self.app(lambda f: f.get("35") == "8" and f.get("11") == cl_ord_id and f.get("150") == exec_type,
                         timeout, f"ExecutionReport {cl_ord_id} 150={exec_type}", start)
+
+    def settle(self, timeout: float = 10) -> int:
+        """Waits until the client has processed everything the gateway sent before now: a TestRequest's
+        Heartbeat came back and the client's expected number moved past it (QuickFIX/J hands a message
+        over, then counts it: the printed Heartbeat alone does not say the count moved). Returns the
+        client's next expected number. Only for a session where the gateway sends nothing unasked."""
+        self._settles += 1
+        test_req_id = f"SETTLE-{self._settles}"
+        start = self.mark()
+        self.send(f"35=1|112={test_req_id}")
+        hb = self.admin(lambda f: f.get("35") == "0" and f.get("112") == test_req_id, timeout,
+                        f"the Heartbeat answering TestRequest {test_req_id}", start)
+        deadline = time.monotonic() + timeout
+        while True:
+            mark = self.mark()
+            self.command("state")
+            state = self.wait_for(lambda e: e.get("event") == "state", timeout, "the client's state", mark)
+            if state["next_target"] > int(hb["34"]):
+                return state["next_target"]
+            assert time.monotonic() < deadline, f"the client did not count Heartbeat {hb['34']} within {timeout} s"
+            time.sleep(0.005)
 
     def logged_on(self, timeout: float = 15, start: int = 0) -> None:
         self.wait_for(lambda e: e.get("event") == "logon", timeout, "logon", start)

@@ -7,6 +7,7 @@ what is wrong, and none leaving a gateway listening.
 from __future__ import annotations
 
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -31,9 +32,21 @@ def test_bad_command_line_and_config(tmp_path):
     assert r.returncode == 2 and "transport" in r.stderr
     r = run(["--config", str(path), "--exchange", "localhost:1"])
     assert r.returncode == 2 and "error" in r.stderr
-    path.write_text(path.read_text().replace("0.0.0.0:", "127.0.0.1:"))
+    # Beyond loopback only with allow_remote: the error names the file, the key, the value and the fix.
+    good = path.read_text()
+    path.write_text(good.replace('listen = "127.0.0.1:', 'listen = "0.0.0.0:'))
     r = run(["--config", str(path)])
-    assert r.returncode == 2 and "every interface" in r.stderr, r.stderr
+    assert r.returncode == 2, r.stderr
+    assert all(w in r.stderr for w in (str(path), "gateway.listen", '"0.0.0.0:', "allow_remote = true")), r.stderr
+    # A session without its password's hash, or with one that is not a hash.
+    path.write_text("\n".join(l for l in good.splitlines() if not l.startswith("password_hash")) + "\n")
+    r = run(["--config", str(path)])
+    assert r.returncode == 2 and "sessions[0].password_hash" in r.stderr and str(path) in r.stderr, r.stderr
+    path.write_text(re.sub(r'password_hash = "[^"]*"', 'password_hash = "hunter2hunter2hunter2"', good))
+    r = run(["--config", str(path)])
+    assert r.returncode == 2 and "sessions[0].password_hash" in r.stderr and "./nanotick credential" in r.stderr, \
+        r.stderr
+    assert "hunter2hunter2hunter2" in r.stderr  # the value named: it is not a secret, the config holds no plaintext
 
 
 def test_failures_at_start(tmp_path):

@@ -2,14 +2,17 @@
 // file loads with its paths resolved against its directory; every bad key is
 // refused naming the file and the key -- unknown client, an admin, a client
 // with two sessions, a CompID pair twice, a CompID that is not one, a key
-// file missing, malformed or holding another client's key, a bad address,
-// unknown keys.
+// file missing, malformed or holding another client's key, a password hash
+// missing or malformed, a bad address, an address beyond loopback without
+// allow_remote, unknown keys.
 #include "fix/fix_gateway_config.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
 
 #include <unistd.h>
@@ -24,6 +27,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kKey1 = "fix-test-key-0001-abcdef";
 constexpr const char* kKey2 = "fix-test-key-0002-abcdef";
+constexpr const char* kPassword = "fix-password-0001-abcdef";
 
 class FixGatewayConfigTest : public ::testing::Test {
  protected:
@@ -80,7 +84,7 @@ credential = ")" + venue::CredentialHash::make(kKey1).to_string() +
 
   std::string gateway(const std::string& sessions, const std::string& extra = "") {
     write("fix.toml",
-          "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"0.0.0.0:9878\"\n"
+          "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"127.0.0.1:9878\"\n"
           "store_dir = \"run/fix\"\n" +
               extra + sessions);
     return (dir_ / "fix.toml").string();
@@ -88,7 +92,8 @@ credential = ")" + venue::CredentialHash::make(kKey1).to_string() +
   static std::string session(const std::string& sender, std::uint32_t client, const std::string& key_file,
                              const std::string& target = "NANOTICK") {
     return "[[sessions]]\nsender_comp_id = \"" + sender + "\"\ntarget_comp_id = \"" + target +
-           "\"\nclient_id = " + std::to_string(client) + "\nkey_file = \"" + key_file + "\"\n";
+           "\"\nclient_id = " + std::to_string(client) + "\nkey_file = \"" + key_file + "\"\npassword_hash = \"" +
+           venue::CredentialHash::make(kPassword).to_string() + "\"\n";
   }
   std::string refusal(const std::string& path) {
     try {
@@ -114,7 +119,46 @@ TEST_F(FixGatewayConfigTest, ShouldLoadSessionsWithTheirKeysAndResolvePathsAgain
   EXPECT_EQ(c.exchange_config, (dir_ / "exchange.toml").string());
   EXPECT_EQ(c.store_dir, (dir_ / "run/fix").string());
   EXPECT_EQ(c.listen.port, 9878);
+  EXPECT_FALSE(c.allow_remote);
   EXPECT_EQ(c.venue.clients.size(), 4u);
+  // The password's hash, not the password: it matches the password and nothing else.
+  EXPECT_TRUE(c.sessions[0].password.matches(std::span<const char>(kPassword, std::strlen(kPassword))));
+  EXPECT_FALSE(c.sessions[0].password.matches(std::span<const char>(kKey1, std::strlen(kKey1))));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST_F(FixGatewayConfigTest, ShouldListenBeyondLoopbackOnlyWhenAllowRemoteSaysSo) {
+  const std::string one = session("CLIENT1", 1, "secrets/one.key");
+  const auto with = [&](const std::string& listen, const std::string& extra) {
+    write("listen.toml", "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"" + listen +
+                             "\"\nstore_dir = \"x\"\n" + extra + one);
+    return (dir_ / "listen.toml").string();
+  };
+  for (const std::string listen : {"0.0.0.0:9878", "10.1.2.3:9878", "192.168.0.1:9878"}) {
+    const std::string why = refusal(with(listen, ""));
+    for (const std::string& word : {std::string("listen.toml"), std::string("gateway.listen"), "\"" + listen + "\"",
+                                    std::string("allow_remote = true"), std::string("127.0.0.1:PORT")})
+      EXPECT_NE(why.find(word), std::string::npos) << "expected '" << word << "' in: " << why;
+    const auto c = load_fix_gateway_config(with(listen, "allow_remote = true\n"));
+    EXPECT_TRUE(c.allow_remote);
+    EXPECT_EQ(c.listen.to_string(), listen);
+  }
+  EXPECT_EQ(load_fix_gateway_config(with("127.0.0.2:9878", "")).listen.to_string(), "127.0.0.2:9878");
+  EXPECT_NE(refusal(with("0.0.0.0:9878", "allow_remote = \"yes\"\n")).find("gateway.allow_remote"), std::string::npos);
+}
+
+TEST_F(FixGatewayConfigTest, ShouldRefuseASessionWithoutItsPasswordHash) {
+  const std::string one = session("CLIENT1", 1, "secrets/one.key");
+  const std::string bare = one.substr(0, one.find("password_hash"));
+  std::string why = refusal(gateway(bare));
+  EXPECT_NE(why.find("sessions[0].password_hash"), std::string::npos) << why;
+  EXPECT_NE(why.find("fix.toml"), std::string::npos) << why;
+  // The plaintext where the hash belongs: refused, saying how to make the hash.
+  why = refusal(gateway(bare + "password_hash = \"" + kPassword + "\"\n"));
+  for (const std::string word : {"fix.toml", "sessions[0].password_hash", kPassword, "./nanotick credential"})
+    EXPECT_NE(why.find(word), std::string::npos) << "expected '" << word << "' in: " << why;
+  why = refusal(gateway(bare + "password_hash = \"sha256:00:11\"\n"));
+  EXPECT_NE(why.find("sessions[0].password_hash"), std::string::npos) << why;
 }
 
 TEST_F(FixGatewayConfigTest, ShouldRefuseEachBadSessionNamingTheKey) {
@@ -152,17 +196,13 @@ TEST_F(FixGatewayConfigTest, ShouldRefuseABadGatewayTable) {
         "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"nowhere\"\nstore_dir = \"x\"\n" + one);
   EXPECT_NE(refusal((dir_ / "badlisten.toml").string()).find("gateway.listen"), std::string::npos);
   write("noexchange.toml",
-        "[gateway]\nexchange_config = \"missing.toml\"\nlisten = \"0.0.0.0:1\"\n"
+        "[gateway]\nexchange_config = \"missing.toml\"\nlisten = \"127.0.0.1:1\"\n"
         "store_dir = \"x\"\n" +
             one);
   EXPECT_NE(refusal((dir_ / "noexchange.toml").string()).find("gateway.exchange_config"), std::string::npos);
   write("garbage.toml", std::string("\x00\xff[[[", 5));
   EXPECT_NE(refusal((dir_ / "garbage.toml").string()).find("garbage.toml"), std::string::npos);
   EXPECT_NE(refusal(gateway(one, "extra_key = 1\n")).find("gateway.extra_key"), std::string::npos);
-  // QuickFIX 1.15 cannot bind one interface: a host that is not 0.0.0.0 would be a promise it breaks.
-  write("onehost.toml",
-        "[gateway]\nexchange_config = \"exchange.toml\"\nlisten = \"127.0.0.1:9878\"\nstore_dir = \"x\"\n" + one);
-  EXPECT_NE(refusal((dir_ / "onehost.toml").string()).find("every interface"), std::string::npos);
 }
 
 TEST_F(FixGatewayConfigTest, ShouldRefuseAClientWhoseOrdersOutliveItsSession) {
@@ -194,7 +234,16 @@ TEST(ShippedFixGatewayConfig, ShouldLoadAgainstTheShippedExchangeConfig) {
   ASSERT_EQ(c.sessions.size(), 1u);
   EXPECT_EQ(c.sessions[0].sender_comp_id, "CLIENT1");
   EXPECT_EQ(c.sessions[0].client_id, 5u);
-  EXPECT_EQ(c.listen.port, 9878);
+  EXPECT_EQ(c.listen.to_string(), "127.0.0.1:9878");
+  EXPECT_FALSE(c.allow_remote);
+  // Its password is the demo's, public in config/keys/fix-client1.key: it works, and it is warned about.
+  std::ifstream in(path.parent_path() / "keys/fix-client1.key");
+  std::string demo;
+  std::getline(in, demo);
+  EXPECT_EQ(demo, kDemoFixPassword);
+  EXPECT_TRUE(c.sessions[0].password.matches(std::span<const char>(demo.data(), demo.size())));
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("password_hash is the demo's"), std::string::npos) << c.warnings[0];
 }
 
 }  // namespace

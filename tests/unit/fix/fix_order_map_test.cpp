@@ -104,6 +104,22 @@ TEST_F(FixOrderMapTest, ShouldDropARecordCutShortAndAppendAfterIt) {
   EXPECT_NE(map.find("B1"), nullptr);
 }
 
+// It holds every order of the session: owner-only when made, and made so
+// when an older gateway left it readable by others.
+TEST_F(FixOrderMapTest, ShouldBeTheOwnersAlone) {
+  const auto mode = [this] { return fs::status(path_).permissions() & fs::perms::all; };
+  {
+    FixOrderMap map(path_);
+    map.add(order("A1", 10));
+  }
+  EXPECT_EQ(mode(), fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(path_,
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  FixOrderMap again(path_);
+  EXPECT_EQ(mode(), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_NE(again.find("A1"), nullptr);
+}
+
 TEST_F(FixOrderMapTest, ShouldRefuseAFileItCannotTrust) {
   {
     FixOrderMap map(path_);

@@ -3,13 +3,15 @@
 // (tests/integration/fix), printing every message it receives and every
 // session event on stdout as one JSON object per line.
 //
-// usage: java -cp build/fix/jars/*:CLASSES NanotickFixClient HOST PORT SENDER TARGET STORE_DIR
+// usage: java -cp build/fix/jars/*:CLASSES NanotickFixClient HOST PORT SENDER TARGET STORE_DIR [PASSWORD]
+// PASSWORD goes on every Logon as Password (554); without it the Logon has none.
 //
 // Commands (one per line):
 //   send 35=D|11=A1|55=NTK1|...   an application or admin message, fields in order ('|' separates them)
 //   disconnect                     drop the TCP connection without a Logout (QFJ reconnects after 1 s)
 //   logout                         a Logout; QFJ logs on again after 1 s
 //   next-target N                  set the number the client expects next (lower: it asks for a resend)
+//   state                          print the session's next numbers: {"event":"state","next_sender":S,"next_target":T}
 //   skip-sender K                  skip K of its own numbers (a gap the gateway must ask about)
 //   reset-sender K                 a SequenceReset-Reset (35=4, NewSeqNo = next + K) and numbering from there
 //   bench N SYMBOL SIDE PRICE QTY [INTERVAL_US]
@@ -44,6 +46,9 @@ import quickfix.SocketInitiator;
 
 public final class NanotickFixClient implements Application {
   private final BlockingQueue<Message> benchInbox = new ArrayBlockingQueue<>(1024);
+  private final String password;
+
+  NanotickFixClient(String password) { this.password = password; }
   private volatile boolean benching = false;
 
   private static String escape(String s) {
@@ -83,7 +88,14 @@ public final class NanotickFixClient implements Application {
   @Override public void onCreate(SessionID id) {}
   @Override public void onLogon(SessionID id) { emit("{\"event\":\"logon\"}"); }
   @Override public void onLogout(SessionID id) { emit("{\"event\":\"logout\"}"); }
-  @Override public void toAdmin(Message m, SessionID id) {}
+  @Override
+  public void toAdmin(Message m, SessionID id) {
+    try {
+      if (password != null && "A".equals(m.getHeader().getString(35))) m.setString(554, password);
+    } catch (quickfix.FieldNotFound e) {
+      throw new IllegalStateException(e);
+    }
+  }
   @Override public void toApp(Message m, SessionID id) {}
   @Override public void fromAdmin(Message m, SessionID id) { print("admin", m); }
 
@@ -160,8 +172,8 @@ public final class NanotickFixClient implements Application {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 5) {
-      System.err.println("usage: NanotickFixClient HOST PORT SENDER TARGET STORE_DIR");
+    if (args.length != 5 && args.length != 6) {
+      System.err.println("usage: NanotickFixClient HOST PORT SENDER TARGET STORE_DIR [PASSWORD]");
       System.exit(2);
     }
     String settingsText = "[default]\n"
@@ -183,7 +195,7 @@ public final class NanotickFixClient implements Application {
         + "TargetCompID=" + args[3] + "\n";
     SessionSettings settings =
         new SessionSettings(new java.io.ByteArrayInputStream(settingsText.getBytes(StandardCharsets.UTF_8)));
-    NanotickFixClient app = new NanotickFixClient();
+    NanotickFixClient app = new NanotickFixClient(args.length == 6 ? args[5] : null);
     SocketInitiator initiator =
         new SocketInitiator(app, new FileStoreFactory(settings), settings, new ScreenLogFactory(false, false, false),
             new DefaultMessageFactory());
@@ -218,6 +230,10 @@ public final class NanotickFixClient implements Application {
             break;
           }
           case "next-target": session.setNextTargetMsgSeqNum(Integer.parseInt(a[1])); emit("{\"event\":\"sent\",\"ok\":true}"); break;
+          case "state":
+            emit("{\"event\":\"state\",\"next_sender\":" + session.getExpectedSenderNum() + ",\"next_target\":"
+                + session.getExpectedTargetNum() + "}");
+            break;
           case "bench": app.bench(id, a); break;
           case "quit": initiator.stop(); emit("{\"event\":\"quit\"}"); System.exit(0); break;
           default: emit("{\"event\":\"error\",\"text\":\"unknown command " + escape(a[0]) + "\"}");
