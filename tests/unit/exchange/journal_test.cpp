@@ -5,6 +5,7 @@
 // while appending loses nothing it had appended; the directory has one owner.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -493,6 +494,37 @@ TEST_F(JournalTest, ProcessKilledWhileAppendingLosesNothingItAppended) {
     ASSERT_GT(acked, next - 1) << "the child appended nothing in round " << round;
     next = after.tail.next_seq;
   }
+}
+
+TEST_F(JournalTest, FullDiskStopsAppendingWithOneClearErrorAndKeepsWhatWasAppended) {
+  // A file-size limit stands in for a full disk: the next segment's
+  // preallocation fails (EFBIG) as it would with ENOSPC. In a child, so the
+  // limit does not outlive the test.
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
+    const rlimit limit{kSmallSegment / 2, kSmallSegment / 2};  // the first segment is made: no room for another
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(10);
+    for (std::uint64_t s = 1; s <= kRecordsPerSegment; ++s)
+      if (!w.append(request_for(s))) ::_exit(11);
+    if (w.append(request_for(kRecordsPerSegment + 1))) ::_exit(12);  // needs a second segment: refused
+    if (!w.failed() || w.append(request_for(kRecordsPerSegment + 1))) ::_exit(13);
+    // One "journal: " is the caller's (ExchangeServer::failure); the writer's text has none.
+    if (w.error().rfind("cannot allocate", 0) != 0 ||
+        w.error().find("journal-00000000000000001024.log") == std::string::npos)
+      ::_exit(14);
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << "see the child's exit codes above";
+  std::vector<nx::JournalRecord> got;
+  const auto rec = recover(got);
+  expect_records(got, 1, kRecordsPerSegment);
+  EXPECT_EQ(segments(), (std::vector<std::string>{nx::segment_file_name(1)})) << "a failed creation left a file";
 }
 
 TEST_F(JournalTest, DirectoryLockRefusesASecondOwnerAndNamesTheFirst) {
