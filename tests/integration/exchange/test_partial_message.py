@@ -16,7 +16,7 @@ import nanotick_wire as w
 from exchange_harness import make_config
 
 TIMEOUT_S = 2.0  # partial_message_timeout_ms below
-TICK_S = 0.3     # the test's loop: the trader trades each tick
+TICK_S = 0.3     # the test's loop: the trader trades and the splitter sends a piece each tick
 
 
 def new_order(coid: int, side: int, price: int, qty: int = 1, instrument: int = 0) -> w.NewOrder:
@@ -31,10 +31,11 @@ def test_a_client_trickling_one_byte_every_0_9_s_is_closed_while_others_trade(st
     with ex.logon(1) as slow, ex.logon(2) as trader, ex.logon(3) as splitter:
         # The attacker: one NewOrder, one byte every 0.9 s (tens of seconds to complete it).
         trickle = new_order(99, w.BUY, 1000).encode(seq=slow.next_out_seq)
-        # The splitter: each order sent as two pieces 0.6 s apart, the first
+        # The splitter: each order sent as two pieces a tick apart, the first
         # piece of the next order with the end of the one before, so its input
-        # always ends inside a message -- each one completing in time.
-        orders = [new_order(100 + i, w.SELL, 2000 + i).encode(seq=splitter.next_out_seq + i) for i in range(8)]
+        # always ends inside a message for longer than the timeout -- each one
+        # completing in time.
+        orders = [new_order(100 + i, w.SELL, 2000 + i).encode(seq=splitter.next_out_seq + i) for i in range(12)]
         stream = b"".join(orders)
         cut = len(orders[0]) // 2
         pieces = [stream[:cut]] + [stream[cut + i * len(orders[0]):cut + (i + 1) * len(orders[0])]
@@ -44,7 +45,8 @@ def test_a_client_trickling_one_byte_every_0_9_s_is_closed_while_others_trade(st
         round_trips = 0
         t0 = time.monotonic()
         tick = 0
-        # Until the splitter is done (~5 s, past the timeout) and the attacker closed (or given up on).
+        last_piece, longest_gap = None, 0.0  # the splitter's pieces as sent (this loop may stall on a busy machine)
+        # Until the splitter is done (~4 s, past the timeout) and the attacker closed (or given up on).
         while pieces or (logout is None and time.monotonic() - t0 < TIMEOUT_S + 4.0):
             if logout is None and tick % 3 == 0:  # every 0.9 s
                 if sent_bytes < len(trickle):
@@ -55,8 +57,16 @@ def test_a_client_trickling_one_byte_every_0_9_s_is_closed_while_others_trade(st
                 if got or slow.closed:
                     closed_after = time.monotonic() - t0
                     logout = got
-            if pieces and tick % 2 == 0:  # every 0.6 s
-                splitter.send_raw(pieces.pop(0))
+            if pieces:
+                now = time.monotonic()
+                longest_gap = max(longest_gap, now - last_piece) if last_piece is not None else 0.0
+                last_piece = now
+                try:
+                    splitter.send_raw(pieces.pop(0))
+                except OSError as e:
+                    raise AssertionError(f"the splitter's session was closed ({e}; it had received "
+                                         f"{splitter.poll()}); longest gap between its pieces {longest_gap:.2f} s, "
+                                         f"timeout {TIMEOUT_S} s") from e
             # The trader beside them: an order and its cancel, answered at once.
             coid = 1000 + round_trips
             s = trader.send(new_order(coid, w.BUY, 900))
