@@ -518,7 +518,7 @@ TEST_F(Fixture, NoLogonInTimeCloses) {
 // incomplete for partial_message_timeout_ms, and not before.
 TEST_F(Fixture, AMessageLeftIncompleteTooLongCloses) {
   nx::ExchangeConfig c = make_config();
-  c.server.partial_message_timeout_ms = 200;
+  c.server.partial_message_timeout_ms = 500;
   start(std::move(c));
   Client a = connect();
   logged_on(a, 1, kKey1);
@@ -527,16 +527,16 @@ TEST_F(Fixture, AMessageLeftIncompleteTooLongCloses) {
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(&m);
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t sent = 0;
-  while (sent < 6 && !a.eof) {  // one byte every 40 ms: 6 bytes of 48 before the timeout, more than enough after
+  while (sent < 8 && !a.eof) {  // one byte every 100 ms: 5 of its 40 before the timeout, 8 in all
     send_bytes(a, bytes + sent++, 1);
-    pump_for(std::chrono::milliseconds(40));
+    pump_for(std::chrono::milliseconds(100));
     read_some(a);
   }
   const auto logout = next_of(a, np::MsgType::kServerLogout);
   ASSERT_TRUE(logout);
   EXPECT_EQ(logout->as<np::ServerLogout>().reason,
             static_cast<std::uint16_t>(np::LogoutReason::kPartialMessageTimeout));
-  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(200));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(500));
   EXPECT_TRUE(closed_by_exchange(a));
   EXPECT_EQ(gateway->counters().logouts[static_cast<std::size_t>(np::LogoutReason::kPartialMessageTimeout)].get(), 1u);
   EXPECT_EQ(gateway->counters().requests_forwarded.get(), 0u);  // the begun order was never taken
@@ -547,7 +547,7 @@ TEST_F(Fixture, AMessageLeftIncompleteTooLongCloses) {
 // longer than the timeout is never closed, as long as each message completes in time.
 TEST_F(Fixture, InputEndingMidMessageIsNotTimedOutWhileEachMessageCompletes) {
   nx::ExchangeConfig c = make_config();
-  c.server.partial_message_timeout_ms = 200;
+  c.server.partial_message_timeout_ms = 500;
   start(std::move(c));
   Client a = connect();
   logged_on(a, 1, kKey1);
@@ -559,7 +559,8 @@ TEST_F(Fixture, InputEndingMidMessageIsNotTimedOutWhileEachMessageCompletes) {
     const auto* b = reinterpret_cast<const std::uint8_t*>(&m);
     stream.insert(stream.end(), b, b + sizeof m);
   }
-  // Pieces of one message's length, starting mid-message: 100 ms apart, 1 s in all.
+  // Pieces of one message's length, starting mid-message: 100 ms apart, 1 s in
+  // all (twice the timeout; each message complete within a fifth of it).
   const std::size_t half = sizeof(np::NewOrder) / 2;
   send_bytes(a, stream.data(), half);
   for (std::size_t at = half; at < stream.size(); at += sizeof(np::NewOrder)) {
