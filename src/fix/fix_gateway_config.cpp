@@ -8,6 +8,7 @@
 
 #include "config/toml_reader.hpp"
 #include "venue/credential.hpp"
+#include "venue/key_file.hpp"
 
 namespace nanotick::fix {
 
@@ -18,17 +19,16 @@ std::string resolve(const std::string& source, const std::string& given) {
   return p.is_absolute() ? given : (std::filesystem::path(source).parent_path() / p).string();
 }
 
+// The venue's key file reader: a regular file its owner alone may read
+// (docs/EXCHANGE.md "Key files"), at most 1 MiB, its first line the key.
 std::string read_key(config::TableReader& t, const std::string& source) {
   const std::string path = resolve(source, t.required_string("key_file"));
-  std::ifstream in(path);
-  if (!in) t.fail("key_file", "cannot read " + path);
-  // The first line, read to at most 256 bytes: a key is 16..32 characters,
-  // and a key_file naming something endless (/dev/zero) must still end.
-  std::string key(256, '\0');
-  in.read(key.data(), static_cast<std::streamsize>(key.size()));
-  key.resize(static_cast<std::size_t>(in.gcount()));
-  if (const std::size_t eol = key.find('\n'); eol != std::string::npos) key.resize(eol);
-  while (!key.empty() && (key.back() == '\r' || key.back() == ' ')) key.pop_back();
+  std::string key;
+  try {
+    key = venue::read_key_file(path);
+  } catch (const venue::KeyFileError& e) {
+    t.fail("key_file", e.what());
+  }
   try {
     venue::validate_api_key(key);
   } catch (const std::exception& e) {

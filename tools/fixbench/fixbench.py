@@ -143,6 +143,7 @@ def password_hash(password: str) -> str:
 def gateway_config(run_dir: pathlib.Path, port: int, password: str) -> pathlib.Path:
     """Client 2 of the exchange's config trades through the gateway as BENCH, whose Logon carries `password`."""
     key = [line.split()[1] for line in (run_dir / "sessions.txt").read_text().splitlines() if line.startswith("2 ")][0]
+    (run_dir / "bench.key").touch(mode=0o600)  # key files are read only when their owner's alone
     (run_dir / "bench.key").write_text(key + "\n")
     path = run_dir / "fix-gateway.toml"
     path.write_text(f"""[gateway]
@@ -209,6 +210,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     config = run_dir / "exchange.toml"
     config.write_text(exchange_config(run_dir, 2, args.idle, random.Random().randrange(20000, 30000)))
     # Client 1 is the binary one (loadgen), client 2 the FIX one.
+    (run_dir / "binary-session.txt").touch(mode=0o600)
     (run_dir / "binary-session.txt").write_text((run_dir / "sessions.txt").read_text().splitlines()[0] + "\n")
     exchange = gateway = client = None
     rounds = []

@@ -63,6 +63,7 @@ def write_gateway_config(directory: pathlib.Path, exchange: ExchangeConfig, sess
     ]
     for comp_id, client_id in sessions.items():
         key_file = secrets / f"{comp_id}.key"
+        key_file.touch(mode=0o600)  # the gateway reads a key file only when it is its owner's alone
         key_file.write_text(exchange.client(client_id).key + "\n")
         lines += ["", "[[sessions]]", f'sender_comp_id = "{comp_id}"', f'target_comp_id = "{GATEWAY_COMP_ID}"',
                   f"client_id = {client_id}", f'key_file = "{key_file}"',

@@ -38,6 +38,8 @@ class FixGatewayConfigTest : public ::testing::Test {
     write("secrets/one.key", std::string(kKey1) + "\n");
     write("secrets/two.key", kKey2);
     write("secrets/bad.key", "short");
+    write("secrets/shared.key", kKey1);  // a key file others may read: refused
+    fs::permissions(dir_ / "secrets/shared.key", fs::perms::group_read | fs::perms::others_read, fs::perm_options::add);
     // Credentials made with the venue's own hashing (nanotick-credential's).
     write("exchange.toml", std::string(R"([server]
 order_entry = "127.0.0.1:9100"
@@ -80,7 +82,10 @@ credential = ")" + venue::CredentialHash::make(kKey1).to_string() +
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  void write(const std::string& rel, const std::string& text) { std::ofstream(dir_ / rel) << text; }
+  void write(const std::string& rel, const std::string& text) {
+    std::ofstream(dir_ / rel) << text;
+    if (rel.starts_with("secrets/")) fs::permissions(dir_ / rel, fs::perms::owner_read | fs::perms::owner_write);
+  }
 
   std::string gateway(const std::string& sessions, const std::string& extra = "") {
     write("fix.toml",
@@ -174,7 +179,8 @@ TEST_F(FixGatewayConfigTest, ShouldRefuseEachBadSessionNamingTheKey) {
       {session("HAS SPACE", 1, "secrets/one.key"), "sender_comp_id: \"HAS SPACE\" is not a CompID"},
       {session("A|B", 1, "secrets/one.key"), "is not a CompID"},
       {session("X", 1, "secrets/one.key", std::string(33, 'T')), "target_comp_id"},
-      {session("CLIENT1", 1, "secrets/missing.key"), "key_file: cannot read"},
+      {session("CLIENT1", 1, "secrets/missing.key"), "key_file: "},
+      {session("CLIENT1", 1, "secrets/shared.key"), "chmod 600"},
       {session("CLIENT1", 1, "secrets/bad.key"), "key_file"},
       {session("CLIENT1", 1, "secrets/two.key"), "the key is not client 1's"},
       {session("CLIENT1", 0, "secrets/one.key"), "client_id"},
