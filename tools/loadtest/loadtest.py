@@ -71,9 +71,9 @@ def exchange_config(run_dir: pathlib.Path, sessions: int, idle: str, group_port:
         keys.append(f"{i} {key}")
         clients.append(f"[[clients]]\nid = {i}\nname = \"load{i}\"\ncredential = \"{credential(key)}\"\n"
                        "rate_limit_per_s = 100000000\nrate_burst = 100000000\ncancel_on_disconnect = true\n")
-    sessions = run_dir / "sessions.txt"
-    sessions.touch(mode=0o600)  # API keys: the loadgen reads them only from a file that is the owner's alone
-    sessions.write_text("\n".join(keys) + "\n")
+    sessions_file = run_dir / "sessions.txt"
+    sessions_file.touch(mode=0o600)  # API keys: the loadgen reads them only from a file that is the owner's alone
+    sessions_file.write_text("\n".join(keys) + "\n")
     g = 40 + group_port % 200
     return f"""# ./nanotick loadtest's exchange (tools/loadtest/loadtest.py)
 [server]
