@@ -407,6 +407,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   s.snapshotter =
       std::make_unique<Snapshotter>(config, *s.journal, with_engine([](auto& e) { return e.export_state(); }),
                                     with_engine([](auto& e) { return e.export_controls(); }), rec.tail.next_seq - 1);
+  s.snapshotter->hold_for_ledger(s.ledger.get());
   s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots,
                                               with_engine([](auto& e) { return e.engine().last_md_seq(); }) + 1);
   if (!config.market_data.shm_path.empty()) {

@@ -73,10 +73,20 @@ std::size_t Snapshotter::read_records(std::uint64_t first, std::size_t count) {
   return whole;
 }
 
+bool Snapshotter::ledger_holds_every_trade() const noexcept {
+  return ledger_ == nullptr || ledger_->written_exec_seq() >= sink_.last_fill_seq;
+}
+
 int Snapshotter::do_work() noexcept {
   if (failed_) return 0;
   const std::uint64_t target = journal_.appended_seq();
   int work = 0;
+  const bool due =
+      config_.journal.snapshot_every != 0 && applied_seq_ - last_snapshot_seq_.get() >= config_.journal.snapshot_every;
+  if (due && !ledger_holds_every_trade()) {
+    held_for_ledger_.add();
+    return 0;  // nothing more applied until the ledger has caught up with the snapshot's state
+  }
   try {
     // One pread per batch of records (up to kRecordsPerPass, within one
     // segment), not one per record: at full order rate the per-record system
@@ -95,7 +105,7 @@ int Snapshotter::do_work() noexcept {
       work = static_cast<int>(n);
     }
     if (config_.journal.snapshot_every != 0 &&
-        applied_seq_ - last_snapshot_seq_.get() >= config_.journal.snapshot_every)
+        applied_seq_ - last_snapshot_seq_.get() >= config_.journal.snapshot_every && ledger_holds_every_trade())
       snapshot_now();
   } catch (const std::exception& e) {
     error_ = std::string("snapshotter: ") + e.what();
@@ -119,7 +129,10 @@ void Snapshotter::finish() {
   if (failed_) return;
   while (applied_seq_ < journal_.appended_seq() && do_work() > 0) {
   }
-  if (!failed_ && config_.journal.snapshot_every != 0 && applied_seq_ != last_snapshot_seq_.get()) {
+  // At a clean stop the ledger's writer has drained and closed first; if it
+  // failed, it holds fewer trades than the state and no snapshot is written.
+  if (!failed_ && config_.journal.snapshot_every != 0 && applied_seq_ != last_snapshot_seq_.get() &&
+      ledger_holds_every_trade()) {
     try {
       snapshot_now();
     } catch (const std::exception& e) {

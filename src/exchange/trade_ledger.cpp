@@ -184,6 +184,7 @@ TradeLedger::TradeLedger(const LedgerPlan& plan, std::uint64_t fingerprint, Ledg
       throw std::runtime_error("trade ledger " + path_ + ": cannot write its header: " + errno_text(errno));
   }
   last_seq_.set(plan.next_trade_seq - 1);
+  written_exec_seq_.store(plan.last_exec_seq, std::memory_order_release);
 }
 
 void TradeLedger::write_recovered(const std::vector<TradeRecord>& trades) {
@@ -199,6 +200,7 @@ void TradeLedger::write_recovered(const std::vector<TradeRecord>& trades) {
                              ": cannot write the trades the journal's replay put back: " + errno_text(errno));
   written_.add(out.size());
   last_seq_.set(out.back().trade_seq);
+  written_exec_seq_.store(std::max(out.back().buy_exec_seq, out.back().sell_exec_seq), std::memory_order_release);
 }
 
 TradeLedger::~TradeLedger() {
@@ -252,6 +254,8 @@ int TradeLedger::do_work() noexcept {
     }
     written_.add(batch_.size());
     last_seq_.set(batch_.back().trade_seq);
+    written_exec_seq_.store(std::max(batch_.back().buy_exec_seq, batch_.back().sell_exec_seq),
+                            std::memory_order_release);
     dirty_ = true;
     work += static_cast<int>(batch_.size());
   }

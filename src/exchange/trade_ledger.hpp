@@ -123,6 +123,10 @@ class TradeLedger {
   std::string error() const { return failed() ? error_ : std::string(); }
 
   std::uint64_t trades_written() const noexcept { return written_.get(); }
+  // The execution report seq of the last trade written (the later of its two
+  // sides): every trade up to it is in the file (kill -9 safe: written, in
+  // the page cache). Any thread (the snapshotter's).
+  std::uint64_t written_exec_seq() const noexcept { return written_exec_seq_.load(std::memory_order_acquire); }
   void place_counters(core::CountersFile& file);
 
  private:
@@ -141,6 +145,7 @@ class TradeLedger {
   bool failed_ = false;   // the writer's own view
   std::string error_;     // written once, before failed_flag_ is published
   std::atomic<bool> failed_flag_{false};
+  std::atomic<std::uint64_t> written_exec_seq_{0};
   core::Counter written_;
   core::Counter syncs_;
   core::Counter last_seq_;

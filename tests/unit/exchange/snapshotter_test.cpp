@@ -7,11 +7,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include "engine/book_state.hpp"
 #include "exchange/engine_snapshot.hpp"
 #include "exchange/journal_recovery.hpp"
+#include "exchange/trade_ledger.hpp"
+#include "exchange/trade_tap.hpp"
 #include "reference/random_requests.hpp"
 #include "reference/recording_sink.hpp"
 
@@ -68,6 +72,62 @@ TEST(Snapshotter, SnapshotPlusJournalTailRecoversTheLiveState) {
   EXPECT_EQ(rec.records_replayed, 5000 - loaded->journal_seq);
   EXPECT_EQ(ne::compare_books(live, recovered), "");
   EXPECT_EQ(ne::state_hash(live), ne::state_hash(recovered));
+  fs::remove_all(dir);
+}
+
+// The live engine's fills go through the ledger's tap into its ring, as in
+// the exchange.
+struct TapSink {
+  nx::TradeTap* tap;
+  void on_report(const ne::ExecReport& r) noexcept { tap->on_report(r); }
+  void on_market_data(const ne::MdEvent&) noexcept {}
+};
+
+TEST(Snapshotter, ShouldWaitForTheLedgerToHoldEveryTradeTheSnapshotHolds) {
+  const std::string dir =
+      (fs::temp_directory_path() / ("nanotick-snapshotter-ledger-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto shape = nanotick::reference::differential_shapes()[1];
+  nx::ExchangeConfig config;
+  config.engine = shape.config;
+  config.journal.dir = dir;
+  config.journal.segment_bytes = 64 * 1024;
+  config.journal.snapshot_every = 500;
+  auto ring = std::make_unique<nx::LedgerRing>();
+  nx::TradeLedger ledger(dir + "/trades.ledger", config.engine_fingerprint(), *ring);
+  nx::TradeTap tap(*ring, 1, 0);
+  tap.end_replay();
+  TapSink sink{&tap};
+  ne::MatchingEngine<TapSink> live(config.engine, sink);
+  NullSink null;
+  nx::JournalWriter journal(dir, config.journal.segment_bytes, config.engine_fingerprint(), nx::JournalTail{});
+  ne::MatchingEngine<NullSink> fresh(config.engine, null);
+  nx::Snapshotter snap(config, journal, fresh.export_state(), {}, 0);
+  snap.hold_for_ledger(&ledger);
+  RandomRequests gen(config.engine, 7, shape.clients, shape.new_percent);
+  for (int i = 0; i < 2000; ++i) {
+    const ne::Request r = gen.next();
+    ASSERT_TRUE(journal.append(r));
+    live.process(r);
+  }
+  ASSERT_GT(tap.trades(), 0u) << "no trade: the test would not test the wait";
+  // The ledger's writer has not run: the engine made trades the file lacks, so no snapshot.
+  for (int i = 0; i < 10; ++i) snap.do_work();
+  EXPECT_EQ(snap.snapshots_written(), 0u);
+  EXPECT_LE(snap.applied_seq(), 2000u);
+  // Once it has written them, the snapshot goes out, and every trade its state holds is in the file.
+  (void)ledger.do_work();
+  while (snap.applied_seq() < journal.appended_seq()) snap.do_work();
+  EXPECT_GE(snap.snapshots_written(), 1u);
+  EXPECT_EQ(snap.error(), "");
+  // The snapshot's state ends at a fill the file holds.
+  std::vector<std::string> problems;
+  const auto loaded = nx::load_latest_snapshot(dir, config.engine_fingerprint(), problems);
+  ASSERT_TRUE(loaded);
+  const nx::LedgerContents c = nx::read_trade_ledger(dir + "/trades.ledger");
+  ASSERT_FALSE(c.trades.empty());
+  EXPECT_EQ(c.trades.size(), tap.trades());
   fs::remove_all(dir);
 }
 
