@@ -167,7 +167,9 @@ TEST(TelemetryWriter, ShouldCreateItsFileOwnerOnly) {
   const mode_t old_umask = ::umask(022);
   TempTelemetryFile file("writer_mode");
   for (const bool existed : {false, true}) {
-    if (existed) ASSERT_EQ(::chmod(file.path().c_str(), 0644), 0);
+    if (existed) {
+      ASSERT_EQ(::chmod(file.path().c_str(), 0644), 0);
+    }
     {
       nt::Writer writer(options_for(file, "exchange-1"));
       writer.start();
