@@ -227,6 +227,8 @@ public final class ExchangeCoreThroughput {
     long published;
     long gcCount;
     long gcMs;
+    double cpuOurs; // cores used by this JVM in the window
+    double cpuOthers; // cores used by every other process (and the kernel) in the window
   }
 
   private static List<CoreSymbolSpecification> symbols(int n) {
@@ -300,6 +302,21 @@ public final class ExchangeCoreThroughput {
       final CommandResultCode r = futures.get(i).get(60, TimeUnit.SECONDS);
       if (r != CommandResultCode.SUCCESS) throw new IllegalStateException(what + ": " + cmds.get(i) + " -> " + r);
     }
+  }
+
+  // The machine is shared: how much CPU the rest of it used during the
+  // measured window says whether a run had its two cores. /proc/stat's first
+  // line in clock ticks: user nice system idle iowait irq softirq steal.
+  private static long[] machineTicks() throws IOException {
+    final String[] f = Files.readAllLines(Paths.get("/proc/stat")).get(0).trim().split("\\s+");
+    final long busy = Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6])
+        + Long.parseLong(f[7]) + Long.parseLong(f[8]);
+    final long all = busy + Long.parseLong(f[4]) + Long.parseLong(f[5]);
+    return new long[] {busy, all};
+  }
+
+  private static long processCpuNs() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static long[] gcTotals() {
@@ -398,6 +415,8 @@ public final class ExchangeCoreThroughput {
       publisher.start();
       Thread.sleep(warmNs / 1_000_000, (int) (warmNs % 1_000_000));
       final long[] gc0 = gcTotals();
+      final long[] m0 = machineTicks();
+      final long p0 = processCpuNs();
       results.recording = o.latency;
       long t = System.nanoTime();
       long a = results.orderAnswers.get();
@@ -423,6 +442,8 @@ public final class ExchangeCoreThroughput {
       }
       results.recording = false;
       final long[] gc1 = gcTotals();
+      final long[] m1 = machineTicks();
+      final long p1 = processCpuNs();
       publisher.interrupt();
       publisher.join();
       final long published = publishedCount.get();
@@ -446,6 +467,11 @@ public final class ExchangeCoreThroughput {
       rr.published = published;
       rr.gcCount = gc1[0] - gc0[0];
       rr.gcMs = gc1[1] - gc0[1];
+      final int ncpu = Runtime.getRuntime().availableProcessors();
+      final double windowS = (t - tStart) / 1e9;
+      final double busyCores = m1[1] > m0[1] ? (double) (m1[0] - m0[0]) / (m1[1] - m0[1]) * ncpu : 0;
+      rr.cpuOurs = (p1 - p0) / 1e9 / windowS;
+      rr.cpuOthers = Math.max(0, busyCores - rr.cpuOurs);
     } finally {
       core.shutdown(3000, TimeUnit.MILLISECONDS);
       long bytes = 0, files = 0;
@@ -496,10 +522,10 @@ public final class ExchangeCoreThroughput {
       runs.add(r);
       System.err.printf(
           Locale.ROOT,
-          "run %d/%d: %s cmds/s (per second %s-%s), p50 %d ns p99 %d ns p99.9 %d ns max %d ns, journal %.1f MB (%.1f B/cmd), GC %d (%d ms)%n",
+          "run %d/%d: %s cmds/s (per second %s-%s), p50 %d ns p99 %d ns p99.9 %d ns max %d ns, journal %.1f MB (%.1f B/cmd), GC %d (%d ms), CPU ours %.2f others %.2f cores%n",
           i + 1, o.runs, fmt(r.cmdsPerS), fmt(r.perSecondMin), fmt(r.perSecondMax), r.latency.getValueAtPercentile(50),
           r.latency.getValueAtPercentile(99), r.latency.getValueAtPercentile(99.9), r.latency.getMaxValue(), r.journalBytes / 1e6,
-          r.published > 0 ? (double) r.journalBytes / r.published : 0, r.gcCount, r.gcMs);
+          r.published > 0 ? (double) r.journalBytes / r.published : 0, r.gcCount, r.gcMs, r.cpuOurs, r.cpuOthers);
     }
     final double[] rates = runs.stream().mapToDouble(r -> r.cmdsPerS).sorted().toArray();
     final StringBuilder json = new StringBuilder();
@@ -530,7 +556,9 @@ public final class ExchangeCoreThroughput {
           .append(",\"journal_bytes\":").append(r.journalBytes)
           .append(",\"journal_files\":").append(r.journalFiles)
           .append(",\"gc_count\":").append(r.gcCount)
-          .append(",\"gc_ms\":").append(r.gcMs);
+          .append(",\"gc_ms\":").append(r.gcMs)
+          .append(",\"cpu_cores_ours\":").append(String.format(Locale.ROOT, "%.2f", r.cpuOurs))
+          .append(",\"cpu_cores_others\":").append(String.format(Locale.ROOT, "%.2f", r.cpuOthers));
       if (o.latency) {
         json.append(",\"latency_ns\":{\"p50\":").append(r.latency.getValueAtPercentile(50))
             .append(",\"p90\":").append(r.latency.getValueAtPercentile(90))
