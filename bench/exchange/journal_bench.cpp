@@ -37,7 +37,11 @@
 //
 // Per cell, the appending thread's minor/major page faults and voluntary /
 // involuntary context switches (getrusage RUSAGE_THREAD around the measured
-// appends, after a warm-up of 1/20 of them). Cells run interleaved: for each
+// appends, after a warm-up of 1/20 of them), the timed calls over 100 us (the
+// issue's bound on the max), the records a subject refused at first
+// (back-pressure: a full staging ring; timed until taken) and the
+// hypervisor's steal time on the appending CPU (/proc/stat, 10 ms units): a
+// shared 2-vCPU VM stalls threads for milliseconds now and then. Cells run interleaved: for each
 // policy and rate, ours, write(2), naive mmap, with a rest before each. The
 // appending thread is pinned on cpu_b, the background thread on cpu_a (when
 // the process may use 2 CPUs); the JournalWriter's own threads, if it has
@@ -57,6 +61,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -98,6 +103,9 @@ using nx::FsyncPolicy;
 constexpr std::uint64_t kFingerprint = 0x6a6f75726e616c31ULL;  // any value: nothing reads these journals back
 constexpr std::size_t kMaxPass = nx::Sequencer::kBatch;       // records one sequencer pass takes at most
 constexpr std::size_t kPage = 4096;
+// Calls slower than this are counted apart: the bound on the max
+// (journal append at 100 k/s, max <= 100 us).
+constexpr std::uint64_t kSlowNs = 100'000;
 
 std::string errno_text(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
@@ -393,6 +401,28 @@ ThreadUsage thread_usage() {
   return {u.ru_minflt, u.ru_majflt, u.ru_nvcsw, u.ru_nivcsw};
 }
 
+// The hypervisor's steal time of `cpu` so far (/proc/stat, in ms; its unit
+// is USER_HZ, 10 ms here: coarse, a hint of where a long stall came from);
+// -1 if unknown (cpu -1: not pinned).
+double steal_ms(int cpu) {
+  if (cpu < 0) return -1;
+  std::FILE* f = std::fopen("/proc/stat", "r");
+  if (f == nullptr) return -1;
+  char line[512];
+  const std::string want = "cpu" + std::to_string(cpu) + " ";
+  double ms = -1;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, want.c_str(), want.size()) != 0) continue;
+    unsigned long long v[8] = {};
+    if (std::sscanf(line + want.size(), "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                    &v[5], &v[6], &v[7]) == 8)
+      ms = static_cast<double>(v[7]) * 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    break;
+  }
+  std::fclose(f);
+  return ms;
+}
+
 ThreadUsage operator-(const ThreadUsage& a, const ThreadUsage& b) {
   return {a.minor_faults - b.minor_faults, a.major_faults - b.major_faults, a.voluntary_switches - b.voluntary_switches,
           a.involuntary_switches - b.involuntary_switches};
@@ -407,6 +437,8 @@ struct CellResult {
   std::uint64_t records = 0;  // appended in the measured part
   std::uint64_t samples = 0;  // timed calls (passes, when syncing each pass)
   std::uint64_t waits = 0;    // records refused at first (back-pressure), timed until taken
+  std::uint64_t slow = 0;     // timed calls over kSlowNs
+  double steal_ms = -1;       // the appending CPU's steal time (hypervisor) over the measured part; -1 unknown
   double seconds = 0;
   ThreadUsage usage;
   bool capped = false;  // the time cap ended it before all records were appended
@@ -417,6 +449,7 @@ struct DriveOutcome {
   std::uint64_t records = 0;
   std::uint64_t passes = 0;
   std::uint64_t waits = 0;  // records the subject refused at first (back-pressure), then took
+  std::uint64_t slow = 0;   // timed calls over kSlowNs
   std::uint64_t ticks = 0;
 };
 
@@ -474,7 +507,12 @@ DriveOutcome drive(S& subject, std::uint64_t& seq, std::uint64_t count, double r
       out.ok = false;
       break;
     }
-    if (h != nullptr) h->record(nb::elapsed_ns(clock, t0, t1));
+    if (h != nullptr) {
+      const std::uint64_t ns = nb::elapsed_ns(clock, t0, t1);
+      h->record(ns);
+      if (ns > kSlowNs) [[unlikely]]
+        ++out.slow;
+    }
     seq += n;
     out.records += n;
     ++out.passes;
@@ -513,9 +551,12 @@ CellResult run_cell(const Context& ctx, FsyncPolicy policy, double rate, std::ui
         std::uint64_t seq = 1;
         warm_ok = drive(subject, seq, warmup, rate, sync_each_pass, cap_seconds, nullptr).ok;
         if (!warm_ok) return;
+        const double steal_before = steal_ms(ctx.cpu_append);
         const ThreadUsage before = thread_usage();
         measured = drive(subject, seq, count, rate, sync_each_pass, cap_seconds, &r.ns);
         r.usage = thread_usage() - before;
+        const double steal_after = steal_ms(ctx.cpu_append);
+        if (steal_before >= 0 && steal_after >= 0) r.steal_ms = steal_after - steal_before;
       } catch (...) {
         error = std::current_exception();
       }
@@ -548,6 +589,7 @@ CellResult run_cell(const Context& ctx, FsyncPolicy policy, double rate, std::ui
   r.records = measured.records;
   r.samples = measured.passes;
   r.waits = measured.waits;
+  r.slow = measured.slow;
   r.seconds = static_cast<double>(nc::TscClock::global().to_ns(static_cast<std::int64_t>(measured.ticks))) / 1e9;
   r.capped = measured.records < count;
   return r;
@@ -655,17 +697,19 @@ double achieved(const CellResult& c) { return c.seconds > 0 ? static_cast<double
 void print_append_table(const std::string& title, const std::vector<CellResult>& cells) {
   std::printf("### %s (ns per timed call, appending thread)\n\n", title.c_str());
   std::printf(
-      "| rate | appender | records | calls | achieved | mean | p50 | p99 | p99.9 | max | waits | minor flt | major flt "
-      "| vol cs | invol cs |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "| rate | appender | records | calls | achieved | mean | p50 | p99 | p99.9 | max | > 100 us | waits | minor flt "
+      "| major flt | vol cs | invol cs | steal ms |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const CellResult& c : cells) {
-    std::printf("| %s | %s | %llu%s | %llu | %s | %s | %s | %s | %s | %s | %llu | %ld | %ld | %ld | %ld |\n",
-                rate_label(c.rate).c_str(), c.appender.c_str(), static_cast<unsigned long long>(c.records),
-                c.capped ? " (time cap)" : "", static_cast<unsigned long long>(c.samples),
-                per_second(achieved(c)).c_str(), nb::format_ns(c.ns.mean()).c_str(), pct(c.ns, 50).c_str(),
-                pct(c.ns, 99).c_str(), pct(c.ns, 99.9).c_str(), nb::format_ns(static_cast<double>(c.ns.max())).c_str(),
-                static_cast<unsigned long long>(c.waits), c.usage.minor_faults, c.usage.major_faults,
-                c.usage.voluntary_switches, c.usage.involuntary_switches);
+    std::printf(
+        "| %s | %s | %llu%s | %llu | %s | %s | %s | %s | %s | %s | %llu | %llu | %ld | %ld | %ld | %ld | %s |\n",
+        rate_label(c.rate).c_str(), c.appender.c_str(), static_cast<unsigned long long>(c.records),
+        c.capped ? " (time cap)" : "", static_cast<unsigned long long>(c.samples), per_second(achieved(c)).c_str(),
+        nb::format_ns(c.ns.mean()).c_str(), pct(c.ns, 50).c_str(), pct(c.ns, 99).c_str(), pct(c.ns, 99.9).c_str(),
+        nb::format_ns(static_cast<double>(c.ns.max())).c_str(), static_cast<unsigned long long>(c.slow),
+        static_cast<unsigned long long>(c.waits), c.usage.minor_faults, c.usage.major_faults,
+        c.usage.voluntary_switches, c.usage.involuntary_switches,
+        c.steal_ms < 0 ? "n/a" : std::to_string(std::lround(c.steal_ms)).c_str());
   }
   std::printf("\n");
   std::fflush(stdout);
@@ -739,18 +783,21 @@ void write_json(const std::string& path, const Context& ctx, const Report& rep) 
   std::fprintf(f, "  \"rows\": [\n    {\"section\": \"timer_floor\", \"samples\": %llu, %s}",
                static_cast<unsigned long long>(rep.timer_floor.count()), json_latency(rep.timer_floor).c_str());
   for (const CellResult& c : rep.cells) {
+    std::fprintf(
+        f, ",\n    {\"section\": %s, \"appender\": %s, \"policy\": %s, \"rate\": %s, \"offered_per_s\": %.0f, ",
+        json_string(c.sync_each_pass ? "append_and_sync_per_pass" : "append").c_str(), json_string(c.appender).c_str(),
+        json_string(nx::to_string(c.policy)).c_str(), json_string(rate_label(c.rate)).c_str(), c.rate);
     std::fprintf(f,
-                 ",\n    {\"section\": %s, \"appender\": %s, \"policy\": %s, \"rate\": %s, \"offered_per_s\": %.0f, "
-                 "\"records\": %llu, \"samples\": %llu, \"waits\": %llu, \"capped\": %s, \"seconds\": %.4f, "
-                 "\"achieved_per_s\": %.1f, "
-                 "%s, \"minor_faults\": %ld, \"major_faults\": %ld, \"voluntary_switches\": %ld, "
-                 "\"involuntary_switches\": %ld}",
-                 json_string(c.sync_each_pass ? "append_and_sync_per_pass" : "append").c_str(),
-                 json_string(c.appender).c_str(), json_string(nx::to_string(c.policy)).c_str(),
-                 json_string(rate_label(c.rate)).c_str(), c.rate, static_cast<unsigned long long>(c.records),
-                 static_cast<unsigned long long>(c.samples), static_cast<unsigned long long>(c.waits),
-                 c.capped ? "true" : "false", c.seconds, achieved(c), json_latency(c.ns).c_str(), c.usage.minor_faults,
-                 c.usage.major_faults, c.usage.voluntary_switches, c.usage.involuntary_switches);
+                 "\"records\": %llu, \"samples\": %llu, \"over_100us\": %llu, \"waits\": %llu, \"capped\": %s, "
+                 "\"seconds\": %.4f, \"achieved_per_s\": %.1f, %s, ",
+                 static_cast<unsigned long long>(c.records), static_cast<unsigned long long>(c.samples),
+                 static_cast<unsigned long long>(c.slow), static_cast<unsigned long long>(c.waits),
+                 c.capped ? "true" : "false", c.seconds, achieved(c), json_latency(c.ns).c_str());
+    std::fprintf(f,
+                 "\"minor_faults\": %ld, \"major_faults\": %ld, \"voluntary_switches\": %ld, "
+                 "\"involuntary_switches\": %ld, \"steal_ms\": %.0f}",
+                 c.usage.minor_faults, c.usage.major_faults, c.usage.voluntary_switches, c.usage.involuntary_switches,
+                 c.steal_ms);
   }
   for (const FsyncRow& r : rep.fsync)
     std::fprintf(f, ",\n    {\"section\": \"fdatasync\", \"file\": %s, \"samples\": %llu, %s}",
