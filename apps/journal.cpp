@@ -25,6 +25,7 @@
 #include "exchange/journal_lock.hpp"
 #include "exchange/journal_repair.hpp"
 #include "exchange/journal_scan.hpp"
+#include "exchange/journal_staging.hpp"
 #include "exchange/recovery_plan.hpp"
 #include "exchange/trade_ledger.hpp"
 #include "workload/workload_csv.hpp"
@@ -118,7 +119,11 @@ int verify(const std::string& dir, const std::string& config_path) {
       std::printf(", cuts the journal's torn tail (%s from offset %" PRIu64 ")", j.cut_path.c_str(), j.cut_offset);
     for (const auto& q : j.to_quarantine) std::printf(", keeps %s aside", q.c_str());
     if (l.cut_bytes != 0) std::printf(", cuts the ledger's torn tail (%" PRIu64 " bytes)", l.cut_bytes);
-    std::printf(", continues at seq %" PRIu64 "\n", j.tail.next_seq);
+    if (j.records_staged != 0)
+      std::printf(", writes the %" PRIu64 " request(s) a killed run left in the staging ring %s to the files",
+                  j.records_staged, j.staging_path.c_str());
+    std::printf(", continues at seq %" PRIu64 "\n", j.next_seq);
+    if (!j.staging_ignored.empty()) std::printf("staging ring ignored: %s\n", j.staging_ignored.c_str());
     std::printf("verdict: %s\n", cuts ? "torn tail: the exchange cuts it at start-up (nothing after it passes its "
                                         "CRC or proves a record was there: no acknowledged request can be in it)"
                                       : "clean: the exchange starts on it and changes nothing");
@@ -158,8 +163,31 @@ int repair(const std::string& dir, bool dry_run) {
   if (!dry_run)
     lock = std::make_unique<JournalDirLock>(dir, "nanotick-journal repair pid " + std::to_string(::getpid()));
   const JournalScan scan = scan_journal(dir, 0);
+  // A staging ring that proves records missing (start-up refuses it) goes
+  // with the repair: copied aside, then removed.
+  const auto set_ring_aside = [&](std::uint64_t files_next_seq, const std::string& backup_dir) {
+    const std::string ring = staging_ring_path(dir);
+    if (ring.empty() || !std::filesystem::exists(ring) || scan.segments.empty()) return false;
+    try {
+      (void)read_staged_records(dir, scan.segments[0].fingerprint, files_next_seq);
+      return false;
+    } catch (const JournalError& e) {
+      std::printf("staging ring refused: %s\n", e.what());
+    }
+    const std::string to = backup_dir + "/" + std::filesystem::path(ring).filename().string();
+    if (!dry_run) {
+      std::filesystem::create_directories(backup_dir);
+      std::filesystem::copy_file(ring, to, std::filesystem::copy_options::overwrite_existing);
+      std::filesystem::remove(ring);
+    }
+    std::printf("%s copy the staging ring %s to %s, then remove it\n", dry_run ? "would" : "did", ring.c_str(),
+                to.c_str());
+    return true;
+  };
   if (!scan.has_break) {
-    std::printf("journal %s is clean: nothing to repair\n", dir.c_str());
+    const std::string backup = repair_backup_dir_name(dir);
+    if (!set_ring_aside(scan.next_seq == 0 ? 1 : scan.next_seq, backup))
+      std::printf("journal %s is clean: nothing to repair\n", dir.c_str());
     return 0;
   }
   std::printf("problem: %s\n", scan.describe_break().c_str());
@@ -174,6 +202,7 @@ int repair(const std::string& dir, bool dry_run) {
                 "); acknowledged orders among them must be reconciled with their clients (nanotick journal dump %s)\n",
                 r.removed_valid, r.removed_valid_min_seq, r.removed_valid_max_seq, r.backup_dir.c_str());
   else std::printf("no record that passes its CRC is removed\n");
+  (void)set_ring_aside(r.cut_seq, r.backup_dir);
   return 0;
 }
 

@@ -391,12 +391,16 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
                 static_cast<unsigned long long>(with_engine([](auto& e) { return engine::state_hash(e.engine()); })));
   s.log("journal " + config.journal.dir + ": " + std::to_string(rec.segments) + " segment(s), replayed " +
         std::to_string(rec.records_replayed) + " request(s) in " + std::to_string(ms) + " ms; next seq " +
-        std::to_string(rec.tail.next_seq) + ", market data seq " +
+        std::to_string(rec.next_seq) + ", market data seq " +
         std::to_string(with_engine([](auto& e) { return e.engine().last_md_seq(); })) + ", state hash " + hash);
   if (!rec.truncation.empty())
     s.log("journal: cut a torn tail: " + rec.truncation + " (" + std::to_string(rec.truncated_bytes) +
           " bytes zeroed)");
   for (const auto& q : rec.quarantined) s.log("journal: later segment kept aside, not replayed: " + q);
+  if (rec.records_staged != 0)
+    s.log("journal: " + std::to_string(rec.records_staged) + " request(s) a killed run left in the staging ring " +
+          rec.staging_path + " replayed; written to the journal files now");
+  if (!rec.staging_ignored.empty()) s.log("journal: staging ring ignored: " + rec.staging_ignored);
   for (const std::string& line : describe_ledger_recovery(plan, replayed_trades)) s.log(line);
 
   s.journal = std::make_unique<JournalWriter>(config.journal.dir, config.journal.segment_bytes,
@@ -406,7 +410,7 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
   s.syncer = std::make_unique<JournalSyncer>(*s.journal, config.journal.fsync, config.journal.batch_window_us);
   s.snapshotter =
       std::make_unique<Snapshotter>(config, *s.journal, with_engine([](auto& e) { return e.export_state(); }),
-                                    with_engine([](auto& e) { return e.export_controls(); }), rec.tail.next_seq - 1);
+                                    with_engine([](auto& e) { return e.export_controls(); }), s.journal->last_seq());
   s.snapshotter->hold_for_ledger(s.ledger.get());
   s.publisher = std::make_unique<MdPublisher>(config.market_data, s.md_to_snapshots,
                                               with_engine([](auto& e) { return e.engine().last_md_seq(); }) + 1);
@@ -509,7 +513,7 @@ std::string ExchangeServer::failure() const {
     const std::string why = s.journal->error().empty() ? s.journal->sync_error() : s.journal->error();
     return "journal: " + why + " (order entry stopped: nothing unjournaled was acknowledged)";
   }
-  if (s.syncer->failed()) return "journal: " + s.journal->sync_error();
+  if (s.syncer->failed()) return "journal: " + (s.journal->failed() ? s.journal->error() : s.journal->sync_error());
   if (s.ledger->failed()) return s.ledger->error() + " (trades are no longer recorded)";
   if (s.aux_runner && s.aux_runner->has_failed()) return "auxiliary thread failed: " + describe(*s.aux_runner);
   // A snapshotter failure is logged (shutdown), not fatal: the journal alone recovers everything.
@@ -533,8 +537,11 @@ void ExchangeServer::shutdown() {
     s.gateway->publish_latency_summaries();  // the gateway's thread is done: its histograms are final
   }
   try {
-    if (s.journal && s.config.journal.fsync != FsyncPolicy::kNone && !s.journal->sync())
-      s.log("shutdown: final journal fdatasync failed: " + s.journal->sync_error());
+    // Everything in the staging ring into the files (and synced, unless
+    // fsync = none); the ring itself is then removed.
+    if (s.journal && !s.journal->finish(s.config.journal.fsync != FsyncPolicy::kNone))
+      s.log("shutdown: final journal write failed: " +
+            (s.journal->failed() ? s.journal->error() : s.journal->sync_error()));
     if (s.snapshotter) {
       s.snapshotter->finish();
       if (const std::string e = s.snapshotter->error(); !e.empty()) s.log(e);

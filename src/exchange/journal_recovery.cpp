@@ -9,6 +9,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "exchange/journal_staging.hpp"
+
 namespace nanotick::exchange {
 
 namespace {
@@ -131,6 +133,21 @@ JournalRecovery plan_journal_recovery(const std::string& dir, std::uint64_t fing
   } else {
     out.tail.next_seq = after_seq + 1;
   }
+  // What the files lack that the staging ring holds (a kill -9 between
+  // an append and its write to the files).
+  {
+    StagedRecords staged = read_staged_records(dir, fingerprint, out.tail.next_seq);
+    out.staging_path = staged.path;
+    out.staging_ignored = staged.path.empty() || staged.ignored.empty() ? "" : staged.path + ": " + staged.ignored;
+    for (const JournalRecord& r : staged.records) {
+      if (r.seq > after_seq) {
+        if (on_record) on_record(r);
+        ++out.records_replayed;
+      }
+      ++out.records_staged;
+    }
+  }
+  out.next_seq = out.tail.next_seq + out.records_staged;
   if (scan.damage == JournalDamage::kTornTail) {
     out.truncation = scan.describe_break();
     if (tail != scan.segments.size() && tail == scan.first_break.segment) {

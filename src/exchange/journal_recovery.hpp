@@ -11,6 +11,8 @@
 //    - the journal ends before the state to continue from (a snapshot holds
 //      requests the journal lost), or starts after it;
 //    - another instrument table.
+//    Then the staging ring: records a killed run appended after the files'
+//    end are replayed too (a ring that proves records missing is refused).
 // 2. apply_journal_recovery() makes the cut the plan holds, if any: a torn
 //    tail (nothing after the break passes its CRC, nothing proves records
 //    were there) is cut: the rest of that segment is zeroed (a partial
@@ -34,7 +36,14 @@
 namespace nanotick::exchange {
 
 struct JournalRecovery {
-  JournalTail tail;                 // where appending continues (after the cut, if one is planned)
+  JournalTail tail;                 // where the segment files continue (after the cut, if one is planned)
+  std::uint64_t next_seq = 1;       // the next request's seq: after the files and the staging ring
+  // Records a killed run left in the staging ring (journal_staging.hpp)
+  // after the files' end: replayed with the rest, written to the files by
+  // the JournalWriter that opens at `tail`.
+  std::uint64_t records_staged = 0;
+  std::string staging_path;         // the ring read ("" = none)
+  std::string staging_ignored;      // a ring found but not this journal's, and why
   std::uint64_t records_scanned = 0;
   std::uint64_t records_replayed = 0;   // handed to the callback (seq > after_seq)
   std::uint64_t segments = 0;           // segments holding good records (or a good empty header)

@@ -1,10 +1,10 @@
 #include "exchange/journal_writer.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -26,26 +26,40 @@ void fsync_dir(const std::string& dir) noexcept {
 
 }  // namespace
 
+// The directory exists and has its id before the ring is named after it.
+static std::uint64_t prepared_journal_id(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("journal: cannot create directory " + dir + ": " + ec.message());
+  return journal_id(dir, true);
+}
+
 JournalWriter::JournalWriter(std::string dir, std::uint64_t segment_bytes, std::uint64_t fingerprint,
                              const JournalTail& tail)
-    : dir_(std::move(dir)), segment_bytes_(segment_bytes), fingerprint_(fingerprint), next_seq_(tail.next_seq) {
+    : dir_(std::move(dir)),
+      segment_bytes_(segment_bytes),
+      fingerprint_(fingerprint),
+      ring_(dir_, prepared_journal_id(dir_), fingerprint, tail.next_seq - 1),
+      file_seq_(tail.next_seq - 1) {
   if (segment_bytes_ < 2 * sizeof(JournalRecord) || segment_bytes_ % sizeof(JournalRecord) != 0)
     throw std::invalid_argument("journal segment_bytes must be a multiple of 64 and at least 128");
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  if (ec) throw std::runtime_error("journal: cannot create directory " + dir_ + ": " + ec.message());
-  appended_seq_.store(next_seq_ - 1, std::memory_order_relaxed);
+  next_seq_ = ring_.published_seq() + 1;  // after what a killed run left in the ring
   if (!tail.segment_path.empty()) {
     open_existing(tail);
-  } else if (!open_segment(next_seq_)) {
+  } else if (!open_segment(tail.next_seq)) {
     throw std::runtime_error("journal: " + error_);
   }
-  // Recovered records may have been only in the page cache of a killed process.
+  // The ring's records from a killed run go into the files now; and
+  // recovered records may have been only in the page cache of a killed
+  // process.
+  if (!flush()) throw std::runtime_error("journal: " + error_);
   if (!sync()) throw std::runtime_error("journal: fdatasync failed in " + dir_);
 }
 
 JournalWriter::~JournalWriter() {
-  unmap_current();
+  // The ring is needed only for records the files lack (a failed write, or
+  // a destruction without finish()): otherwise it goes, as at finish().
+  if (ring_.written_seq() == ring_.published_seq()) ring_.remove();
   if (const int fd = current_fd_.load(); fd >= 0) ::close(fd);
   for (const int fd : unsynced_fds_) ::close(fd);
 }
@@ -58,15 +72,7 @@ void JournalWriter::open_existing(const JournalTail& tail) {
     ::close(fd);
     throw std::runtime_error("journal: " + tail.segment_path + " is shorter than its recovered tail");
   }
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-  if (p == MAP_FAILED) {
-    const int err = errno;
-    ::close(fd);
-    throw std::runtime_error(sys_error("journal: cannot map " + tail.segment_path, err));
-  }
-  map_ = static_cast<unsigned char*>(p);
-  segment_bytes_ = size;  // an existing segment keeps the size it was made with
+  segment_bytes_ = static_cast<std::uint64_t>(st.st_size);  // an existing segment keeps the size it was made with
   offset_ = tail.offset;
   current_fd_.store(fd, std::memory_order_release);
 }
@@ -89,11 +95,9 @@ bool JournalWriter::open_segment(std::uint64_t first_seq) noexcept {
     ::unlink(temp.c_str());
     return false;
   };
-  // Reserve the blocks now: a write into a mapped hole on a full disk would be a SIGBUS.
+  // Reserve the blocks now: a full disk shows up here, once per segment.
   if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(segment_bytes_)); err != 0)
     return give_up(sys_error("cannot allocate " + std::to_string(segment_bytes_) + " bytes for " + path, err));
-  void* p = ::mmap(nullptr, segment_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-  if (p == MAP_FAILED) return give_up(sys_error("cannot map " + temp, errno));
   SegmentHeader h{};
   std::memcpy(h.magic, kJournalMagic, sizeof h.magic);
   h.version = kJournalVersion;
@@ -101,22 +105,17 @@ bool JournalWriter::open_segment(std::uint64_t first_seq) noexcept {
   h.first_seq = first_seq;
   h.fingerprint = fingerprint_;
   h.segment_bytes = segment_bytes_;
-  std::memcpy(p, &h, sizeof h);
-  if (::fdatasync(fd) != 0 || ::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::munmap(p, segment_bytes_);
-    return give_up(sys_error("cannot make segment " + path + " durable", err));
-  }
+  if (::pwrite(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h))
+    return give_up(sys_error("cannot write the header of " + temp, errno));
+  if (::fdatasync(fd) != 0 || ::rename(temp.c_str(), path.c_str()) != 0)
+    return give_up(sys_error("cannot make segment " + path + " durable", errno));
   fsync_dir(dir_);  // the new name itself must survive a crash
 
-  unmap_current();
-  map_ = static_cast<unsigned char*>(p);
   offset_ = sizeof(SegmentHeader);
   {
     // The old descriptor and the new current one change together under the
-    // lock, so sync() sees every record it claims in one of them. The old
-    // segment's dirty pages stay in the page cache after munmap; the next
-    // sync() flushes and closes it (or release_replaced() closes it).
+    // lock, so sync() sees every record it claims in one of them. The next
+    // sync() flushes and closes the old one (or release_replaced() closes it).
     std::lock_guard lock(fds_mutex_);
     const int old_fd = current_fd_.load(std::memory_order_relaxed);
     if (old_fd >= 0) unsynced_fds_.push_back(old_fd);
@@ -126,34 +125,57 @@ bool JournalWriter::open_segment(std::uint64_t first_seq) noexcept {
   return true;
 }
 
-void JournalWriter::unmap_current() noexcept {
-  if (map_ != nullptr) ::munmap(map_, segment_bytes_);
-  map_ = nullptr;
+bool JournalWriter::note_no_room() noexcept {
+  if (!failed()) ring_full_.add();
+  return false;
 }
 
-bool JournalWriter::append(const engine::Request& rq) noexcept {
-  if (failed_) [[unlikely]]
-    return false;
-  if (offset_ + sizeof(JournalRecord) > segment_bytes_) [[unlikely]] {
-    if (!open_segment(next_seq_)) {
-      failed_ = true;
+bool JournalWriter::write_run(std::uint64_t first, std::uint64_t count) noexcept {
+  const int fd = current_fd_.load(std::memory_order_relaxed);  // only this thread replaces it
+  const auto* p = reinterpret_cast<const unsigned char*>(&ring_.slot(first));
+  std::uint64_t left = count * sizeof(JournalRecord);
+  while (left > 0) {
+    const ssize_t n = ::pwrite(fd, p, left, static_cast<off_t>(offset_));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error_ = sys_error("cannot write to the journal segment in " + dir_, n < 0 ? errno : ENOSPC);
       return false;
     }
+    p += n;
+    left -= static_cast<std::uint64_t>(n);
+    offset_ += static_cast<std::uint64_t>(n);
   }
-  JournalRecord r;
-  r.length = sizeof(JournalRecord);
-  r.type = RecordType::kEngineRequest;
-  r.reserved = 0;
-  r.seq = next_seq_;
-  r.request = rq;
-  r.crc = record_crc(r);
-  std::memcpy(map_ + offset_, &r, sizeof r);
-  offset_ += sizeof r;
-  records_.add();
-  bytes_.add(sizeof(JournalRecord));
-  appended_seq_.store(next_seq_, std::memory_order_release);
-  ++next_seq_;
+  writes_.add();
+  bytes_.add(count * sizeof(JournalRecord));
   return true;
+}
+
+bool JournalWriter::flush() noexcept {
+  if (failed()) return false;
+  const std::uint64_t published = ring_.published_seq();
+  while (file_seq_ < published) {
+    if (offset_ + sizeof(JournalRecord) > segment_bytes_ && !open_segment(file_seq_ + 1)) {
+      failed_.store(true, std::memory_order_release);
+      return false;
+    }
+    const std::uint64_t first = file_seq_ + 1;
+    const std::uint64_t n = std::min(
+        {published - file_seq_, ring_.contiguous_from(first), (segment_bytes_ - offset_) / sizeof(JournalRecord)});
+    if (!write_run(first, n)) {
+      failed_.store(true, std::memory_order_release);
+      return false;
+    }
+    file_seq_ += n;
+    ring_.mark_written(file_seq_);  // the slots are free again
+  }
+  return true;
+}
+
+bool JournalWriter::finish(bool sync_too) {
+  bool ok = flush();
+  if (ok && sync_too) ok = sync();
+  if (ok && ring_.written_seq() == ring_.published_seq()) ring_.remove();
+  return ok;
 }
 
 bool JournalWriter::sync() {
@@ -164,7 +186,7 @@ bool JournalWriter::sync() {
   {
     // Every record up to `target` is in a replaced segment or the current one.
     std::lock_guard lock(fds_mutex_);
-    target = appended_seq_.load(std::memory_order_acquire);
+    target = ring_.written_seq();
     old.swap(unsynced_fds_);
     fd = current_fd_.load(std::memory_order_acquire);
   }
@@ -212,9 +234,12 @@ std::string JournalWriter::sync_error() const {
 void JournalWriter::place_counters(core::CountersFile& file) {
   file.begin_group();
   file.place(records_, "journal_records");
+  file.place(ring_full_, "journal_ring_full");
+  file.begin_group();  // flush() runs on the journal thread
   file.place(bytes_, "journal_bytes");
+  file.place(writes_, "journal_writes");
   file.place(segments_created_, "journal_segments_created");
-  file.begin_group();  // sync() runs on another thread
+  file.begin_group();  // sync() may run on yet another thread
   file.place(syncs_, "journal_fdatasyncs");
 }
 

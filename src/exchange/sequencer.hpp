@@ -1,14 +1,17 @@
 // The FIFO sequencer (docs/EXCHANGE.md "Pipeline"): takes the gateway's
 // requests in arrival order, gives each the next journal sequence number by
 // appending it to the journal, and forwards it to the engine. With the
-// `every` fsync policy a batch goes on only after its fdatasync (group
-// commit): no acknowledgement can leave before its request is on disk. With
-// `batch` and `none` the append (into the page cache) is enough to forward;
-// the auxiliary thread's JournalSyncer does the fdatasyncs.
+// `every` fsync policy a batch goes on only after it is written and
+// fdatasync'ed (group commit): no acknowledgement can leave before its
+// request is on disk. With `batch` and `none` the append (into the staging
+// ring, which a kill -9 does not lose) is enough to forward; the auxiliary
+// thread's JournalSyncer writes the files and does the fdatasyncs.
 //
-// If the journal cannot take a record (disk full), the sequencer halts: it
-// forwards nothing more, so nothing unjournaled is ever acknowledged, and the
-// server reports the error and stops. An agent; not thread-safe.
+// When the staging ring is full (the journal thread a whole ring behind)
+// the sequencer takes no more requests until it has room: back-pressure,
+// never a drop. If the journal fails (disk full), the sequencer halts: it
+// forwards nothing more, so nothing unjournaled is ever acknowledged, and
+// the server reports the error and stops. An agent; not thread-safe.
 //
 // Telemetry (docs/TELEMETRY.md), when a recorder is bound to its thread:
 // ex_sequencer_in as each request is taken from the gateway's ring,
@@ -44,6 +47,10 @@ class Sequencer {
 
   int do_work() noexcept {
     if (halted_.load(std::memory_order_relaxed)) return 0;
+    if (journal_.failed()) [[unlikely]] {
+      halted_.store(true, std::memory_order_release);
+      return 0;
+    }
     // Nothing to move, or no room to move it: not a pass (fn_sequencer times passes that move requests).
     if (in_.empty() || out_.size() == RequestRing::capacity()) return 0;
     busy_.store(true, std::memory_order_release);  // a batch is between its pop and its push
@@ -88,14 +95,14 @@ class Sequencer {
       if constexpr (kRecord)
         (void)recorder->record(telemetry::Point::ex_sequencer_in, telemetry_order_key(rq->request.event_id));
       if (!journal_.append(batch_[n].request)) {
-        halted_.store(true, std::memory_order_release);
-        break;  // this request and everything after it stay unacknowledged
+        if (journal_.failed()) halted_.store(true, std::memory_order_release);
+        break;  // this request and everything after it stay unacknowledged (for now, or for good)
       }
       in_.pop();
       ++n;
     }
     if (n == 0) return 0;
-    if (policy_ == FsyncPolicy::kEvery && !journal_.sync()) {
+    if (policy_ == FsyncPolicy::kEvery && (!journal_.flush() || !journal_.sync())) {
       halted_.store(true, std::memory_order_release);
       return static_cast<int>(n);
     }
@@ -126,10 +133,12 @@ class Sequencer {
   core::Counter batches_;
 };
 
-// The journal's background work on the auxiliary thread. Policy batch: at
-// most one fdatasync per batch window, only when something was appended
-// since. Policy none: closes replaced segments' descriptors (no sync). Policy
-// every: nothing (the sequencer syncs).
+// The journal's background work on the auxiliary thread. Policies batch and
+// none: writes the records the sequencer appended into the segment files
+// (flush) as soon as there are any. Batch: at most one fdatasync per batch
+// window, only when something was written since. None: closes replaced
+// segments' descriptors (no sync). Every: nothing (the sequencer writes and
+// syncs).
 class JournalSyncer {
  public:
   JournalSyncer(JournalWriter& journal, FsyncPolicy policy, std::uint32_t window_us,

@@ -79,7 +79,7 @@ bool Snapshotter::ledger_holds_every_trade() const noexcept {
 
 int Snapshotter::do_work() noexcept {
   if (failed_) return 0;
-  const std::uint64_t target = journal_.appended_seq();
+  const std::uint64_t target = journal_.written_seq();  // what the files hold
   int work = 0;
   const bool due =
       config_.journal.snapshot_every != 0 && applied_seq_ - last_snapshot_seq_.get() >= config_.journal.snapshot_every;
@@ -127,7 +127,7 @@ void Snapshotter::snapshot_now() {
 
 void Snapshotter::finish() {
   if (failed_) return;
-  while (applied_seq_ < journal_.appended_seq() && do_work() > 0) {
+  while (applied_seq_ < journal_.written_seq() && do_work() > 0) {
   }
   // At a clean stop the ledger's writer has drained and closed first; if it
   // failed, it holds fewer trades than the state and no snapshot is written.

@@ -1,7 +1,7 @@
 // Periodic engine snapshots without stopping the critical path (docs/
 // EXCHANGE.md "Snapshots and recovery"): on the auxiliary thread, a shadow
 // MatchingEngine follows the journal (reading the segment files the
-// sequencer appends to, up to JournalWriter::appended_seq()) and every
+// sequencer appends to, up to JournalWriter::written_seq(), what is in its files) and every
 // `snapshot_every` records writes its state as an engine snapshot file. The
 // shadow is the journal replayed continuously, so a snapshot is exactly the
 // state recovery would rebuild at that seq. Before writing a snapshot it
@@ -92,7 +92,7 @@ class Snapshotter {
   void snapshot_now();
 
   const ExchangeConfig& config_;
-  JournalWriter& journal_;  // read (appended_seq) and synced before each snapshot
+  JournalWriter& journal_;  // read (written_seq) and synced before each snapshot
   std::uint64_t fingerprint_;
   LastFillSink sink_;
   controls::ControlledEngine<LastFillSink> shadow_;  // the controls too: their refusals change the books

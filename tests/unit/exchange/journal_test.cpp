@@ -18,6 +18,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "exchange/journal_lock.hpp"
@@ -52,7 +53,11 @@ class JournalTest : public ::testing::Test {
               .string();
     fs::remove_all(dir);
   }
-  void TearDown() override { fs::remove_all(dir); }
+  void TearDown() override {
+    // The staging ring is named after the directory: gone with it.
+    if (const std::string ring = nx::staging_ring_path(dir); !ring.empty()) fs::remove(ring);
+    fs::remove_all(dir);
+  }
 
   // Recovers from `after`, collecting the replayed records.
   nx::JournalRecovery recover(std::vector<nx::JournalRecord>& got, std::uint64_t after = 0,
@@ -64,15 +69,24 @@ class JournalTest : public ::testing::Test {
       ASSERT_EQ(w.next_seq(), s);
       ASSERT_TRUE(w.append(request_for(s)));
     }
+    ASSERT_TRUE(w.flush());  // the journal thread's step: the records into the files
   }
   std::vector<std::string> segments() const {
     std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename() != "journal.id") out.push_back(e.path().filename().string());
     std::sort(out.begin(), out.end());
     return out;
   }
   std::string dir;
 };
+
+// A machine crash: the staging ring (tmpfs) is gone, the files hold what
+// they hold. Tests that damage files play that, so that what they check is
+// what the files alone give.
+void lose_staging_ring(const std::string& dir) {
+  if (const std::string ring = nx::staging_ring_path(dir); !ring.empty()) fs::remove(ring);
+}
 
 void expect_records(const std::vector<nx::JournalRecord>& got, std::uint64_t first, std::uint64_t last) {
   ASSERT_EQ(got.size(), last - first + 1);
@@ -191,6 +205,7 @@ TEST_F(JournalTest, TornLastRecordIsCutAndReported) {
   }
   // A write that stopped half way: the record's second half never arrived.
   damage_record(dir, 100, [](unsigned char* r) { std::memset(r + 32, 0, 32); });
+  lose_staging_ring(dir);
   std::vector<nx::JournalRecord> got;
   auto rec = recover(got);
   expect_records(got, 1, 99);
@@ -295,6 +310,7 @@ TEST_F(JournalTest, TornTailSpanningRecordsIsStillCut) {
   }
   // A machine crash lost the page holding 90..100 except garbage: nothing after 89 passes its CRC.
   for (std::uint64_t seq = 90; seq <= 100; ++seq) damage_record(dir, seq, [](unsigned char* r) { r[20] ^= 0x40; });
+  lose_staging_ring(dir);
   std::vector<nx::JournalRecord> got;
   const auto rec = recover(got);
   expect_records(got, 1, 89);
@@ -310,6 +326,7 @@ TEST_F(JournalTest, SegmentCutShortIsDamageNotATornTail) {
   const std::string path = dir + "/" + nx::segment_file_name(1);
   // Cut after record 599 (a disk or an operator: the writer preallocates every segment whole).
   fs::resize_file(path, 64 + 599 * 64);
+  lose_staging_ring(dir);
   const auto scan = nx::scan_journal(dir, kFingerprint);
   EXPECT_EQ(scan.damage, nx::JournalDamage::kCorrupt);
   EXPECT_TRUE(scan.segments[0].cut_short);
@@ -317,8 +334,10 @@ TEST_F(JournalTest, SegmentCutShortIsDamageNotATornTail) {
   expect_refused_unchanged(dir, 0, "cut short");
   // Inside a record too, and to nothing at all.
   fs::resize_file(path, 64 + 599 * 64 + 30);
+  lose_staging_ring(dir);
   expect_refused_unchanged(dir, 0, "cut short");
   fs::resize_file(path, 0);
+  lose_staging_ring(dir);
   expect_refused_unchanged(dir, 0, "segment's name had its header once");
 }
 
@@ -329,6 +348,7 @@ TEST_F(JournalTest, RepairOfASegmentCutShortGivesItItsSizeBack) {
   }
   const std::string path = dir + "/" + nx::segment_file_name(1);
   fs::resize_file(path, 64 + 599 * 64 + 30);
+  lose_staging_ring(dir);
   const nx::JournalRepair r = nx::repair_journal(nx::scan_journal(dir, kFingerprint), false);
   EXPECT_EQ(r.cut_seq, 600u);
   EXPECT_EQ(fs::file_size(path), kSmallSegment);
@@ -370,7 +390,9 @@ TEST_F(JournalTest, ShortSegmentOfUnknownSizeKeepsItsCompleteRecords) {
     f.write(reinterpret_cast<const char*>(&unknown), sizeof unknown);
   }
   damage_record(dir, 600, [](unsigned char* r) { std::memset(r, 0x5a, 64); });
+  lose_staging_ring(dir);
   fs::resize_file(path, 64 + 599 * 64 + 30);
+  lose_staging_ring(dir);
   const auto scan = nx::scan_journal(dir, kFingerprint);
   EXPECT_EQ(scan.damage, nx::JournalDamage::kTornTail);
   EXPECT_NE(scan.first_break.what.find("partial record of 30 bytes"), std::string::npos) << scan.first_break.what;
@@ -418,6 +440,7 @@ TEST_F(JournalTest, RefusalWhenTheSnapshotHoldsTheTornRecordChangesNothing) {
     append(w, 1, 100);
   }
   damage_record(dir, 100, [](unsigned char* r) { std::memset(r + 32, 0, 32); });
+  lose_staging_ring(dir);
   // A snapshot after request 100 exists: the journal lost a record it holds. Decided before any cut.
   expect_refused_not_repairable_unchanged(dir, 100, "lost records the snapshot has");
   EXPECT_EQ(nx::scan_journal(dir, kFingerprint).damage, nx::JournalDamage::kTornTail) << "the record was cut anyway";
@@ -455,14 +478,16 @@ TEST_F(JournalTest, NotAJournalIsRefused) {
 
 TEST_F(JournalTest, ProcessKilledWhileAppendingLosesNothingItAppended) {
   // A child appends as fast as it can and reports each appended seq through a
-  // pipe; the parent kills it with SIGKILL at a random moment. Every reported
-  // seq must be recovered; the appends continue in the next child. 5 rounds.
+  // pipe, while its journal thread writes them to the files; the parent kills
+  // it with SIGKILL at a random moment. Every reported seq must be recovered
+  // (from the files or the staging ring); the appends continue in the next
+  // child. 5 rounds.
   std::mt19937_64 rng(42);
   std::uint64_t next = 1;
   for (int round = 0; round < 5; ++round) {
     std::vector<nx::JournalRecord> got;
     const auto rec = recover(got);
-    ASSERT_EQ(rec.tail.next_seq, next) << "round " << round;
+    ASSERT_EQ(rec.next_seq, next) << "round " << round;
     expect_records(got, 1, next - 1);
     int fds[2];
     ASSERT_EQ(::pipe(fds), 0);
@@ -471,8 +496,12 @@ TEST_F(JournalTest, ProcessKilledWhileAppendingLosesNothingItAppended) {
     if (pid == 0) {
       ::close(fds[0]);
       nx::JournalWriter w(dir, kSmallSegment, kFingerprint, rec.tail);
-      for (std::uint64_t s = rec.tail.next_seq;; ++s) {
-        if (!w.append(request_for(s))) ::_exit(3);
+      std::thread journal_thread([&w] {
+        while (w.flush()) std::this_thread::yield();
+      });
+      for (std::uint64_t s = w.next_seq();; ++s) {
+        while (!w.append(request_for(s)))
+          if (w.failed()) ::_exit(3);
         if (::write(fds[1], &s, sizeof s) != sizeof s) ::_exit(4);
       }
     }
@@ -490,9 +519,9 @@ TEST_F(JournalTest, ProcessKilledWhileAppendingLosesNothingItAppended) {
     ::close(fds[0]);
     got.clear();
     const auto after = recover(got);
-    EXPECT_GE(after.tail.next_seq, acked + 1) << "round " << round << ": an appended record was lost";
+    EXPECT_GE(after.next_seq, acked + 1) << "round " << round << ": an appended record was lost";
     ASSERT_GT(acked, next - 1) << "the child appended nothing in round " << round;
-    next = after.tail.next_seq;
+    next = after.next_seq;
   }
 }
 
@@ -505,12 +534,17 @@ TEST_F(JournalTest, FullDiskStopsAppendingWithOneClearErrorAndKeepsWhatWasAppend
   if (pid == 0) {
     ::signal(SIGXFSZ, SIG_IGN);
     nx::JournalWriter w(dir, kSmallSegment, kFingerprint, nx::JournalTail{});
-    const rlimit limit{kSmallSegment / 2, kSmallSegment / 2};  // the first segment is made: no room for another
-    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(10);
     for (std::uint64_t s = 1; s <= kRecordsPerSegment; ++s)
       if (!w.append(request_for(s))) ::_exit(11);
-    if (w.append(request_for(kRecordsPerSegment + 1))) ::_exit(12);  // needs a second segment: refused
-    if (!w.failed() || w.append(request_for(kRecordsPerSegment + 1))) ::_exit(13);
+    if (!w.flush()) ::_exit(15);
+    // The first segment is made and full: no room for another. (A file-size
+    // limit also refuses a write past it within a preallocated file: set now.)
+    const rlimit limit{kSmallSegment / 2, kSmallSegment / 2};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(10);
+    // Appended into the staging ring; writing it needs a second segment: refused.
+    if (!w.append(request_for(kRecordsPerSegment + 1))) ::_exit(16);
+    if (w.flush()) ::_exit(12);
+    if (!w.failed()) ::_exit(13);  // the sequencer checks it before each pass and halts
     // One "journal: " is the caller's (ExchangeServer::failure); the writer's text has none.
     if (w.error().rfind("cannot allocate", 0) != 0 ||
         w.error().find("journal-00000000000000001024.log") == std::string::npos)
@@ -523,7 +557,10 @@ TEST_F(JournalTest, FullDiskStopsAppendingWithOneClearErrorAndKeepsWhatWasAppend
   ASSERT_EQ(WEXITSTATUS(status), 0) << "see the child's exit codes above";
   std::vector<nx::JournalRecord> got;
   const auto rec = recover(got);
-  expect_records(got, 1, kRecordsPerSegment);
+  // The appended record the disk had no room for is still in the staging
+  // ring: the next start writes it (the disk has room again: no limit here).
+  expect_records(got, 1, kRecordsPerSegment + 1);
+  EXPECT_EQ(rec.records_staged, 1u);
   EXPECT_EQ(segments(), (std::vector<std::string>{nx::segment_file_name(1)})) << "a failed creation left a file";
 }
 

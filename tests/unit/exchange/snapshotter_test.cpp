@@ -55,7 +55,8 @@ TEST(Snapshotter, SnapshotPlusJournalTailRecoversTheLiveState) {
       live.process(r);
       if (i % 97 == 0) snap.do_work();  // the auxiliary thread lags behind, as it may
     }
-    while (snap.applied_seq() < journal.appended_seq()) snap.do_work();
+    ASSERT_TRUE(journal.flush());  // the journal thread's step: the snapshotter reads the files
+    while (snap.applied_seq() < journal.written_seq()) snap.do_work();
     EXPECT_EQ(snap.error(), "");
     // At least 700 records apart, taken when the follower has caught up that far.
     EXPECT_GE(snap.snapshots_written(), 5u);
@@ -118,7 +119,8 @@ TEST(Snapshotter, ShouldWaitForTheLedgerToHoldEveryTradeTheSnapshotHolds) {
   EXPECT_LE(snap.applied_seq(), 2000u);
   // Once it has written them, the snapshot goes out, and every trade its state holds is in the file.
   (void)ledger.do_work();
-  while (snap.applied_seq() < journal.appended_seq()) snap.do_work();
+  ASSERT_TRUE(journal.flush());
+  while (snap.applied_seq() < journal.written_seq()) snap.do_work();
   EXPECT_GE(snap.snapshots_written(), 1u);
   EXPECT_EQ(snap.error(), "");
   // The snapshot's state ends at a fill the file holds.
