@@ -103,7 +103,8 @@ public final class ExchangeCoreThroughput {
     boolean latency = true;
     long rate = 0; // commands/s; 0 = flood (their method)
     int ringSize = 32 * 1024;
-    int groupLimit = 1536;
+    boolean latencyProfile = false;
+    int groupLimit = -1; // per profile: 1536 throughput, 256 latency (their *Journaling tests)
     Path dir = Paths.get(System.getProperty("java.io.tmpdir"));
   }
 
@@ -111,10 +112,14 @@ public final class ExchangeCoreThroughput {
     System.err.println(
         "usage: ExchangeCoreThroughput [--runs N] [--warmup-s S] [--measure-s S] [--symbols N]\n"
             + "       [--users N] [--prefill N] [--wait busy_spin|yielding|blocking] [--journal on|off]\n"
-            + "       [--latency on|off] [--rate CMDS_PER_S] [--ring N] [--group-limit N] [--dir DIR]\n"
+            + "       [--latency on|off] [--rate CMDS_PER_S] [--profile throughput|latency] [--ring N]\n"
+            + "       [--group-limit N] [--dir DIR]\n"
             + "defaults: 3 runs, 2 s warm-up, 5 s measured, 3 symbols, 1000 users, 1000 resting orders\n"
-            + "per symbol, yielding, journal on, latency on, flood (rate 0), ring 32768, group limit\n"
-            + "1536 (their PerfThroughputJournaling), journal directories under java.io.tmpdir");
+            + "per symbol, yielding, journal on, latency on, flood (rate 0), ring 32768, journal\n"
+            + "directories under java.io.tmpdir.\n"
+            + "--profile: exchange-core's own PerformanceConfiguration builder; throughput (default;\n"
+            + "groups of up to 4 ms, group limit 1536 as in their PerfThroughputJournaling) or latency\n"
+            + "(groups of up to 10 us, group limit 256 as in their PerfLatencyJournaling; use with --rate)");
     if (error != null) {
       System.err.println("error: " + error);
       System.exit(2);
@@ -174,6 +179,12 @@ public final class ExchangeCoreThroughput {
           break;
         }
         case "--group-limit": o.groupLimit = (int) parseLong(a, v, 1, 1 << 20); break;
+        case "--profile": {
+          if (v.equals("throughput")) o.latencyProfile = false;
+          else if (v.equals("latency")) o.latencyProfile = true;
+          else usage("--profile takes throughput or latency, got '" + v + "'");
+          break;
+        }
         case "--dir": o.dir = Paths.get(v); break;
         case "--wait": {
           switch (v) {
@@ -187,6 +198,7 @@ public final class ExchangeCoreThroughput {
         default: usage("unknown option " + a);
       }
     }
+    if (o.groupLimit < 0) o.groupLimit = o.latencyProfile ? 256 : 1536;
     // exchange-core's own rule (ExchangeCore refuses otherwise): the grouping
     // stage must not hold back a quarter of the ring.
     if (o.groupLimit * 4L > o.ringSize) usage("--group-limit must be at most a quarter of --ring");
@@ -334,7 +346,7 @@ public final class ExchangeCoreThroughput {
     final List<CoreSymbolSpecification> specs = symbols(o.symbols);
 
     final PerformanceConfiguration perf =
-        PerformanceConfiguration.throughputPerformanceBuilder()
+        (o.latencyProfile ? PerformanceConfiguration.latencyPerformanceBuilder() : PerformanceConfiguration.throughputPerformanceBuilder())
             .ringBufferSize(o.ringSize)
             .matchingEnginesNum(1)
             .riskEnginesNum(1)
@@ -513,9 +525,9 @@ public final class ExchangeCoreThroughput {
     System.err.printf(
         Locale.ROOT,
         "exchange-core %s: %d runs, %.1f s warm-up + %.1f s measured, %d symbols, %d users, %d resting orders/symbol, "
-            + "wait %s, journal %s, %s, ring %d, group limit %d, journal dir under %s%n",
+            + "wait %s, journal %s, %s, %s profile, ring %d, group limit %d, journal dir under %s%n",
         version, o.runs, o.warmupS, o.measureS, o.symbols, o.users, o.prefillPerSymbol, o.wait, o.journal ? "on" : "off",
-        o.rate == 0 ? "flood" : o.rate + " cmds/s", o.ringSize, o.groupLimit, o.dir);
+        o.rate == 0 ? "flood" : o.rate + " cmds/s", o.latencyProfile ? "latency" : "throughput", o.ringSize, o.groupLimit, o.dir);
     final List<RunResult> runs = new ArrayList<>();
     for (int i = 0; i < o.runs; i++) {
       final RunResult r = runOnce(o, i);
@@ -536,6 +548,7 @@ public final class ExchangeCoreThroughput {
     json.append(",\"config\":{\"journal\":").append(o.journal)
         .append(",\"journal_writer\":\"DiskSerializationProcessor, RandomAccessFile rwd, batch per Disruptor batch, results wait for it\"")
         .append(",\"wait\":\"").append(o.wait).append('"')
+        .append(",\"profile\":\"").append(o.latencyProfile ? "latency" : "throughput").append('"')
         .append(",\"ring\":").append(o.ringSize)
         .append(",\"group_limit\":").append(o.groupLimit)
         .append(",\"matching_engines\":1,\"risk_engines\":1")
