@@ -163,16 +163,20 @@ int repair(const std::string& dir, bool dry_run) {
   if (!dry_run)
     lock = std::make_unique<JournalDirLock>(dir, "nanotick-journal repair pid " + std::to_string(::getpid()));
   const JournalScan scan = scan_journal(dir, 0);
-  // A staging ring that proves records missing (start-up refuses it) goes
-  // with the repair: copied aside, then removed.
-  const auto set_ring_aside = [&](std::uint64_t files_next_seq, const std::string& backup_dir) {
+  // The staging ring goes with a repair: copied aside, then removed. After
+  // a cut its records would continue the journal past the damage the cut
+  // removed; on clean files it goes only if start-up would refuse it (it
+  // proves records missing).
+  const auto set_ring_aside = [&](std::uint64_t files_next_seq, const std::string& backup_dir, bool always) {
     const std::string ring = staging_ring_path(dir);
-    if (ring.empty() || !std::filesystem::exists(ring) || scan.segments.empty()) return false;
-    try {
-      (void)read_staged_records(dir, scan.segments[0].fingerprint, files_next_seq);
-      return false;
-    } catch (const JournalError& e) {
-      std::printf("staging ring refused: %s\n", e.what());
+    if (ring.empty() || !std::filesystem::exists(ring)) return false;
+    if (!always) {
+      try {
+        (void)read_staged_records(dir, scan.segments.empty() ? 0 : scan.segments[0].fingerprint, files_next_seq);
+        return false;
+      } catch (const JournalError& e) {
+        std::printf("staging ring refused: %s\n", e.what());
+      }
     }
     const std::string to = backup_dir + "/" + std::filesystem::path(ring).filename().string();
     if (!dry_run) {
@@ -186,7 +190,7 @@ int repair(const std::string& dir, bool dry_run) {
   };
   if (!scan.has_break) {
     const std::string backup = repair_backup_dir_name(dir);
-    if (!set_ring_aside(scan.next_seq == 0 ? 1 : scan.next_seq, backup))
+    if (!set_ring_aside(scan.next_seq == 0 ? 1 : scan.next_seq, backup, false))
       std::printf("journal %s is clean: nothing to repair\n", dir.c_str());
     return 0;
   }
@@ -202,7 +206,7 @@ int repair(const std::string& dir, bool dry_run) {
                 "); acknowledged orders among them must be reconciled with their clients (nanotick journal dump %s)\n",
                 r.removed_valid, r.removed_valid_min_seq, r.removed_valid_max_seq, r.backup_dir.c_str());
   else std::printf("no record that passes its CRC is removed\n");
-  (void)set_ring_aside(r.cut_seq, r.backup_dir);
+  (void)set_ring_aside(r.cut_seq, r.backup_dir, true);
   return 0;
 }
 

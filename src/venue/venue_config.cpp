@@ -91,7 +91,9 @@ MarketDataConfig read_market_data(TableReader t) {
     t.fail("mtu", "must be at most " + std::to_string(kMaxShmMdPacketBytes) +
                       " with market_data.shm_path set (every packet must fit a slot of the shared-memory ring), got " +
                       std::to_string(m.mtu));
-  const std::string udp_sender = t.string("udp_sender", "publisher");
+  // The fast configuration is the default: with the ring there, the
+  // critical thread never waits for sendto (docs/EXCHANGE.md "UDP from the ring").
+  const std::string udp_sender = t.string("udp_sender", m.shm_path.empty() ? "publisher" : "aux");
   if (udp_sender != "publisher" && udp_sender != "aux")
     t.fail("udp_sender", "must be \"publisher\" or \"aux\", got \"" + udp_sender + "\"");
   m.udp_from_ring = udp_sender == "aux";

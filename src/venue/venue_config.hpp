@@ -71,8 +71,8 @@ struct MarketDataConfig {
   // Who sends the incremental datagrams (docs/EXCHANGE.md "Market data in
   // shared memory"): the publisher's own thread, between engine batches
   // (false), or -- with shm_path set -- the auxiliary thread, forwarding the
-  // ring's packets (true: udp_sender = "aux"), so that the critical thread
-  // never waits for the kernel's sendto.
+  // ring's packets (true: udp_sender = "aux", the default when shm_path is
+  // set), so that the critical thread never waits for the kernel's sendto.
   bool udp_from_ring = false;
 };
 

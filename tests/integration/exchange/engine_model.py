@@ -18,6 +18,7 @@ them raises instead of guessing. Not thread-safe (one test thread).
 
 from __future__ import annotations
 
+import os
 import pathlib
 import struct
 from dataclasses import dataclass, field
@@ -443,8 +444,9 @@ class JournalScan:
     stopped_because: str
 
 
-def read_journal(directory: pathlib.Path) -> JournalScan:
-    """Every good record in seq order, stopping where the recovery scan would (end, torn or corrupt)."""
+def read_journal(directory: pathlib.Path, with_staging: bool = True) -> JournalScan:
+    """Every good record in seq order, stopping where the recovery scan would (end, torn or corrupt);
+    then (with_staging) what the staging ring holds after the files' end, as start-up replays it."""
     segments = sorted(p for p in pathlib.Path(directory).iterdir() if p.name.startswith("journal-") and p.name.endswith(".log"))
     requests: List[Request] = []
     expected = 1
@@ -469,7 +471,42 @@ def read_journal(directory: pathlib.Path) -> JournalScan:
                 return JournalScan(requests, f"{seg.name}+{off}: seq {seq}, expected {expected}")
             requests.append(Request(seq, *_REQUEST.unpack_from(rec, 16)))
             expected += 1
+    if with_staging:
+        for rec in read_staging_ring(directory, expected):
+            requests.append(Request(expected, *_REQUEST.unpack_from(rec, 16)))
+            expected += 1
     return JournalScan(requests, "end")
+
+
+def staging_ring_path(directory: pathlib.Path) -> pathlib.Path:
+    """Where the exchange keeps the journal's staging ring (src/exchange/journal_staging.hpp)."""
+    st = os.stat(directory)
+    base = os.environ.get("NANOTICK_STAGING_DIR") or "/dev/shm"
+    return pathlib.Path(base) / f"nanotick-journal-{st.st_dev:x}-{st.st_ino:x}"
+
+
+def read_staging_ring(directory: pathlib.Path, from_seq: int) -> List[bytes]:
+    """The records a killed exchange published into its staging ring after the files' end (from_seq on),
+    as start-up will write them: only a ring of this journal's id, only whole records of the right seq."""
+    ring = staging_ring_path(directory)
+    id_file = pathlib.Path(directory) / "journal.id"
+    if not ring.exists() or not id_file.exists():
+        return []
+    journal_id = int(id_file.read_text().strip(), 16)
+    data = ring.read_bytes()
+    magic, version, record_size, capacity, ring_id = struct.unpack_from("<8sIIQQ", data, 0)
+    if magic != b"NTSTAGE1" or version != 1 or record_size != RECORD or ring_id != journal_id:
+        return []
+    published = struct.unpack_from("<Q", data, 64)[0]
+    out = []
+    for seq in range(from_seq, published + 1):
+        off = 4096 + (seq & (capacity - 1)) * RECORD
+        rec = data[off : off + RECORD]
+        length, rtype, _, crc, rseq = _RECORD_HEAD.unpack_from(rec, 0)
+        if length != RECORD or rtype != 1 or rseq != seq or crc32c(rec[8:], crc32c(rec[:4])) != crc:
+            break
+        out.append(rec)
+    return out
 
 
 def replay_journal(directory: pathlib.Path, instruments) -> Tuple[EngineModel, JournalScan]:

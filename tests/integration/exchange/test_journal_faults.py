@@ -18,7 +18,9 @@ from __future__ import annotations
 import os
 import pathlib
 import subprocess
+import time
 
+import engine_model as em
 import nanotick_wire as w
 from exchange_harness import BINARY, make_config
 
@@ -72,8 +74,14 @@ def journal_of_killed_exchange(start_exchange, tmp_path, n: int):
     config = quiet_config(tmp_path)
     ex = start_exchange(config)
     rest_orders(ex, n)
+    # The files (not only the staging ring) hold all n: these tests damage the files.
+    segment = config.journal_dir / SEGMENT
+    deadline = time.monotonic() + 30
+    while len(em.read_journal(config.journal_dir, with_staging=False).requests) < n:
+        assert time.monotonic() < deadline, "the journal thread did not write the acknowledged records to the files"
+        time.sleep(0.01)
     ex.kill()
-    return config, config.journal_dir / SEGMENT
+    return config, segment
 
 
 def start_refused(start_exchange, config) -> str:

@@ -317,10 +317,16 @@ TEST(ExchangeConfig, MarketDataRingKeysAreChecked) {
                "market_data.shm_path", "must differ from server.shm_path");
 }
 
-// [market_data] udp_sender: the publisher's thread by default; "aux" forwards
-// from the ring, so it needs one.
+// [market_data] udp_sender: the publisher's thread without a ring, "aux" (forwarding
+// from the ring) with one; "aux" needs the ring.
 TEST(ExchangeConfig, UdpSenderKeyIsChecked) {
   EXPECT_FALSE(nx::parse_exchange_config(minimal(), "test.toml").market_data.udp_from_ring);
+  // With the ring there, the auxiliary thread sends by default (the fast configuration).
+  EXPECT_TRUE(nx::parse_exchange_config(minimal("[market_data]\nshm_path = \"/tmp/md.sock\"\n"), "test.toml")
+                  .market_data.udp_from_ring);
+  EXPECT_FALSE(nx::parse_exchange_config(
+                   minimal("[market_data]\nshm_path = \"/tmp/md.sock\"\nudp_sender = \"publisher\"\n"), "test.toml")
+                   .market_data.udp_from_ring);
   EXPECT_TRUE(nx::parse_exchange_config(minimal("[market_data]\nshm_path = \"/tmp/md.sock\"\nudp_sender = \"aux\"\n"),
                                         "test.toml")
                   .market_data.udp_from_ring);
