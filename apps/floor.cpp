@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.1, 100000.0))
       ->capture_default_str();
   app.add_option("--idle", idle_text, "how the trader-side threads (the floor peer, the ping client) wait")
-      ->check(CLI::IsMember({"backoff", "spin"}))
+      ->check(CLI::IsMember({"backoff", "spin", "block"}))
       ->capture_default_str();
   app.add_option("--transport", transport_text,
                  "the order-entry transport the floor stands for: the order leg of the tick-to-trade floor and the "

@@ -122,8 +122,6 @@ int trade(const nanotick::trading::TraderConfig& config, Strategy strategy, doub
     return false;
   };
   const EngineLog status{process_logger()};
-  if (engine_runner.idle == core::IdleKind::block)
-    throw std::invalid_argument("idle \"block\" cannot wait on sockets (the config loader refuses it)");
   core::IdleConfig idle;
   idle.kind = engine_runner.idle;
   trader.run(idle, stop, status);

@@ -6,13 +6,18 @@
 // and, optionally,
 //   void on_start();                 // on the agent's thread, before the first do_work()
 //   void on_close();                 // on the agent's thread, after the last do_work()
+//   void wait_fds(WaitFds& out);     // what it waits on: descriptors that turn readable
+//                                    // when it may have work (for the "block" idle strategy)
 // The same agent can run on its own thread (AgentRunner), on the caller's thread
 // (AgentInvoker) or composed with others on one thread (CompositeAgent): the
 // thread layout is configuration, not code (docs: ARCHITECTURE.md, principle 4).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <exception>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -35,6 +40,40 @@ concept AgentWithOnStart = Agent<A> && requires(A& agent) { agent.on_start(); };
 template <typename A>
 concept AgentWithOnClose = Agent<A> && requires(A& agent) { agent.on_close(); };
 
+// The descriptors an agent waits on, collected once after on_start() by a
+// runner whose idle strategy sleeps in the kernel (BlockingIdle): it sleeps in
+// epoll_wait on all of them instead of a blind timeout, so a socket's input
+// (or an eventfd doorbell) wakes it at once. A descriptor whose set of
+// sockets changes while running (sessions come and go) is an epoll fd of the
+// agent's own: epoll fds nest. Each must stay open while the runner runs.
+// Fixed capacity: collecting never allocates, and a thread waits on a handful.
+class WaitFds {
+ public:
+  static constexpr std::size_t kCapacity = 8;
+
+  // Throws std::length_error past kCapacity (start-up code); ignores fd < 0
+  // (an optional source that is not there).
+  void add(int fd) {
+    if (fd < 0) {
+      return;
+    }
+    if (size_ == kCapacity) {
+      throw std::length_error("an agent waits on more than " + std::to_string(kCapacity) +
+                              " descriptors: give it an epoll set of its own");
+    }
+    fds_[size_++] = fd;
+  }
+  std::span<const int> fds() const noexcept { return {fds_.data(), size_}; }
+  bool empty() const noexcept { return size_ == 0; }
+
+ private:
+  std::array<int, kCapacity> fds_{};
+  std::size_t size_ = 0;
+};
+
+template <typename A>
+concept AgentWithWaitFds = Agent<A> && requires(A& agent, WaitFds& out) { agent.wait_fds(out); };
+
 // Calls the optional hooks when the agent has them; no-ops otherwise.
 template <Agent A>
 void agent_on_start(A& agent) {
@@ -47,6 +86,13 @@ template <Agent A>
 void agent_on_close(A& agent) {
   if constexpr (AgentWithOnClose<A>) {
     agent.on_close();
+  }
+}
+
+template <Agent A>
+void agent_wait_fds(A& agent, WaitFds& out) {
+  if constexpr (AgentWithWaitFds<A>) {
+    agent.wait_fds(out);
   }
 }
 
@@ -97,6 +143,11 @@ class CompositeAgent {
   std::string_view role_name() const noexcept { return role_name_; }
 
   void on_start() { start_from<0>(); }
+
+  // Every agent's descriptors, in order.
+  void wait_fds(WaitFds& out) {
+    std::apply([&out](auto&... agent) { (agent_wait_fds(agent, out), ...); }, agents_);
+  }
 
   void on_close() {
     std::exception_ptr first_error;

@@ -52,6 +52,24 @@ inline std::string describe_exception(const std::exception_ptr& error) {
   }
 }
 
+// A blocking idle strategy sleeps on what the agent waits for (its
+// wait_fds(), after on_start(): sockets exist by then); other strategies
+// and agents without descriptors are left as they are. Throws what
+// BlockingIdle::watch() throws.
+template <Agent A, IdleStrategy Idle>
+void watch_wait_fds(A& agent, Idle& idle) {
+  if constexpr (std::is_same_v<Idle, BlockingIdle> && AgentWithWaitFds<A>) {
+    WaitFds fds;
+    agent.wait_fds(fds);
+    if (!fds.empty()) {
+      idle.watch(fds.fds());
+    }
+  } else {
+    static_cast<void>(agent);
+    static_cast<void>(idle);
+  }
+}
+
 }  // namespace detail
 
 // Runs one agent (or a CompositeAgent) on its own NamedThread with idle strategy
@@ -172,6 +190,7 @@ class AgentRunner {
     bool started = false;
     try {
       agent_on_start(agent_);
+      detail::watch_wait_fds(agent_, idle_);
       started = true;
     } catch (...) {
       record_failure(std::current_exception());
@@ -393,6 +412,7 @@ void run_on_this_thread(A& agent, const IdleConfig& config, Stop&& stop) {
     auto run = [&](Idle& idle) {
       AgentInvoker<A> invoker(agent);
       invoker.start();
+      detail::watch_wait_fds(agent, idle);  // a throw closes the agent (the invoker's destructor)
       while (!stop()) idle.idle(invoker.invoke());
       invoker.close();
     };

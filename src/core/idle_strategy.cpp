@@ -2,13 +2,20 @@
 #include "core/idle_strategy.hpp"
 
 #include <linux/futex.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
+#include <cerrno>
+#include <cstdint>
 #include <ctime>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
+#include "core/agent.hpp"
 #include "core/time_units.hpp"
 
 namespace nanotick::core {
@@ -47,7 +54,73 @@ BlockingIdle::BlockingIdle(std::chrono::nanoseconds timeout) : timeout_(timeout)
   }
 }
 
+BlockingIdle::~BlockingIdle() {
+  if (event_fd_ >= 0) ::close(event_fd_);
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+}
+
+namespace {
+
+// The eventfd's token in the epoll set; the agent's descriptors carry 0.
+constexpr std::uint64_t kDoorbellToken = 1;
+
+}  // namespace
+
+void BlockingIdle::watch(std::span<const int> fds) {
+  if (epoll_fd_ >= 0) {
+    throw std::logic_error("blocking idle strategy: watch() called twice");
+  }
+  const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0) {
+    throw std::system_error(errno, std::generic_category(), "blocking idle strategy: epoll_create1");
+  }
+  const int event_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (event_fd < 0) {
+    const int error = errno;
+    ::close(epoll_fd);
+    throw std::system_error(error, std::generic_category(), "blocking idle strategy: eventfd");
+  }
+  auto add = [&](int fd, std::uint64_t token) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;  // level-triggered: input left unread keeps the agent awake
+    ev.data.u64 = token;
+    if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      const int error = errno;
+      ::close(event_fd);
+      ::close(epoll_fd);
+      throw std::system_error(error, std::generic_category(),
+                              "blocking idle strategy: cannot watch descriptor " + std::to_string(fd));
+    }
+  };
+  add(event_fd, kDoorbellToken);
+  for (const int fd : fds) {
+    add(fd, 0);
+  }
+  epoll_fd_ = epoll_fd;
+  event_fd_ = event_fd;
+}
+
 void BlockingIdle::sleep() noexcept {
+  if (epoll_fd_ >= 0) {
+    timespec ts{};
+    const timespec* timeout = nullptr;
+    if (timeout_ != kNoTimeout) {
+      ts = timespec_from_ns(timeout_.count());
+      timeout = &ts;
+    }
+    // Which descriptor fired does not matter (the agent's next pass looks at
+    // all of its sources) except the eventfd, which must be emptied, or it
+    // would keep every later sleep from starting.
+    std::array<epoll_event, WaitFds::kCapacity + 1> events{};
+    const int n = ::epoll_pwait2(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout, nullptr);
+    for (int i = 0; i < n; ++i) {
+      if (events[static_cast<std::size_t>(i)].data.u64 == kDoorbellToken) {
+        std::uint64_t rings = 0;
+        static_cast<void>(::read(event_fd_, &rings, sizeof rings));
+      }
+    }
+    return;
+  }
   timespec ts{};
   const timespec* timeout = nullptr;
   if (timeout_ != kNoTimeout) {
@@ -61,6 +134,12 @@ void BlockingIdle::sleep() noexcept {
 }
 
 void BlockingIdle::wake() noexcept {
+  if (event_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    // Only fails if the counter would overflow (it holds rings not yet read: already awake).
+    static_cast<void>(::write(event_fd_, &one, sizeof one));
+    return;
+  }
   ::syscall(SYS_futex, futex_word(state_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 

@@ -10,7 +10,9 @@
 //   (none)   NoOpIdle      nothing at all; for invokers and composed agents
 //   yield    YieldIdle     sched_yield(); gives the core away if someone else wants it
 //   backoff  BackoffIdle   spin N -> yield M -> park with doubling sleep up to a max
-//   block    BlockingIdle  park on a futex until a producer calls signal() or a timeout
+//   block    BlockingIdle  sleep in the kernel on what the agent waits for -- a futex a
+//                          producer signals, and the agent's sockets and doorbells
+//                          (epoll, when it names some: watch()) -- or a timeout
 #pragma once
 
 #include <sched.h>
@@ -19,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -182,10 +185,19 @@ class BackoffIdle {
 // the word before FUTEX_WAIT, which then returns at once; a signal landing after
 // the sleep began sees kSleeping and calls FUTEX_WAKE. Consuming a signal is an
 // acquire exchange, so the next do_work() sees everything published before it.
+//
+// Watching descriptors (watch(), called by the runner with the agent's
+// wait_fds(), core/agent.hpp): an agent that reads sockets cannot be woken
+// by a futex, so it sleeps in epoll_wait on its descriptors instead, and
+// signal() rings an eventfd in the same set -- the same state word decides
+// whether to ring, so a producer still pays one atomic exchange and no
+// system call while the agent is awake. One wait, on exactly what the agent
+// waits for, woken by the first of them: a socket's input, a doorbell, a
+// signal, or the timeout (timers and sources nothing can wake).
 class BlockingIdle {
  public:
   // Result of one wait(): a signal was consumed (pending already, or woke us),
-  // or none arrived before the timeout (or a spurious wake-up happened).
+  // or none was: the timeout, a watched descriptor's input, or a spurious wake-up.
   enum class WaitResult : std::uint8_t { signalled, timed_out };
 
   static constexpr std::chrono::nanoseconds kNoTimeout = std::chrono::nanoseconds::max();
@@ -196,6 +208,16 @@ class BlockingIdle {
   explicit BlockingIdle(std::chrono::nanoseconds timeout = std::chrono::milliseconds(1));
   BlockingIdle(const BlockingIdle&) = delete;
   BlockingIdle& operator=(const BlockingIdle&) = delete;
+  ~BlockingIdle();
+
+  // Agent thread, before its first wait(), once: from now on sleep in
+  // epoll_wait on `fds` (each watched for input; an epoll fd of the agent's
+  // own nests) and on an eventfd that signal() rings. Each fd must stay open
+  // while this waits. Throws std::logic_error if called twice,
+  // std::system_error if the epoll set cannot be made (naming the fd).
+  void watch(std::span<const int> fds);
+  // Whether watch() was called: sleeps are epoll_waits.
+  bool watching() const noexcept { return epoll_fd_ >= 0; }
 
   NT_ALWAYS_INLINE void idle(int work_count) noexcept {
     if (work_count > 0) {
@@ -207,7 +229,8 @@ class BlockingIdle {
 
   // Producer side: call after publishing the data the agent should see.
   NT_ALWAYS_INLINE void signal() noexcept {
-    if (state_.exchange(kSignalled, std::memory_order_release) == kSleeping) [[unlikely]] {
+    // acq_rel: seeing kSleeping also shows watch()'s descriptors (set before the agent's first sleep).
+    if (state_.exchange(kSignalled, std::memory_order_acq_rel) == kSleeping) [[unlikely]] {
       wake();
     }
   }
@@ -215,7 +238,7 @@ class BlockingIdle {
   // Agent side: consume a pending signal, or sleep until one arrives or the timeout.
   [[nodiscard]] WaitResult wait() noexcept {
     std::uint32_t expected = kIdle;
-    if (!state_.compare_exchange_strong(expected, kSleeping, std::memory_order_relaxed, std::memory_order_relaxed)) {
+    if (!state_.compare_exchange_strong(expected, kSleeping, std::memory_order_release, std::memory_order_relaxed)) {
       // expected == kSignalled: a signal arrived since the last wait.
       state_.exchange(kIdle, std::memory_order_acquire);
       return WaitResult::signalled;
@@ -232,8 +255,8 @@ class BlockingIdle {
   static constexpr std::uint32_t kSleeping = 1;   // agent in (or entering) FUTEX_WAIT
   static constexpr std::uint32_t kSignalled = 2;  // a signal is pending
 
-  NT_COLD void sleep() noexcept;  // FUTEX_WAIT while the word is kSleeping
-  NT_COLD void wake() noexcept;   // FUTEX_WAKE one waiter
+  NT_COLD void sleep() noexcept;  // FUTEX_WAIT while the word is kSleeping, or epoll_wait (watching)
+  NT_COLD void wake() noexcept;   // FUTEX_WAKE one waiter, or ring the eventfd (watching)
 
   // Written by producers (signal) and the agent (wait); alone on its line.
   alignas(kCacheLine) std::atomic<std::uint32_t> state_{kIdle};
@@ -242,6 +265,10 @@ class BlockingIdle {
                 "the futex word must be a plain 32-bit integer");
   // Read-only after construction; read by the agent only when it goes to sleep.
   std::chrono::nanoseconds timeout_;
+  // Set by watch() on the agent thread before its first sleep; read by
+  // producers only after they saw kSleeping (ordered by the state word).
+  int epoll_fd_ = -1;
+  int event_fd_ = -1;
 };
 
 // A handle producers keep to wake an agent idling in a BlockingIdle; a no-op

@@ -29,6 +29,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/agent.hpp"
 #include "core/counter.hpp"
 #include "core/counters_file.hpp"
 #include "core/histogram.hpp"
@@ -113,6 +114,10 @@ class OrderGateway {
 
   std::string_view role_name() const noexcept { return "gateway"; }
   int do_work() noexcept;
+  // What a blocking idle strategy sleeps on (core/agent.hpp): the epoll set
+  // do_work() polls -- the listeners and every session's socket (shared
+  // memory: its control socket; its data is polled).
+  void wait_fds(core::WaitFds& out) { out.add(poller_.fd()); }
   // Writes every session's pending output (do_work() ends with it too);
   // returns the number of sessions that wrote some. Lets the layouts send the
   // engine's answers in the pass that produced them (AnswerFlusher).

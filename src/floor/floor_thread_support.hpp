@@ -1,25 +1,14 @@
-// What both floors' agents share: refusing an idle strategy that cannot wait
-// on a socket, starting an agent on its own runner, and remembering the first
-// reason a thread stopped early.
+// What both floors' agents share: starting an agent on its own runner, and
+// remembering the first reason a thread stopped early.
 #pragma once
 
 #include <atomic>
 #include <optional>
-#include <stdexcept>
-#include <string>
 
 #include "core/agent_runner.hpp"
 #include "core/idle_strategy.hpp"
 
 namespace nanotick::floors {
-
-// Throws std::invalid_argument when `kind` cannot wait on a socket: the
-// blocking idle strategy sleeps until signalled, and nobody signals it.
-inline void require_socket_idle(core::IdleKind kind, const char* who) {
-  if (kind == core::IdleKind::block)
-    throw std::invalid_argument(std::string(who) +
-                                ": idle \"block\" cannot wait on sockets: use spin, yield or backoff");
-}
 
 // Starts `agent` on a runner of its own: thread `name`, pinned to `cpu` (-1:
 // not pinned), idling as `kind` says. Throws std::system_error naming the CPU

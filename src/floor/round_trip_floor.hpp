@@ -17,7 +17,8 @@
 // system calls and two wake-ups any round trip on loopback pays.
 //
 // The two threads are core agents (Client, Echo) on core runners, each with
-// the idle strategy and CPU of the side it stands for.
+// the idle strategy and CPU of the side it stands for; with "block" each
+// sleeps in epoll_wait on its socket, as the trader and the gateway do.
 //
 // Thread-safety: the constructor, start(), stop() and result() are for one
 // owning thread; between start() and stop() the client and echo threads own
@@ -54,7 +55,7 @@ namespace nanotick::floors {
 
 struct RoundTripFloorSetup {
   double pings_per_s = 1000;  // 0.1 .. 100000; never more than one ping in flight
-  core::IdleKind client_idle = core::IdleKind::backoff;  // the trader's: spin, yield or backoff
+  core::IdleKind client_idle = core::IdleKind::backoff;  // the trader's
   core::IdleKind echo_idle = core::IdleKind::backoff;    // the exchange's
   int client_cpu = -1;  // -1: not pinned
   int echo_cpu = -1;
@@ -83,9 +84,12 @@ class RoundTripFloor {
       : setup_(checked(setup)),
         period_ticks_(static_cast<std::uint64_t>(clock_.ticks_from_ns(core::ns_from_sec(1.0) / setup.pings_per_s))),
         pair_(make_loopback_pair(setup.transport, setup.shm_ring_bytes)),
-        poller_(4) {
+        poller_(4),
+        client_wait_(1) {
     if (const std::error_code ec = poller_.add(pair_.server.fd(), net::Interest::kRead, 0); ec)
       throw std::runtime_error("round trip floor: cannot watch the echo's socket: " + ec.message());
+    if (const std::error_code ec = client_wait_.add(pair_.client.fd(), net::Interest::kRead, 0); ec)
+      throw std::runtime_error("round trip floor: cannot watch the client's socket: " + ec.message());
   }
   RoundTripFloor(const RoundTripFloor&) = delete;
   RoundTripFloor& operator=(const RoundTripFloor&) = delete;
@@ -119,8 +123,6 @@ class RoundTripFloor {
     if (!(s.pings_per_s >= 0.1 && s.pings_per_s <= 100'000))
       throw std::invalid_argument("round trip floor: pings per second must be in [0.1, 100000], got " +
                                   std::to_string(s.pings_per_s));
-    require_socket_idle(s.client_idle, "round trip floor");
-    require_socket_idle(s.echo_idle, "round trip floor");
     return s;
   }
 
@@ -157,6 +159,13 @@ class RoundTripFloor {
     bool broken = false;  // the connection failed: idle until stopped
 
     std::string_view role_name() const noexcept { return "nt-floor-ping"; }
+    // A blocking idle sleeps on the client's socket (the ping schedule runs on its timeout).
+    void wait_fds(core::WaitFds& out) { out.add(f.client_wait_.fd()); }
+    // A broken connection stays readable (EOF): out of the wait set, or a blocking idle would spin.
+    void set_broken() noexcept {
+      broken = true;
+      (void)f.client_wait_.remove(f.pair_.client.fd());
+    }
     void on_start() noexcept {
       t_start = f.clock_.now();
       next = t_start + f.period_ticks_;
@@ -180,7 +189,7 @@ class RoundTripFloor {
               ++res.client_errors;
               f.fail("round trip floor: the client's connection failed");
             }
-            broken = true;
+            set_broken();
             return 0;
           }
           sent_tsc = f.clock_.now();
@@ -206,7 +215,7 @@ class RoundTripFloor {
         } else if (r.status != net::IoStatus::kWouldBlock) {
           ++res.client_errors;
           f.fail("round trip floor: the client's connection failed");
-          broken = true;
+          set_broken();
         }
       }
       return work;
@@ -227,6 +236,12 @@ class RoundTripFloor {
     bool broken = false;      // the connection failed (or stopped mid-write): idle until stopped
 
     std::string_view role_name() const noexcept { return "nt-floor-echo"; }
+    // A blocking idle sleeps on the epoll set do_work() polls, as the gateway's does.
+    void wait_fds(core::WaitFds& out) { out.add(f.poller_.fd()); }
+    void set_broken() noexcept {
+      broken = true;
+      (void)f.poller_.remove(f.pair_.server.fd());
+    }
     void on_start() noexcept { answer.fill(0xa5); }
     int do_work() noexcept {
       if (broken) return 0;
@@ -240,13 +255,13 @@ class RoundTripFloor {
         if (r.status != net::IoStatus::kOk) {
           ++f.result_.echo_errors;
           f.fail("round trip floor: the echo's connection failed");
-          broken = true;
+          set_broken();
           return work;
         }
         ++work;
         for (partial += r.bytes; partial >= kPingBytes; partial -= kPingBytes) {
           if (!write_all(f.pair_.server, answer, f.stop_echo_, ignored_short)) {
-            broken = true;
+            set_broken();
             if (f.stop_echo_.load(std::memory_order_acquire)) return work;
             ++f.result_.echo_errors;
             f.fail("round trip floor: the echo's connection failed");
@@ -263,7 +278,8 @@ class RoundTripFloor {
   const core::TscClock& clock_ = core::TscClock::global();
   std::uint64_t period_ticks_;
   LoopbackPair pair_;
-  net::EpollPoller poller_;
+  net::EpollPoller poller_;       // the echo's socket: polled by the echo, slept on by a blocking idle
+  net::EpollPoller client_wait_;  // the client's socket: slept on by a blocking idle only
   LiveFigures live_{clock_};
   std::atomic<bool> stop_client_{false};
   std::atomic<bool> stop_echo_{false};

@@ -63,7 +63,7 @@ namespace nanotick::floors {
 struct TickToTradeFloorSetup {
   net::Ipv4Address interface;  // joins the group on this interface (the trader's market_data.interface)
   net::SocketAddress group;    // the incremental channel; port 0 lets the kernel pick (tests)
-  core::IdleKind peer_idle = core::IdleKind::backoff;  // the trader's idle: spin, yield or backoff
+  core::IdleKind peer_idle = core::IdleKind::backoff;  // the trader's idle
   core::IdleKind sink_idle = core::IdleKind::backoff;  // the exchange's
   int peer_cpu = -1;  // -1: not pinned (the demo pins nothing)
   int sink_cpu = -1;
@@ -97,7 +97,10 @@ class TickToTradeFloor {
         receiver_({setup.interface, setup.group, 4 * 1024 * 1024}),
         buffer_(std::make_unique<std::uint8_t[]>(kDatagramBytes)),
         pair_(make_loopback_pair(setup.transport, setup.shm_ring_bytes)),
-        poller_(4) {
+        poller_(4),
+        peer_wait_(1) {
+    if (const std::error_code ec = peer_wait_.add(receiver_.fd(), net::Interest::kRead, 0); ec)
+      throw std::runtime_error("tick-to-trade floor: cannot watch the peer's socket: " + ec.message());
     if (const std::error_code ec = poller_.add(pair_.server.fd(), net::Interest::kRead, 0); ec)
       throw std::runtime_error("tick-to-trade floor: cannot watch the sink's socket: " + ec.message());
   }
@@ -138,11 +141,7 @@ class TickToTradeFloor {
   const TickToTradeFloorResult& result() const noexcept { return result_; }
 
  private:
-  static const TickToTradeFloorSetup& checked(const TickToTradeFloorSetup& s) {
-    require_socket_idle(s.peer_idle, "tick-to-trade floor");
-    require_socket_idle(s.sink_idle, "tick-to-trade floor");
-    return s;
-  }
+  static const TickToTradeFloorSetup& checked(const TickToTradeFloorSetup& s) { return s; }
 
   void fail(const char* why) noexcept { failure_.set(why); }
 
@@ -155,6 +154,13 @@ class TickToTradeFloor {
     bool broken = false;  // the connection to the sink failed: idle until stopped
 
     std::string_view role_name() const noexcept { return "nt-floor-peer"; }
+    // A blocking idle sleeps on the multicast socket, as the trader does.
+    void wait_fds(core::WaitFds& out) { out.add(f.peer_wait_.fd()); }
+    // Broken, the peer reads no more: its socket out of the wait set, or a blocking idle would spin.
+    void set_broken() noexcept {
+      broken = true;
+      (void)f.peer_wait_.remove(f.receiver_.fd());
+    }
     void on_start() noexcept {
       const std::span<std::uint8_t> buffer(f.buffer_.get(), kDatagramBytes);
       order.fill(0x5a);
@@ -196,7 +202,7 @@ class TickToTradeFloor {
         } else {
           ++res.write_errors;
           f.fail("tick-to-trade floor: the loopback connection to the sink failed");
-          broken = true;
+          set_broken();
           break;
         }
       }
@@ -224,6 +230,12 @@ class TickToTradeFloor {
     bool broken = false;  // the connection failed: idle until stopped
 
     std::string_view role_name() const noexcept { return "nt-floor-sink"; }
+    // A blocking idle sleeps on the epoll set do_work() polls, as the gateway's does.
+    void wait_fds(core::WaitFds& out) { out.add(f.poller_.fd()); }
+    void set_broken() noexcept {
+      broken = true;
+      (void)f.poller_.remove(f.pair_.server.fd());
+    }
     int do_work() noexcept {
       if (broken) return 0;
       // Shared memory is polled (read_some says kWouldBlock when empty), as the gateway does.
@@ -246,7 +258,7 @@ class TickToTradeFloor {
         if (r.status != net::IoStatus::kWouldBlock) {
           ++f.result_.sink_errors;
           f.fail("tick-to-trade floor: the sink's connection failed");
-          broken = true;
+          set_broken();
         }
         return work;  // drained (or failed)
       }
@@ -258,7 +270,8 @@ class TickToTradeFloor {
   net::UdpMulticastReceiver receiver_;
   std::unique_ptr<std::uint8_t[]> buffer_;
   LoopbackPair pair_;
-  net::EpollPoller poller_;
+  net::EpollPoller poller_;     // the sink's socket: polled by the sink, slept on by a blocking idle
+  net::EpollPoller peer_wait_;  // the peer's multicast socket: slept on by a blocking idle only
   LiveFigures live_{clock_};
   std::atomic<bool> stop_peer_{false};
   std::atomic<bool> stop_sink_{false};

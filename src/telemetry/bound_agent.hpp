@@ -42,6 +42,8 @@ class BoundAgent {
 
   NT_ALWAYS_INLINE int do_work() { return agent_.do_work(); }
   std::string_view role_name() const noexcept { return std::string_view(agent_.role_name()); }
+  // What the agent waits on (core/agent.hpp), for a blocking idle strategy.
+  void wait_fds(core::WaitFds& out) { core::agent_wait_fds(agent_, out); }
 
   // Throws std::logic_error when the recorder is bound elsewhere already (one
   // recorder per recording thread); the agent is then not started. If the

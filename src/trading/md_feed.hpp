@@ -34,6 +34,7 @@
 #include <optional>
 #include <span>
 
+#include "core/agent.hpp"
 #include "core/counter.hpp"
 #include "core/counters_file.hpp"
 #include "core/tsc_clock.hpp"
@@ -102,6 +103,12 @@ class MdSockets {
     int work = incremental_ ? drain(sink, *incremental_, proto::Channel::kIncremental, 0, now) : 0;
     work += drain(sink, snapshot_, proto::Channel::kSnapshot, 1, now);
     return work;
+  }
+
+  // What a blocking idle strategy sleeps on (core/agent.hpp): both sockets.
+  void wait_fds(core::WaitFds& out) {
+    if (incremental_) out.add(incremental_->fd());
+    out.add(snapshot_.fd());
   }
 
   const MdFeedCounters& counters() const noexcept { return counters_; }

@@ -48,6 +48,7 @@
 #include <system_error>
 #include <utility>
 
+#include "core/agent.hpp"
 #include "core/byte_buffer.hpp"
 #include "core/counters_file.hpp"
 #include "core/time_units.hpp"
@@ -55,6 +56,7 @@
 #include "ipc/stream_link.hpp"
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
+#include "net/epoll.hpp"
 #include "net/socket_error.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry.hpp"
@@ -89,6 +91,11 @@ class OrderEntryClient {
 
   std::string_view role_name() const noexcept { return "order-gateway"; }
   int do_work() noexcept { return poll(); }
+  // What a blocking idle strategy sleeps on (core/agent.hpp): an epoll set
+  // holding the connection's socket while there is one (TCP: its input;
+  // shared memory: its control socket, whose hang-up says the exchange's
+  // process ended; its data is polled). Reconnect timers run on the idle's timeout.
+  void wait_fds(core::WaitFds& out) { out.add(wait_set_.fd()); }
 
   // One pass: connect when due; read and dispatch what arrived; timers
   // (logon timeout, heartbeat, silence); flush; on_order_written for the
@@ -237,6 +244,9 @@ class OrderEntryClient {
       return;
     }
     counters_.connects.add();
+    // Closing the socket takes it out of the set again: only adds are needed.
+    // Failing leaves a blocking idle on its timeout: slower, never stuck.
+    (void)wait_set_.add(link_.fd(), net::Interest::kRead, 0);
     state_ = SessionState::kLoggingOn;
     seq_.reset();
     liveness_.start(now_ns_, core::ns_from_ms(config_.heartbeat_ms));
@@ -513,6 +523,7 @@ class OrderEntryClient {
   const core::TscClock& clock_;
   ReconnectBackoff backoff_;
   ipc::StreamLink link_;  // TCP or shared memory (config_.transport)
+  net::EpollPoller wait_set_{1};  // link_'s socket, for wait_fds(); never waited on here
   SessionState state_ = SessionState::kDisconnected;
   std::uint64_t now_ns_ = 0;           // read once per poll()
   std::uint64_t next_attempt_ns_ = 0;  // kDisconnected: connect at or after this time (0: at once)

@@ -365,6 +365,8 @@ class Trader {
       if (trader.telemetry_.receiver != nullptr) binding.emplace(*trader.telemetry_.receiver);
     }
     int do_work() noexcept { return trader.sockets_.poll(sink, trader.engine_.now_ns()); }
+    // A blocking idle sleeps on the sockets it reads.
+    void wait_fds(core::WaitFds& out) { trader.sockets_.wait_fds(out); }
     void on_close() noexcept { binding.reset(); }
   };
   // Every owner's counters into the counters file, each thread's on cache
@@ -402,6 +404,15 @@ class Trader {
     TimeNs next_gauges;
 
     std::string_view role_name() const noexcept { return "engine"; }
+    // A blocking idle sleeps on the order-entry connection and, in the
+    // compact layout over multicast, on the market data sockets. Not on what
+    // nothing can ring yet -- the receiver thread's ring (dedicated), the
+    // shared-memory market data ring, the snapshot socket the ring layout
+    // reads on a period only -- whose input waits for the idle's timeout.
+    void wait_fds(core::WaitFds& out) {
+      trader.gateway_.wait_fds(out);
+      if (!trader.ring_ && !trader.md_ring_) trader.sockets_.wait_fds(out);
+    }
     // A logon reject retrying cannot cure stopped the gateway: the run ends.
     bool finished() const noexcept { return trader.session_failed_; }
     int do_work() {

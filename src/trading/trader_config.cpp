@@ -234,8 +234,8 @@ const config::ThreadRoles kThreadRoles{
     .compact = {"engine"},
     .dedicated = {"engine", "receiver"},
     .critical = {"engine", "receiver"},
-    // No "block": a trader polls sockets, which cannot wake a blocked idle strategy.
-    .idle_kinds = {"spin", "yield", "backoff"},
+    // "block" sleeps in epoll_wait on the trader's sockets (core::BlockingIdle::watch).
+    .idle_kinds = {"spin", "yield", "backoff", "block"},
     .background_idle = core::IdleKind::backoff,
 };
 

@@ -60,7 +60,7 @@ from demo_config import (MD_SHM_SOCKET, TRANSPORTS, ExchangeSpec, TraderSpec, lo
                          trader_address, write_exchange_copy, write_trader_copy)
 from demo_console import CountersRows, LiveView, format_row, is_status, strip_prefix
 from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
-from demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args
+from demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args, trader_engine_idle, traders_idle
 from demo_process import Child, describe_exit
 from demo_queues import QueueSampler
 from demo_report import make_report
@@ -109,7 +109,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                         "floor measures the same transport")
     p.add_argument("--layout", choices=LAYOUTS, default="auto",
                    help="threads of every process (docs/TUNING.md \"Layouts\"): compact (one thread per process, "
-                        "backoff idling: what the configs say), pinned (each process's critical thread spinning on a "
+                        "blocking idle: what the configs say), pinned (each process's critical thread spinning on a "
                         "CPU of its own), dedicated (the exchange's four critical threads and each trader's spinning "
                         "on CPUs of their own); auto (default) picks the most dedicated one this machine has CPUs "
                         "for (isolated CPUs first) and says why")
@@ -351,7 +351,10 @@ class DemoRun:
         p = self.plan
         if p.floor_bin is None:
             return
-        floor = self._start("floor", floor_args(p.floor_bin, p.exchange_copy, p.transport),
+        layout_traders = (p.layout.traders if p.layout is not None and p.layout.name != "compact"
+                          else [None] * len(p.traders))
+        idle = traders_idle([trader_engine_idle(spec.data, t) for spec, t in zip(p.traders, layout_traders)])
+        floor = self._start("floor", floor_args(p.floor_bin, p.exchange_copy, p.transport, idle),
                             lambda c: setattr(self, "floor", c))
         self._write_state()
         self._wait_ready(floor, "the floor (nanotick-floor)", FLOOR_READY_S)

@@ -26,11 +26,36 @@ FLOOR_KEYS = ("tick_to_trade_floor.count", "tick_to_trade_floor.p50_ns", "tick_t
               "round_trip_floor.count", "round_trip_floor.p50_ns", "round_trip_floor.p99_ns")
 
 
-def floor_args(binary: pathlib.Path, exchange_config: pathlib.Path, transport: str = "tcp") -> List[str]:
+def floor_args(binary: pathlib.Path, exchange_config: pathlib.Path, transport: str = "tcp",
+               trader_idle: str = "backoff") -> List[str]:
     """nanotick-floor on the exchange copy's incremental group (as the traders read it), its order
-    leg over the run's order-entry transport, a status line a second like the others, until the
+    leg over the run's order-entry transport, its trader-side threads idling like the traders (its
+    exchange side reads the exchange copy's), a status line a second like the others, until the
     demo's SIGINT."""
-    return [str(binary), "--config", str(exchange_config), "--status", "1", "--transport", transport]
+    return [str(binary), "--config", str(exchange_config), "--status", "1", "--transport", transport,
+            "--idle", trader_idle]
+
+
+def traders_idle(idles: List[str]) -> str:
+    """The one idle strategy the floor's trader side takes: the traders' (their engine runner's
+    [threads] idle). Traders that differ get the floor's default, backoff, and say so nowhere
+    else: the demo's shipped traders all agree."""
+    agreed = idles[0] if idles and all(i == idles[0] for i in idles) else "backoff"
+    return agreed if agreed in FLOOR_IDLES else "backoff"
+
+
+FLOOR_IDLES = ("backoff", "spin", "block")  # what nanotick-floor --idle takes
+
+
+def trader_engine_idle(data: dict, layout_threads: Optional[Dict[str, object]] = None) -> str:
+    """The idle strategy of a trader's engine runner: the layout's [threads] when the demo writes one,
+    else its config's [threads.engine] idle, else [threads] idle, else the default, backoff."""
+    threads = layout_threads if layout_threads is not None else data.get("threads", {})
+    engine = threads.get("engine", {}) if isinstance(threads, dict) else {}
+    idle = engine.get("idle") if isinstance(engine, dict) else None
+    if idle is None and isinstance(threads, dict):
+        idle = threads.get("idle")
+    return idle if isinstance(idle, str) else "backoff"
 
 
 def check_floor(counters: Dict[str, str]) -> List[str]:

@@ -9,6 +9,7 @@ has no telemetry (tools/report's tests check our figures and the ratios).
 from __future__ import annotations
 
 import pathlib
+import tomllib
 import re
 
 import pytest
@@ -44,9 +45,28 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 def test_the_floor_runs_on_the_exchange_copy_with_a_status_line():
     args = dfl.floor_args(pathlib.Path("/b/nanotick-floor"), pathlib.Path("/run/configs/exchange.toml"))
-    assert args == ["/b/nanotick-floor", "--config", "/run/configs/exchange.toml", "--status", "1", "--transport", "tcp"]
-    args = dfl.floor_args(pathlib.Path("/b/nanotick-floor"), pathlib.Path("/run/configs/exchange.toml"), "shm")
-    assert args[-2:] == ["--transport", "shm"]
+    assert args == ["/b/nanotick-floor", "--config", "/run/configs/exchange.toml", "--status", "1", "--transport", "tcp",
+                    "--idle", "backoff"]
+    args = dfl.floor_args(pathlib.Path("/b/nanotick-floor"), pathlib.Path("/run/configs/exchange.toml"), "shm", "block")
+    assert args[-4:] == ["--transport", "shm", "--idle", "block"]
+
+
+def test_the_floors_trader_side_idles_like_the_traders():
+    assert dfl.trader_engine_idle({"threads": {"mode": "compact", "idle": "block"}}) == "block"
+    assert dfl.trader_engine_idle({"threads": {"idle": "block", "engine": {"idle": "spin"}}}) == "spin"
+    assert dfl.trader_engine_idle({}) == "backoff"
+    assert dfl.trader_engine_idle({"threads": {"idle": "block"}}, {"mode": "compact", "idle": "spin"}) == "spin"
+    assert dfl.traders_idle(["block", "block"]) == "block"
+    assert dfl.traders_idle(["block", "spin"]) == "backoff"  # they differ: the floor's default
+    assert dfl.traders_idle(["yield"]) == "backoff"  # not one the floor takes
+    assert dfl.traders_idle([]) == "backoff"
+
+
+def test_the_shipped_demo_traders_and_exchange_block():
+    for name in ("mm1", "mm2", "taker", "random"):
+        data = tomllib.loads((REPO / "config" / f"trader-{name}.toml").read_text())
+        assert dfl.trader_engine_idle(data) == "block", name
+    assert tomllib.loads((REPO / "config" / "exchange.toml").read_text())["threads"]["idle"] == "block"
 
 
 def test_a_complete_floor_summary_is_no_problem_and_a_missing_one_is_named():

@@ -46,7 +46,7 @@ def _cores(f: Facts) -> Finding:
     if n < 4:
         return Finding("cores", "change", found,
                        "too few to give the critical threads their own cores: the demo runs the compact layout with "
-                       "backoff idling (latency is then wake-up time); 4 + one per trader gives each spinning thread "
+                       "blocking idle (asleep on its sockets: latency is then wake-up time); 4 + one per trader gives each spinning thread "
                        "a core")
     return Finding("cores", "ok", found)
 

@@ -140,8 +140,8 @@ def _spare(facts: Facts) -> List[int]:
 def make_layout(name: str, facts: Facts, traders: int, reason: str) -> Layout:
     """The layout `name` on this machine (cpus from _spare, in order: the exchange's critical runners first)."""
     if name == "compact":
-        return Layout(name, reason, {"mode": "compact", "idle": "backoff"},
-                      [{"mode": "compact", "idle": "backoff"} for _ in range(traders)])
+        return Layout(name, reason, {"mode": "compact", "idle": "block"},
+                      [{"mode": "compact", "idle": "block"} for _ in range(traders)])
     cpus = _spare(facts)
     ex_n = 4 if name == "dedicated" else 1
     if len(cpus) < ex_n + traders:
@@ -165,5 +165,5 @@ def choose_layout(facts: Facts, traders: int, wanted: str = "auto") -> Layout:
                                f": every critical runner spins on a CPU of its own")
     return make_layout("compact", facts, traders,
                        f"{n} CPUs < {needed_cpus('pinned', traders)} that pinned spinning runners need for "
-                       f"{traders} traders: one thread per process, backing off to sleep when idle (latency "
+                       f"{traders} traders: one thread per process, asleep on its sockets when idle (latency "
                        "figures are then wake-ups)")

@@ -535,7 +535,6 @@ TEST_F(TraderConfigTest, OutOfRangeValuesNameTheKeyAndTheRange) {
   expect_error(trader("random", aaa, "status_interval_ms = 4000000\n"), "trader.status_interval_ms", "must be in");
   expect_error(mm("[threads]\nmode = \"spread\"\n"), "threads.mode", "must be one of");
   expect_error(mm("[threads]\nidle = \"nap\"\n"), "threads.idle", "must be one of");
-  expect_error(mm("[threads]\nidle = \"block\"\n"), "threads.idle", "must be one of");  // sockets cannot wake it
   expect_error(mm("[threads]\ncpus = [0, -1]\n"), "threads.cpus[1]", "must be in [0, 4095]");
   expect_error(replaced(trader("random", aaa), "client_id = 9", "client_id = 0"), "session.client_id",
                "must be in [1, 65535]");
