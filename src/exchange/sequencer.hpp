@@ -38,10 +38,19 @@ namespace nanotick::exchange {
 
 class Sequencer {
  public:
+  // Requests taken per pass: 64, so that the first of a batch does not wait
+  // long for the others to be appended; with `every`, up to 1,024, so that
+  // one fdatasync commits everything that arrived while the last one ran
+  // (group commit: the rate it sustains is the batch over the fdatasync time).
   static constexpr std::size_t kBatch = 64;
+  static constexpr std::size_t kGroupCommitBatch = 1024;
 
   Sequencer(RequestRing& in, RequestRing& out, JournalWriter& journal, FsyncPolicy policy) noexcept
-      : in_(in), out_(out), journal_(journal), policy_(policy) {}
+      : in_(in),
+        out_(out),
+        journal_(journal),
+        policy_(policy),
+        batch_limit_(policy == FsyncPolicy::kEvery ? kGroupCommitBatch : kBatch) {}
 
   std::string_view role_name() const noexcept { return "sequencer"; }
 
@@ -88,7 +97,7 @@ class Sequencer {
     if constexpr (kRecord) pass_start = recorder->now();
     const std::size_t room = RequestRing::capacity() - out_.size();
     std::size_t n = 0;
-    while (n < std::min(kBatch, room)) {
+    while (n < std::min(batch_limit_, room)) {
       const InboundRequest* rq = in_.front();
       if (rq == nullptr) break;
       batch_[n] = *rq;
@@ -126,7 +135,8 @@ class Sequencer {
   RequestRing& out_;
   JournalWriter& journal_;
   FsyncPolicy policy_;
-  std::array<InboundRequest, kBatch> batch_{};
+  std::size_t batch_limit_;
+  std::array<InboundRequest, kGroupCommitBatch> batch_{};
   std::atomic<bool> halted_{false};
   std::atomic<bool> busy_{false};
   core::Counter sequenced_;
