@@ -95,18 +95,20 @@ TEST(BlockingIdleWatch, ShouldSeeThroughAnEpollSetOfTheAgentsOwnThatNobodyWaitsO
   epoll_event ev{};
   ev.events = EPOLLIN;
   ASSERT_EQ(::epoll_ctl(inner, EPOLL_CTL_ADD, pair.watched(), &ev), 0);
-  BlockingIdle idle(50ms);
-  idle.watch({&inner, 1});
+  BlockingIdle waker(kNeverReached);  // must be woken by the input: a timeout would take far longer
+  waker.watch({&inner, 1});
+  BlockingIdle sleeper(50ms);  // must sleep its whole timeout once the input was read
+  sleeper.watch({&inner, 1});
 
   std::thread writer([&] {
     std::this_thread::sleep_for(20ms);
     pair.send_byte();
   });
-  EXPECT_LT(time_one_wait(idle), 45ms) << "input behind the nested epoll set did not wake the sleeper";
+  EXPECT_LT(time_one_wait(waker), kNeverReached / 2) << "input behind the nested epoll set did not wake the sleeper";
   writer.join();
   EXPECT_EQ(pair.drain(), 1);
-  EXPECT_GE(time_one_wait(idle), 45ms) << "the nested set stayed ready after its input was read";
-  EXPECT_GE(time_one_wait(idle), 45ms);
+  EXPECT_GE(time_one_wait(sleeper), 45ms) << "the nested set stayed ready after its input was read";
+  EXPECT_GE(time_one_wait(sleeper), 45ms);
   ::close(inner);
 }
 
