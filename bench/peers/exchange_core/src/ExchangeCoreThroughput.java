@@ -400,7 +400,14 @@ public final class ExchangeCoreThroughput {
                   long ts;
                   if (ratePeriodNs > 0) {
                     final long due = t0 + (long) (k * exactPeriod);
-                    while (System.nanoTime() < due) Thread.onSpinWait();
+                    // Wait without holding a core: on 2 vCPUs a spinning
+                    // publisher would leave one core to the six stages.
+                    // Park when the next command is far off, yield (let a
+                    // stage run) when it is near.
+                    for (long now = System.nanoTime(); now < due; now = System.nanoTime()) {
+                      if (due - now > 200_000) java.util.concurrent.locks.LockSupport.parkNanos(due - now - 100_000);
+                      else Thread.yield();
+                    }
                     ts = due;
                   } else {
                     ts = System.nanoTime();
