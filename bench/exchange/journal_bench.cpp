@@ -28,9 +28,10 @@
 // 1 M/s and back to back ("saturation", whose achieved rate is the
 // throughput), for fsync policies batch (the exchange's default) and none.
 // Policy every at 10 k/s only, the way the sequencer does it: one pass
-// appends every record due (at most Sequencer::kBatch, group commit) and then
-// syncs (ours: JournalWriter::sync(); the peers: fdatasync); one sample per
-// pass, timing appends + sync. Beside it, one fdatasync of a file with one
+// appends every record due (at most what a Sequencer pass takes with
+// `every`: kGroupCommitBatch, or kBatch before it existed; group commit),
+// then syncs (ours: flush() where it exists, then sync(); the peers:
+// fdatasync); one sample per pass, timing appends + sync. Beside it, one fdatasync of a file with one
 // freshly written 4 KiB page (in a preallocated file, the journal's case; at
 // the end of a growing file; the same page rewritten), since the issue's
 // `every` target is "p50 <= one fdatasync + 20 us".
@@ -101,7 +102,15 @@ namespace nx = nanotick::exchange;
 using nx::FsyncPolicy;
 
 constexpr std::uint64_t kFingerprint = 0x6a6f75726e616c31ULL;  // any value: nothing reads these journals back
-constexpr std::size_t kMaxPass = nx::Sequencer::kBatch;       // records one sequencer pass takes at most
+
+// Records one sequencer pass takes at most with fsync = every (its group
+// commit): kGroupCommitBatch where the Sequencer has one, else kBatch.
+template <typename Seq>
+constexpr std::size_t group_commit_batch() {
+  if constexpr (requires { Seq::kGroupCommitBatch; }) return Seq::kGroupCommitBatch;
+  else return Seq::kBatch;
+}
+constexpr std::size_t kMaxPass = group_commit_batch<nx::Sequencer>();
 constexpr std::size_t kPage = 4096;
 // Calls slower than this are counted apart: the bound on the max
 // (journal append at 100 k/s, max <= 100 us).
@@ -466,7 +475,7 @@ DriveOutcome drive(S& subject, std::uint64_t& seq, std::uint64_t count, double r
   // Requests as a gateway would hand them over: NewOrder / CancelOrder pairs.
   const ne::Request new_order = ne::make_new(1, 7, 0, ne::Side::kBuy, ne::OrderType::kLimit, 100'000, 10);
   const ne::Request cancel = ne::make_cancel(1, 7, 0);
-  std::array<ne::Request, kMaxPass> batch{};
+  std::vector<ne::Request> batch(kMaxPass);  // written (faulted in) here, before anything is timed
   DriveOutcome out;
   const std::uint64_t start = clock.now();
   std::uint64_t end = start;
