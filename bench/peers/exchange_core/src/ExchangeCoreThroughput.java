@@ -105,6 +105,7 @@ public final class ExchangeCoreThroughput {
     boolean journal = true;
     boolean latency = true;
     long rate = 0; // commands/s; 0 = flood (their method)
+    int window = 0; // most commands published and not yet answered; 0 = the ring's size (their method)
     int ringSize = 32 * 1024;
     boolean latencyProfile = false;
     int groupLimit = -1; // per profile: 1536 throughput, 256 latency (their *Journaling tests)
@@ -116,13 +117,15 @@ public final class ExchangeCoreThroughput {
         "usage: ExchangeCoreThroughput [--runs N] [--warmup-s S] [--measure-s S] [--symbols N]\n"
             + "       [--users N] [--prefill N] [--wait busy_spin|yielding|blocking] [--journal on|off]\n"
             + "       [--latency on|off] [--rate CMDS_PER_S] [--profile throughput|latency] [--ring N]\n"
-            + "       [--group-limit N] [--dir DIR]\n"
+            + "       [--group-limit N] [--window N] [--dir DIR]\n"
             + "defaults: 3 runs, 2 s warm-up, 5 s measured, 3 symbols, 1000 users, 1000 resting orders\n"
             + "per symbol, yielding, journal on, latency on, flood (rate 0), ring 32768, journal\n"
             + "directories under java.io.tmpdir.\n"
             + "--profile: exchange-core's own PerformanceConfiguration builder; throughput (default;\n"
             + "groups of up to 4 ms, group limit 1536 as in their PerfThroughputJournaling) or latency\n"
-            + "(groups of up to 10 us, group limit 256 as in their PerfLatencyJournaling; use with --rate)");
+            + "(groups of up to 10 us, group limit 256 as in their PerfLatencyJournaling; use with --rate)\n"
+            + "--window N: at most N commands unanswered, like order_entry_bench's window per session\n"
+            + "(default 0: as many as the ring holds, their method)");
     if (error != null) {
       System.err.println("error: " + error);
       System.exit(2);
@@ -189,6 +192,7 @@ public final class ExchangeCoreThroughput {
           break;
         }
         case "--dir": o.dir = Paths.get(v); break;
+        case "--window": o.window = (int) parseLong(a, v, 0, 1 << 22); break;
         case "--wait": {
           switch (v) {
             case "busy_spin": o.wait = CoreWaitStrategy.BUSY_SPIN; break;
@@ -415,6 +419,11 @@ public final class ExchangeCoreThroughput {
                   } else {
                     ts = System.nanoTime();
                   }
+                  // Our bench's flow control: wait (letting a stage run)
+                  // while the window is full.
+                  if (o.window > 0) {
+                    while (k - (results.orderAnswers.get() - baseAnswers) >= o.window) Thread.yield();
+                  }
                   final long n = k >>> 1;
                   final long orderId = FLOW_ORDER_ID_BASE + n;
                   final int symbol = specs.get((int) (n % nSym)).symbolId;
@@ -535,9 +544,9 @@ public final class ExchangeCoreThroughput {
     System.err.printf(
         Locale.ROOT,
         "exchange-core %s: %d runs, %.1f s warm-up + %.1f s measured, %d symbols, %d users, %d resting orders/symbol, "
-            + "wait %s, journal %s, %s, %s profile, ring %d, group limit %d, journal dir under %s%n",
+            + "wait %s, journal %s, %s, %s profile, ring %d, group limit %d, window %s, journal dir under %s%n",
         version, o.runs, o.warmupS, o.measureS, o.symbols, o.users, o.prefillPerSymbol, o.wait, o.journal ? "on" : "off",
-        o.rate == 0 ? "flood" : o.rate + " cmds/s", o.latencyProfile ? "latency" : "throughput", o.ringSize, o.groupLimit, o.dir);
+        o.rate == 0 ? "flood" : o.rate + " cmds/s", o.latencyProfile ? "latency" : "throughput", o.ringSize, o.groupLimit, o.window == 0 ? "ring" : String.valueOf(o.window), o.dir);
     final List<RunResult> runs = new ArrayList<>();
     for (int i = 0; i < o.runs; i++) {
       final RunResult r = runOnce(o, i);
@@ -554,7 +563,7 @@ public final class ExchangeCoreThroughput {
     json.append("{\"peer\":\"exchange-core\",\"artifact\":\"exchange.core2:exchange-core:").append(version).append('"');
     json.append(",\"java\":\"").append(System.getProperty("java.vm.name")).append(' ').append(System.getProperty("java.runtime.version")).append('"');
     json.append(",\"cpus\":").append(Runtime.getRuntime().availableProcessors());
-    json.append(",\"method\":\"sustained flood of NewOrder+CancelOrder into ExchangeApi, answers counted in the window\"");
+    json.append(",\"method\":\"NewOrder+CancelOrder published into ExchangeApi (flood, or --rate/--window), answers counted in the measured window\"");
     json.append(",\"config\":{\"journal\":").append(o.journal)
         .append(",\"journal_writer\":\"DiskSerializationProcessor, RandomAccessFile rwd, batch per Disruptor batch, results wait for it\"")
         .append(",\"wait\":\"").append(o.wait).append('"')
@@ -566,6 +575,7 @@ public final class ExchangeCoreThroughput {
         .append(",\"users\":").append(o.users)
         .append(",\"prefill_per_symbol\":").append(o.prefillPerSymbol)
         .append(",\"rate\":").append(o.rate)
+        .append(",\"window\":").append(o.window)
         .append(",\"warmup_s\":").append(o.warmupS)
         .append(",\"measure_s\":").append(o.measureS).append('}');
     json.append(",\"runs\":[");
