@@ -62,7 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<unsigned char> bytes(data + 3, data + size);
   if (make_header_valid) {
     std::uint64_t capacity = 1;
-    const std::size_t slots = bytes.size() > nx::kStagingHeaderBytes ? (bytes.size() - nx::kStagingHeaderBytes) / 64 : 0;
+    const std::size_t slots =
+        bytes.size() > nx::kStagingHeaderBytes ? (bytes.size() - nx::kStagingHeaderBytes) / 64 : 0;
     while (capacity * 2 <= std::max<std::size_t>(slots, 1)) capacity *= 2;
     bytes.resize(nx::kStagingHeaderBytes + capacity * sizeof(nx::JournalRecord));
     std::memcpy(bytes.data(), nx::kStagingMagic, 8);
