@@ -128,6 +128,7 @@ void OrderGateway::publish_latency_summaries() noexcept {
 int OrderGateway::do_work() noexcept {
   const std::uint64_t now = clock_.now_ns();
   int work = 0;
+  if (doorbells_armed_) disarm_doorbells();
   if (accepting_ && shutdown_requested_.load(std::memory_order_acquire)) begin_shutdown();
   // Sockets need epoll every pass; while every open session is a shared-memory
   // one (their data is polled below), only the listeners and the control
@@ -179,7 +180,27 @@ int OrderGateway::do_work() noexcept {
     }
   }
   flush_answers();
+  // Nothing to do: the thread may sleep, so a client's write must ring.
+  if (work == 0 && doorbells_ && open_shm_ != 0) work = arm_doorbells();
   return work;
+}
+
+int OrderGateway::arm_doorbells() noexcept {
+  int pending = 0;
+  for (const auto& sp : sessions_) {
+    // A session whose input waits for room in the sequencer's ring is retried
+    // every pass, not woken: its word stays awake (no ring for its writes).
+    if (sp->state == SessionState::kFree || sp->input_blocked || !sp->link.is_shm()) continue;
+    pending += sp->link.shm().arm_doorbell();
+  }
+  doorbells_armed_ = true;
+  return pending;
+}
+
+void OrderGateway::disarm_doorbells() noexcept {
+  doorbells_armed_ = false;
+  for (const auto& sp : sessions_)
+    if (sp->link.is_shm()) sp->link.shm().disarm_doorbell();
 }
 
 int OrderGateway::flush_answers() noexcept {
@@ -224,6 +245,7 @@ void OrderGateway::accept_shm(std::uint64_t now) noexcept {
       continue;
     }
     Session& s = *free_slot();
+    if (doorbells_) stream->enable_doorbell();
     s.link.attach(std::move(*stream));
     ++open_shm_;
     counters_.shm_connections_accepted.add();

@@ -116,8 +116,14 @@ class OrderGateway {
   int do_work() noexcept;
   // What a blocking idle strategy sleeps on (core/agent.hpp): the epoll set
   // do_work() polls -- the listeners and every session's socket (shared
-  // memory: its control socket; its data is polled).
-  void wait_fds(core::WaitFds& out) { out.add(poller_.fd()); }
+  // memory: its control socket, on which a client also rings the doorbell).
+  // Being asked means the thread sleeps in the kernel: from now on each
+  // shared-memory session's doorbell is on (ipc/shm_stream.hpp), armed by a
+  // pass that found no work, disarmed by the next pass.
+  void wait_fds(core::WaitFds& out) {
+    out.add(poller_.fd());
+    doorbells_ = true;
+  }
   // Writes every session's pending output (do_work() ends with it too);
   // returns the number of sessions that wrote some. Lets the layouts send the
   // engine's answers in the pass that produced them (AnswerFlusher).
@@ -171,6 +177,10 @@ class OrderGateway {
 
   void accept_all(std::uint64_t now) noexcept;
   void accept_shm(std::uint64_t now) noexcept;
+  // Before a sleep: arms every shared-memory session's doorbell; the number
+  // of sessions whose input came meanwhile (> 0: do not sleep).
+  int arm_doorbells() noexcept;
+  void disarm_doorbells() noexcept;
   Session* free_slot() noexcept;
   // A slot whose link was just attached starts a connection (awaiting logon).
   void open_session(Session& s, std::uint64_t now) noexcept;
@@ -231,6 +241,8 @@ class OrderGateway {
   std::uint64_t last_timer_ns_ = 0;
   std::uint64_t last_epoll_ns_ = 0;  // the poller's last wait (throttled while only shm sessions are open)
   bool accepting_ = true;
+  bool doorbells_ = false;  // the thread sleeps in the kernel (wait_fds() was asked)
+  bool doorbells_armed_ = false;  // the last pass armed the shared-memory sessions' doorbells
   std::uint64_t next_session_serial_ = 0;
   std::uint16_t connection_serial_ = 0;  // gateway-wide: event ids tell connections apart across slots
   // Per configured client (client_index_): 1 once it has sent a limit order

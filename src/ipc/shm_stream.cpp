@@ -38,11 +38,15 @@ ShmStream::ShmStream(ShmSegment segment, net::Fd control, ShmSide side) noexcept
     out_ = ShmByteRingWriter(&layout->to_client, to_client, ring);
     own_closed_ = &layout->exchange_closed.value;
     peer_closed_ = &layout->client_closed.value;
+    own_doorbell_ = &layout->exchange_doorbell.value;
+    peer_doorbell_ = &layout->client_doorbell.value;
   } else {
     in_ = ShmByteRingReader(&layout->to_client, to_client, ring);
     out_ = ShmByteRingWriter(&layout->to_exchange, to_exchange, ring);
     own_closed_ = &layout->client_closed.value;
     peer_closed_ = &layout->exchange_closed.value;
+    own_doorbell_ = &layout->client_doorbell.value;
+    peer_doorbell_ = &layout->exchange_doorbell.value;
   }
   segment_.close_fd();  // the mapping is all we need; the peer has its own descriptor
 }
@@ -74,7 +78,10 @@ net::IoResult ShmStream::write_some(std::span<const std::uint8_t> data) noexcept
   if (peer_gone_ || load_flag(peer_closed_) != 0) return {0, net::IoStatus::kClosed, EPIPE};
   if (data.empty()) return {0, net::IoStatus::kOk, 0};
   const std::size_t n = out_.write(data);
-  if (n > 0) return {n, net::IoStatus::kOk, 0};
+  if (n > 0) {
+    ring_peer();
+    return {n, net::IoStatus::kOk, 0};
+  }
   if (broken()) return {0, net::IoStatus::kError, EPROTO};
   return {0, net::IoStatus::kWouldBlock, 0};
 }
@@ -88,6 +95,55 @@ void ShmStream::shutdown_write() noexcept {
   if (!valid() || write_shut_) return;
   write_shut_ = true;
   std::atomic_ref<std::uint64_t>(*own_closed_).store(1, std::memory_order_release);
+  ring_peer();
+}
+
+void ShmStream::ring_peer() noexcept {
+  std::atomic_ref<std::uint64_t> word(*peer_doorbell_);
+  // A peer that polls (0) never sleeps on it: one load, no fence.
+  if (word.load(std::memory_order_relaxed) == kDoorbellOff) return;
+  // Orders our tail (or closed word) store before the load of the peer's
+  // word; the peer fences between its asleep store and its look at our tail.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::uint64_t expected = kDoorbellAsleep;
+  if (word.load(std::memory_order_relaxed) != kDoorbellAsleep ||
+      !word.compare_exchange_strong(expected, kDoorbellRung, std::memory_order_relaxed)) [[likely]]
+    return;
+  // One byte the peer's sleep (epoll on this socket) wakes on. Never blocks,
+  // whatever the peer does with its end; a full buffer already holds a byte.
+  const std::uint8_t bell = 0;
+  ssize_t n;
+  do {
+    n = ::send(control_.get(), &bell, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  if (n == 1) ++doorbells_rung_;
+  else if (errno == EAGAIN || errno == EWOULDBLOCK) ++doorbells_full_;
+  // Other errors: the peer's end closed; check_peer() will see it.
+}
+
+void ShmStream::enable_doorbell() noexcept {
+  if (!valid() || doorbell_enabled_) return;
+  doorbell_enabled_ = true;
+  std::atomic_ref<std::uint64_t>(*own_doorbell_).store(kDoorbellAwake, std::memory_order_relaxed);
+}
+
+bool ShmStream::arm_doorbell() noexcept {
+  if (!doorbell_enabled_ || !valid()) return false;
+  armed_ = true;
+  std::atomic_ref<std::uint64_t>(*own_doorbell_).store(kDoorbellAsleep, std::memory_order_relaxed);
+  // Orders the asleep store before the look at the peer's tail (see ring_peer()).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return input_pending();
+}
+
+void ShmStream::disarm_doorbell() noexcept {
+  if (!armed_) return;
+  armed_ = false;
+  // Anything but our own "asleep" means a writer rang (or the peer rewrote
+  // the word): read the doorbell's byte, if any, off the control socket.
+  if (std::atomic_ref<std::uint64_t>(*own_doorbell_).exchange(kDoorbellAwake, std::memory_order_acquire) !=
+      kDoorbellAsleep)
+    check_peer();
 }
 
 bool ShmStream::check_peer() noexcept {
@@ -111,6 +167,10 @@ void ShmStream::close() noexcept {
   out_ = {};
   own_closed_ = nullptr;
   peer_closed_ = nullptr;
+  own_doorbell_ = nullptr;
+  peer_doorbell_ = nullptr;
+  doorbell_enabled_ = false;
+  armed_ = false;
   peer_gone_ = false;
   write_shut_ = false;
 }

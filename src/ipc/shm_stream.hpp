@@ -17,6 +17,23 @@
 // published before it sees the word, then kClosed. A peer that dies leaves
 // no word: its control socket's EOF stands in for it.
 //
+// Doorbells (for a reader that sleeps in the kernel: the "block" idle
+// strategy, docs/TUNING.md): enable_doorbell() says we may sleep; before a
+// sleep arm_doorbell() marks our word asleep and looks at the input once more
+// (true: something came, do not sleep); after it, disarm_doorbell(). The
+// peer's write_some() (and shutdown_write()), after publishing, finds our
+// word asleep, moves it to rung and sends one byte on the control socket,
+// which our sleep watches (epoll): one wake-up. Ordering: each side stores
+// its word (tail / asleep), then a seq_cst fence, then loads the other's, so
+// at least one of them sees the other's store -- either the writer rings or
+// the reader sees the input and does not sleep. While we are awake a writer
+// pays a load and a fence, no system call; a peer whose word is 0 (it polls)
+// costs one load. The word is the peer's to lie about: a peer that holds its
+// own word asleep gets a byte per write (a send that never blocks:
+// MSG_DONTWAIT; a full socket buffer is EAGAIN, and already rings), one that
+// rewrites ours costs us a recv per wake-up, and one that never rings costs
+// us our sleep's timeout, which every sleep keeps.
+//
 // A peer that publishes impossible ring positions breaks the stream: every
 // later call is kError with EPROTO (the session ends; nothing past the
 // buffers is touched). Not thread-safe: one thread owns the stream.
@@ -72,6 +89,20 @@ class ShmStream {
   bool peer_gone() const noexcept { return peer_gone_; }
   // Publishes our closed word, unmaps the segment and closes the control socket.
   void close() noexcept;
+  // Doorbells (above). enable_doorbell(): from now on we may sleep (once, before the first arm).
+  void enable_doorbell() noexcept;
+  // About to sleep: marks our word asleep; true when input, the peer's end or
+  // a broken ring is pending already (do not sleep; disarm when done).
+  [[nodiscard]] bool arm_doorbell() noexcept;
+  // Awake again: marks our word awake; a rung doorbell's byte is read off the
+  // control socket (else it would keep the sleep's epoll readable).
+  void disarm_doorbell() noexcept;
+  bool doorbell_armed() const noexcept { return armed_; }
+  // Doorbells we rang (bytes sent to a sleeping peer), and those that found
+  // the peer's control socket full (EAGAIN: a byte is there already).
+  std::uint64_t doorbells_rung() const noexcept { return doorbells_rung_; }
+  std::uint64_t doorbells_full() const noexcept { return doorbells_full_; }
+
   // A ring position the peer published was impossible (for the counters).
   bool broken() const noexcept { return in_.broken() || out_.broken(); }
 
@@ -85,6 +116,14 @@ class ShmStream {
   bool peer_gone_ = false;
   bool write_shut_ = false;
   std::uint64_t next_peer_check_ns_ = 0;
+  std::uint64_t* own_doorbell_ = nullptr;   // our reader state: written by us (the peer may too)
+  std::uint64_t* peer_doorbell_ = nullptr;  // the peer's reader state: we move it asleep -> rung
+  bool doorbell_enabled_ = false;
+  bool armed_ = false;
+  std::uint64_t doorbells_rung_ = 0;
+  std::uint64_t doorbells_full_ = 0;
+
+  void ring_peer() noexcept;  // after publishing: rings the peer if its word says asleep
 };
 
 // Connects to the exchange's shared-memory listener at `path` and maps the

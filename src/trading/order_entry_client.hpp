@@ -94,8 +94,16 @@ class OrderEntryClient {
   // What a blocking idle strategy sleeps on (core/agent.hpp): an epoll set
   // holding the connection's socket while there is one (TCP: its input;
   // shared memory: its control socket, whose hang-up says the exchange's
-  // process ended; its data is polled). Reconnect timers run on the idle's timeout.
-  void wait_fds(core::WaitFds& out) { out.add(wait_set_.fd()); }
+  // process ended, and on which the exchange rings the doorbell). Reconnect
+  // timers run on the idle's timeout. Being asked means the thread sleeps in
+  // the kernel: from now on a shared-memory session's doorbell is on
+  // (ipc/shm_stream.hpp), armed by a poll() that found no work, disarmed by
+  // the next poll().
+  void wait_fds(core::WaitFds& out) {
+    out.add(wait_set_.fd());
+    doorbell_ = true;
+    if (link_.is_shm() && link_.valid()) link_.shm().enable_doorbell();
+  }
 
   // One pass: connect when due; read and dispatch what arrived; timers
   // (logon timeout, heartbeat, silence); flush; on_order_written for the
@@ -105,6 +113,7 @@ class OrderEntryClient {
     static_assert(OrderEntryHandler<Handler>,
                   "OrderEntryClient<Handler>: Handler lacks a callback (see OrderEntryHandler)");
     now_ns_ = clock_.now_ns();
+    if (doorbell_) link_.shm().disarm_doorbell();  // a no-op unless the last poll() armed it
     if (state_ == SessionState::kStopped) return 0;
     if (state_ == SessionState::kDisconnected) {
       if (now_ns_ < next_attempt_ns_) return 0;
@@ -119,6 +128,9 @@ class OrderEntryClient {
       teardown();
       ++work;
     }
+    // Nothing to do: the thread may sleep, so the exchange's answer must ring
+    // (true: input came meanwhile -- one more pass instead of a sleep).
+    if (work == 0 && doorbell_ && link_.is_shm()) work = link_.shm().arm_doorbell() ? 1 : 0;
     return work;
   }
 
@@ -247,6 +259,7 @@ class OrderEntryClient {
     // Closing the socket takes it out of the set again: only adds are needed.
     // Failing leaves a blocking idle on its timeout: slower, never stuck.
     (void)wait_set_.add(link_.fd(), net::Interest::kRead, 0);
+    if (doorbell_ && link_.is_shm()) link_.shm().enable_doorbell();
     state_ = SessionState::kLoggingOn;
     seq_.reset();
     liveness_.start(now_ns_, core::ns_from_ms(config_.heartbeat_ms));
@@ -535,6 +548,7 @@ class OrderEntryClient {
   // A session that must end (failure found while reading, writing or inside
   // a callback): poll() closes it at its next safe point.
   bool corked_ = false;
+  bool doorbell_ = false;  // the thread sleeps in the kernel (wait_fds() was asked): shm doorbell on
   bool close_pending_ = false;
   bool close_fatal_ = false;
   DisconnectReason close_reason_ = DisconnectReason::kPeerClosed;
