@@ -128,13 +128,15 @@ class JournalWriter {
   std::uint64_t next_seq_ = 1;
   core::Counter records_;
   core::Counter ring_full_;
-  // Journal thread (flush).
-  std::uint64_t offset_ = 0;       // in the current segment
+  // Journal thread (flush): on lines of their own, so that its writes per
+  // flush never take the line the sequencer writes per append.
+  alignas(core::kCacheLine) std::uint64_t offset_ = 0;  // in the current segment
   std::uint64_t file_seq_ = 0;     // highest seq in the files
   core::Counter bytes_;
   core::Counter writes_;
   core::Counter segments_created_;
-  std::atomic<bool> failed_{false};
+  // Read by the sequencer every pass, written once: a line of its own.
+  alignas(core::kCacheLine) std::atomic<bool> failed_{false};
   std::string error_;
   // Shared with sync().
   std::atomic<int> current_fd_{-1};  // replaced only by the journal thread
