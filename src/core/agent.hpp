@@ -10,7 +10,7 @@
 //                                    // when it may have work (for the "block" idle strategy)
 // The same agent can run on its own thread (AgentRunner), on the caller's thread
 // (AgentInvoker) or composed with others on one thread (CompositeAgent): the
-// thread layout is configuration, not code (docs: ARCHITECTURE.md, principle 4).
+// thread layout is configuration, not code (docs/ARCHITECTURE.md, principle 4).
 #pragma once
 
 #include <array>

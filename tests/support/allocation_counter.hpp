@@ -1,5 +1,5 @@
 // Counts global operator new calls per thread, so a test can prove that a hot
-// path never allocates (ARCHITECTURE.md, principle 2). Linking this file's
+// path never allocates (docs/ARCHITECTURE.md, principle 2). Linking this file's
 // object replaces the global operator new/delete for the whole test binary;
 // the CMake test helper links it into every test, but the linker only pulls it
 // in when a test calls allocations_on_this_thread(). Thread-safe: the counter
