@@ -1,7 +1,7 @@
 # FindLiquibook: the Liquibook order book headers, a benchmark peer and test
 # oracle only (never linked into the product). They come from the PyPI wheel
 # `liquibook` that `./nanotick setup` installs into build/venv (pinned in
-# tools/requirements.txt); the wheel ships them under site-packages/include.
+# tools/requirements-test.txt); the wheel ships them under site-packages/include.
 #
 # Provides the INTERFACE target Liquibook::liquibook: include dirs as SYSTEM
 # (both <liquibook/book/...> and the headers' own <book/...> style), which
@@ -26,7 +26,7 @@ unset(_liquibook_candidates)
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(Liquibook
   REQUIRED_VARS Liquibook_INCLUDE_DIR
-  FAIL_MESSAGE "Liquibook headers not found under ${PROJECT_SOURCE_DIR}/build/venv/lib/python3*/site-packages/include: run ./nanotick setup (it pip-installs liquibook from tools/requirements.txt)")
+  FAIL_MESSAGE "Liquibook headers not found under ${PROJECT_SOURCE_DIR}/build/venv/lib/python3*/site-packages/include: run ./nanotick setup (it pip-installs liquibook from tools/requirements-test.txt)")
 
 if(Liquibook_FOUND)
   add_library(Liquibook::liquibook INTERFACE IMPORTED GLOBAL)
