@@ -1,0 +1,514 @@
+"""The docs' claims that drift, held equal to the code (issue 32, item 5).
+
+Reads files only (plus `./nanotick fuzz --list`, which builds nothing), so it
+runs in about a second. What it checks, in README.md, docs/*.md and the
+launcher's own help texts:
+
+- fuzz seconds: `./nanotick test` runs each fuzz target for
+  ${NANOTICK_FUZZ_SECONDS:-N} s (cmd_test in the launcher), `./nanotick fuzz`
+  for `local seconds=N` (cmd_fuzz) unless --seconds says otherwise;
+- the chaos soak: `./nanotick test` runs it for the seconds test_soak.py takes
+  when NANOTICK_SOAK_SECONDS is unset (or whatever cmd_test or .ci/run set it
+  to), `./nanotick soak` for `local minutes=N` (cmd_soak);
+- the fuzz targets (fuzz/*_fuzz.cpp, which fuzz/CMakeLists.txt globs and
+  `./nanotick fuzz --list` prints): a doc passage that lists them lists every
+  one and no other, and a count of them is their number;
+- the launcher's commands: main()'s `case`, usage() and docs/COMMANDS.md's
+  table name the same set, and every `./nanotick WORD` in the docs is one.
+
+How prose is read. A doc is cut into passages: paragraphs, list items and
+table rows (fenced code and HTML comments are skipped: a command shown as an
+example is not a claim). A passage, and a list or table that a paragraph
+introduces, that carries a date (2026-11-27) records a past run: what it
+says held then, so the duration checks skip it. Passages are cut into
+sentences and sentences into clauses at semicolons. A figure counts as a
+claim only in one of the phrasings below (e.g. "each for 3 s", "3 s per
+target", "30 s in `./nanotick test`", "the 60 s soak", "(default 10)"), in a
+clause about fuzzing or the soak (or a section titled so), so that other
+durations nearby ("killed every 0.2-0.8 s", "a 5 s run of each binary by
+hand") are left alone. A clause naming `./nanotick test`, CI or the
+NANOTICK_*_SECONDS variable speaks of the CI run; one saying "default"
+without them of the command's own default. A new phrasing that these
+patterns miss goes unchecked: add it to the patterns below.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import pathlib
+import re
+import subprocess
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+LAUNCHER = REPO / "nanotick"
+SOAK_TEST = REPO / "tests" / "integration" / "trader" / "test_soak.py"
+CI_RUN = REPO / ".ci" / "run"
+COMMANDS_DOC = REPO / "docs" / "COMMANDS.md"
+
+DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
+
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "sixty": 60,
+}
+NUM = r"(?P<n>\d+(?:\.\d+)?|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
+# A duration: "3 s", "3s", "3 sec", "3 seconds", "3-second", "10 min", "10 minutes", "10-minute".
+UNIT = r"(?P<u>seconds?|secs?|s|minutes?|mins?)\b"
+DUR = NUM + r"(?:\s*|-)" + UNIT
+# After "default", the unit may be left out: "(default 60)".
+DUR_OPT = NUM + r"(?:(?:\s*|-)" + UNIT + r")?"
+
+
+def number(text: str) -> float:
+    return float(NUMBER_WORDS.get(text.lower(), text))
+
+
+def seconds_of(match: re.Match, bare_unit_seconds: float) -> float:
+    unit = match.group("u") if "u" in match.re.groupindex else None
+    scale = bare_unit_seconds if not unit else (60.0 if unit.lower().startswith("min") else 1.0)
+    return number(match.group("n")) * scale
+
+
+def show(value: float) -> str:
+    return f"{value:g} s" if value < 120 or value % 60 else f"{value / 60:g} min"
+
+
+# ---------------------------------------------------------------- passages
+
+
+@dataclasses.dataclass
+class Passage:
+    source: str  # file (and launcher function) it comes from
+    line: int  # first line, 1-based
+    text: str  # its lines joined by single spaces
+    kind: str  # "para", "item" or "row"
+    group: int  # passages of one list or one table share it
+    section: str  # the heading above it
+    dated: bool  # records a past run (a date in it or in the paragraph introducing it)
+    topic: str = ""  # what a launcher help text is about when it does not say ("fuzz", "soak", "test")
+    starts: Tuple[int, ...] = ()  # where each of its lines starts in text
+
+    def where(self, offset: int = 0) -> str:
+        """file:line of the character at offset in text."""
+        return f"{self.source}:{self.line + max(0, bisect.bisect_right(self.starts, offset) - 1)}"
+
+
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+TABLE_ROW = re.compile(r"^\s*\|")
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+HEADING = re.compile(r"^#{1,6}\s+(.*)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def passages(source: str, text: str, first_line: int = 1, topic: str = "") -> List[Passage]:
+    out: List[Passage] = []
+    section = ""
+    context_dated = False  # the last paragraph's: lists and tables under it inherit it
+    group = 0
+    cur: Optional[Tuple[str, int, List[str]]] = None  # kind, line, lines
+    in_fence = False
+    in_comment = False
+
+    def flush() -> None:
+        nonlocal cur, context_dated
+        if cur is None:
+            return
+        kind, line, lines = cur
+        stripped = [s.strip() for s in lines]
+        joined = " ".join(stripped)
+        starts = tuple(sum(len(s) + 1 for s in stripped[:i]) for i in range(len(stripped)))
+        dated = bool(DATE.search(joined))
+        if kind == "para":
+            context_dated = dated
+        out.append(Passage(source, line, joined, kind, group, section, dated or context_dated, topic, starts))
+        cur = None
+
+    prev_kind = ""
+    for offset, line in enumerate(text.splitlines()):
+        number_ = first_line + offset
+        if FENCE.match(line):
+            flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if in_comment or line.lstrip().startswith("<!--"):
+            in_comment = "-->" not in line
+            continue
+        if not line.strip():
+            flush()
+            continue
+        heading = HEADING.match(line)
+        if heading:
+            flush()
+            section, context_dated, prev_kind = heading.group(1).strip(), False, ""
+            continue
+        if TABLE_ROW.match(line):
+            flush()
+            if TABLE_RULE.match(line):
+                continue
+            if prev_kind != "row":
+                group += 1
+            cur, prev_kind = ("row", number_, [line]), "row"
+            flush()
+            continue
+        if LIST_ITEM.match(line):
+            flush()
+            if prev_kind != "item":
+                group += 1
+            cur, prev_kind = ("item", number_, [line]), "item"
+            continue
+        if cur is None:  # a paragraph starts (lines after a list item continue it)
+            group += 1
+            cur, prev_kind = ("para", number_, [line]), "para"
+        else:
+            cur[2].append(line)
+    flush()
+    return out
+
+
+def heredoc(launcher: str, function: str) -> Tuple[str, int]:
+    """The text of `cat <<EOF ... EOF` in a launcher function, and its first line."""
+    m = re.search(r"^" + re.escape(function) + r"\(\) \{\n  cat <<EOF\n(.*?)\nEOF\n", launcher, re.S | re.M)
+    assert m, f"nanotick: no `{function}() {{ cat <<EOF ... EOF` found; update this test"
+    return m.group(1), launcher[: m.start(1)].count("\n") + 1
+
+
+def bash_function(launcher: str, name: str) -> str:
+    m = re.search(r"^" + re.escape(name) + r"\(\) \{\n(.*?)^\}\n", launcher, re.S | re.M)
+    assert m, f"nanotick: no function {name}() found; update this test"
+    return m.group(1)
+
+
+def doc_files() -> List[pathlib.Path]:
+    return [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md"))
+
+
+def rel(path: pathlib.Path) -> str:
+    return str(path.relative_to(REPO))
+
+
+def all_passages() -> List[Passage]:
+    out: List[Passage] = []
+    for path in doc_files():
+        out += passages(rel(path), path.read_text())
+    launcher = LAUNCHER.read_text()
+    for function, topic in (("usage", ""), ("test_usage", "test"), ("fuzz_usage", "fuzz"), ("soak_usage", "soak")):
+        text, line = heredoc(launcher, function)
+        out += passages(f"nanotick ({function})", text, line, topic)
+    soak = SOAK_TEST.read_text()
+    doc = re.match(r'\s*"""(.*?)"""', soak, re.S)
+    if doc:
+        out += passages(rel(SOAK_TEST) + " (docstring)", doc.group(1), 1, "soak")
+    return out
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(\[*])")
+
+
+def clauses(p: Passage) -> Iterator[Tuple[str, str, int]]:
+    """(clause, its sentence, the clause's offset in p.text) for each clause of each sentence of a passage."""
+    ends = list(SENTENCE_END.finditer(p.text))
+    starts = [0] + [m.end() for m in ends]
+    stops = [m.start() for m in ends] + [len(p.text)]
+    for start, stop in zip(starts, stops):
+        sentence = p.text[start:stop]
+        offset = start
+        for clause in sentence.split(";"):
+            yield clause, sentence, offset
+            offset += len(clause) + 1
+
+
+# ---------------------------------------------------------------- the code's values
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeValues:
+    fuzz_default_s: float
+    fuzz_ci_s: float
+    soak_default_s: float
+    soak_ci_s: float
+    soak_ci_from: str
+
+
+def code_values() -> CodeValues:
+    launcher = LAUNCHER.read_text()
+    fuzz = re.search(r"^\s*local seconds=(\d+)\b", bash_function(launcher, "cmd_fuzz"), re.M)
+    assert fuzz, "nanotick cmd_fuzz(): no `local seconds=N` (the default time per target); update this test"
+    cmd_test = bash_function(launcher, "cmd_test")
+    fuzz_ci = re.search(r'cmd_fuzz --seconds "\$\{NANOTICK_FUZZ_SECONDS:-(\d+)\}"', cmd_test)
+    assert fuzz_ci, "nanotick cmd_test(): no `cmd_fuzz --seconds \"${NANOTICK_FUZZ_SECONDS:-N}\"`; update this test"
+    soak = re.search(r"^\s*local minutes=(\d+)\b", bash_function(launcher, "cmd_soak"), re.M)
+    assert soak, "nanotick cmd_soak(): no `local minutes=N` (the default soak length); update this test"
+    # The CI soak: whatever the test command or CI sets NANOTICK_SOAK_SECONDS
+    # to, else test_soak.py's own default.
+    soak_ci: Optional[Tuple[float, str]] = None
+    for text, where in ((cmd_test, "nanotick cmd_test()"), (CI_RUN.read_text(), rel(CI_RUN))):
+        m = re.search(r"NANOTICK_SOAK_SECONDS=\"?(\d+)\b", text)
+        if m:
+            soak_ci = (float(m.group(1)), where)
+            break
+    if soak_ci is None:
+        m = re.search(r'os\.environ\.get\("NANOTICK_SOAK_SECONDS",\s*"(\d+(?:\.\d+)?)"\)', SOAK_TEST.read_text())
+        assert m, f"{rel(SOAK_TEST)}: no os.environ.get(\"NANOTICK_SOAK_SECONDS\", \"N\"); update this test"
+        soak_ci = (float(m.group(1)), rel(SOAK_TEST))
+    return CodeValues(float(fuzz.group(1)), float(fuzz_ci.group(1)), float(soak.group(1)) * 60, *soak_ci)
+
+
+# ---------------------------------------------------------------- duration claims
+
+CI_CONTEXT = re.compile(r"nanotick test|\bCI\b|NANOTICK_(?:FUZZ|SOAK)_SECONDS")
+# "NANOTICK_FUZZ_SECONDS (default 3)": the variable's default is the CI run's.
+VAR_DEFAULT = re.compile(r"NANOTICK_(?:FUZZ|SOAK)_SECONDS[`'\"]?\s*\(?\s*default:?\s+" + DUR_OPT)
+DEFAULT = re.compile(r"\bdefault:?\s+" + DUR_OPT)
+
+TARGET = r"(?:(?:fuzz|libFuzzer)\s+)?targets?"
+FUZZ_PER_TARGET = [
+    re.compile(r"\beach(?:\s+" + TARGET + r")?\s+(?:\w+\s+){0,2}?for\s+" + DUR, re.I),  # "each target for 5 s"
+    re.compile(DUR + r"\s+(?:per|for each|of each|on each|each)\s+" + TARGET, re.I),  # "3 s per target"
+    re.compile(r"\btargets?\s*(?:x|×|\*|times)\s*" + DUR, re.I),  # "9 targets x 3 s"
+    re.compile(r"\bfor\s+" + DUR + r"\s+each\b", re.I),  # "for 3 s each"
+]
+SOAK_LENGTH = [
+    re.compile(DUR + r"\s+(?:in|under|during)\s+[`']?\./nanotick test", re.I),  # "30 s in `./nanotick test`"
+    re.compile(r"nanotick test[`']?\s+runs\s+(?:it|the soak|the chaos soak|the CI form|its CI form)"
+               r"\s*(?:for|:)?\s*" + DUR, re.I),  # "runs the CI form: 30 s", "runs it for 30 s"
+    re.compile(r"\bsoak\s*(?:for|of|:)?\s*" + DUR, re.I),  # "the chaos soak for 30 s", "chaos soak 30 s"
+    re.compile(DUR + r"\s+(?:chaos\s+)?soak\b", re.I),  # "the 60 s soak", "a 30-second soak"
+]
+
+
+@dataclasses.dataclass
+class Claim:
+    where: str
+    what: str  # "fuzz CI", "fuzz default", "soak CI", "soak default"
+    seconds: float
+    quote: str
+
+
+def is_about(p: Passage, clause: str, sentence: str, word: str) -> bool:
+    return any(word in t.lower() for t in (clause, sentence, p.section)) or p.topic == word
+
+
+def duration_claims(ps: Sequence[Passage]) -> List[Claim]:
+    claims: List[Claim] = []
+    for p in ps:
+        if p.dated:
+            continue
+        for clause, sentence, offset in clauses(p):
+            fuzz, soak = is_about(p, clause, sentence, "fuzz"), is_about(p, clause, sentence, "soak")
+            if not (fuzz or soak):
+                continue
+            ci = bool(CI_CONTEXT.search(clause) or (not re.search(r"nanotick (?:fuzz|soak)\b", clause)
+                                                    and (CI_CONTEXT.search(sentence) or p.topic == "test")))
+            # Only one of the two may be meant: a clause naming both is read for neither's default.
+            which = "fuzz" if fuzz and not soak else "soak" if soak and not fuzz else ""
+            if not which and "fuzz" in clause.lower() and "soak" not in clause.lower():
+                which = "fuzz"
+            elif not which and "soak" in clause.lower() and "fuzz" not in clause.lower():
+                which = "soak"
+            taken: List[Tuple[int, int]] = []
+
+            def add(m: re.Match, what: str, bare: float) -> None:
+                if any(a <= m.start("n") < b for a, b in taken):
+                    return
+                taken.append(m.span())
+                claims.append(Claim(p.where(offset + m.start()), what, seconds_of(m, bare), m.group(0)))
+
+            for m in VAR_DEFAULT.finditer(clause):
+                add(m, ("fuzz" if "FUZZ" in m.group(0) else "soak") + " CI", 1.0)
+            if which == "fuzz":
+                for pattern in FUZZ_PER_TARGET:
+                    for m in pattern.finditer(clause):
+                        if ci:
+                            add(m, "fuzz CI", 1.0)
+                        elif re.search(r"\bdefault\b", clause):
+                            add(m, "fuzz default", 1.0)
+                for m in DEFAULT.finditer(clause):
+                    add(m, "fuzz default", 1.0)
+            if which == "soak":
+                for pattern in SOAK_LENGTH:
+                    for m in pattern.finditer(clause):
+                        if ci:
+                            add(m, "soak CI", 1.0)
+                for m in DEFAULT.finditer(clause):
+                    add(m, "soak default", 60.0)  # `--minutes N (default 10)`
+    return claims
+
+
+@pytest.fixture(scope="module")
+def docs() -> List[Passage]:
+    return all_passages()
+
+
+@pytest.fixture(scope="module")
+def code() -> CodeValues:
+    return code_values()
+
+
+def check_durations(claims: Sequence[Claim], what: str, want: float, origin: str) -> None:
+    found = [c for c in claims if c.what == what]
+    wrong = [f"{c.where}: says {c.quote!r} ({show(c.seconds)}), the code has {show(want)} ({origin})"
+             for c in found if abs(c.seconds - want) > 1e-9]
+    assert not wrong, f"{what}: docs disagree with the code:\n  " + "\n  ".join(wrong)
+
+
+def test_fuzz_seconds_in_ci_match_the_launcher(docs, code):
+    claims = duration_claims(docs)
+    check_durations(claims, "fuzz CI", code.fuzz_ci_s, "nanotick cmd_test: ${NANOTICK_FUZZ_SECONDS:-N}")
+    # The test itself must see the claims it exists for (a rewording would silently drop them).
+    sources = {c.where.split(":")[0] for c in claims if c.what == "fuzz CI"}
+    assert "docs/CONTRIBUTING.md" in sources and "nanotick (test_usage)" in sources, \
+        f"the fuzz seconds in CI are no longer found in docs/CONTRIBUTING.md or test_usage (found in {sorted(sources)})"
+
+
+def test_fuzz_default_seconds_match_the_launcher(docs, code):
+    claims = duration_claims(docs)
+    check_durations(claims, "fuzz default", code.fuzz_default_s, "nanotick cmd_fuzz: local seconds=N")
+    sources = {c.where.split(":")[0] for c in claims if c.what == "fuzz default"}
+    assert "nanotick (fuzz_usage)" in sources, f"fuzz_usage's default is no longer found (found in {sorted(sources)})"
+
+
+def test_soak_seconds_in_ci_match_the_code(docs, code):
+    claims = duration_claims(docs)
+    check_durations(claims, "soak CI", code.soak_ci_s, code.soak_ci_from + ": NANOTICK_SOAK_SECONDS")
+    sources = {c.where.split(":")[0] for c in claims if c.what == "soak CI"}
+    for must in ("docs/CONTRIBUTING.md", "docs/RELIABILITY.md", "nanotick (soak_usage)"):
+        assert must in sources, f"the CI soak length is no longer found in {must} (found in {sorted(sources)})"
+
+
+def test_soak_default_minutes_match_the_launcher(docs, code):
+    claims = duration_claims(docs)
+    check_durations(claims, "soak default", code.soak_default_s, "nanotick cmd_soak: local minutes=N")
+    sources = {c.where.split(":")[0] for c in claims if c.what == "soak default"}
+    assert "nanotick (soak_usage)" in sources, f"soak_usage's default is no longer found (found in {sorted(sources)})"
+
+
+# ---------------------------------------------------------------- fuzz targets
+
+
+def fuzz_targets() -> List[str]:
+    return sorted(p.name[: -len("_fuzz.cpp")] for p in (REPO / "fuzz").glob("*_fuzz.cpp"))
+
+
+def test_fuzz_list_is_the_fuzz_directory():
+    done = subprocess.run([str(LAUNCHER), "fuzz", "--list"], capture_output=True, text=True, timeout=30, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split()) == fuzz_targets(), \
+        f"./nanotick fuzz --list printed {sorted(done.stdout.split())}, fuzz/*_fuzz.cpp has {fuzz_targets()}"
+
+
+def name_pattern(name: str) -> re.Pattern:
+    # `order_entry`, order_entry_fuzz, fuzz/order_entry_fuzz.cpp, fuzz_order_entry; not order_entry_bench.
+    return re.compile(r"(?<![\w-])(?:fuzz_)?" + re.escape(name) + r"(?:_fuzz(?:\.cpp)?)?(?![\w-])")
+
+
+FIRST_CELL = re.compile(r"^\s*\|\s*`?([A-Za-z0-9_]+)`?\s*\|")
+COUNT = re.compile(r"\b" + NUM + r"\s+(?:of\s+the\s+)?(?:(?:libFuzzer|fuzz)\s+)?targets\b", re.I)
+
+
+def test_docs_that_list_the_fuzz_targets_list_all_of_them(docs):
+    targets = fuzz_targets()
+    patterns = {t: name_pattern(t) for t in targets}
+    groups: Dict[Tuple[str, int], List[Passage]] = {}
+    for p in docs:
+        groups.setdefault((p.source, p.group), []).append(p)
+    problems: List[str] = []
+    for (source, _), members in groups.items():
+        text = " ".join(p.text for p in members)
+        named = {t for t, pat in patterns.items() if pat.search(text)}
+        about_fuzz = "fuzz" in text.lower() or "fuzz" in members[0].section.lower() or members[0].topic == "fuzz"
+        if len(named) < 3 or not about_fuzz:
+            continue
+        where = members[0].where()
+        missing = [t for t in targets if t not in named]
+        if missing:
+            problems.append(f"{where}: lists fuzz targets but not {missing} (fuzz/*_fuzz.cpp has {len(targets)})")
+        if members[0].kind == "row":  # a table of targets: every first cell must be one
+            cells = [m.group(1) for p in members[1:] for m in [FIRST_CELL.match(p.text)] if m]
+            unknown = [c for c in cells if c not in targets]
+            if unknown:
+                problems.append(f"{where}: the table names fuzz targets that do not exist: {unknown}")
+    for p in docs:
+        if p.dated:
+            continue
+        for clause, sentence, offset in clauses(p):
+            if not is_about(p, clause, sentence, "fuzz"):
+                continue
+            for m in COUNT.finditer(clause):
+                if number(m.group("n")) != len(targets):
+                    problems.append(f"{p.where(offset + m.start())}: says {m.group(0)!r}, fuzz/*_fuzz.cpp has {len(targets)}")
+    assert not problems, "fuzz targets: docs disagree with fuzz/:\n  " + "\n  ".join(problems)
+
+
+# ---------------------------------------------------------------- launcher commands
+
+
+def case_commands() -> Set[str]:
+    body = bash_function(LAUNCHER.read_text(), "main")
+    m = re.search(r'case "\$cmd" in\n(.*?)\n\s*esac', body, re.S)
+    assert m, "nanotick main(): no `case \"$cmd\" in ... esac`; update this test"
+    out: Set[str] = set()
+    for label in re.findall(r"^\s*([^\s()]+)\)", m.group(1), re.M):
+        out |= {c for c in label.split("|") if c not in ("*", "-h", "--help", "help")}
+    assert out, "nanotick main(): no command found in its case"
+    return out
+
+
+def usage_commands() -> Set[str]:
+    text, _ = heredoc(LAUNCHER.read_text(), "usage")
+    section = text.split("\ncommands:\n", 1)
+    assert len(section) == 2, "nanotick usage(): no 'commands:' list; update this test"
+    body = section[1].split("\n\n", 1)[0]
+    # A command's line starts two spaces in; its continuation lines further.
+    return set(re.findall(r"^  ([a-z][a-z0-9-]*)\s", body, re.M))
+
+
+def test_usage_names_every_command_of_main():
+    case, usage = case_commands(), usage_commands()
+    assert case == usage, (f"nanotick: main()'s case and usage() differ: only in the case {sorted(case - usage)}, "
+                           f"only in usage() {sorted(usage - case)}")
+
+
+ROW_COMMAND = re.compile(r"^\s*\|\s*`\./nanotick ([a-z][a-z0-9-]*)")
+
+
+def test_commands_doc_has_one_row_per_command():
+    if not COMMANDS_DOC.exists():
+        pytest.skip("docs/COMMANDS.md does not exist yet: its command table is checked once it does")
+    rows: List[Tuple[int, str]] = []
+    for number_, line in enumerate(COMMANDS_DOC.read_text().splitlines(), 1):
+        m = ROW_COMMAND.match(line)
+        if m:
+            rows.append((number_, m.group(1)))
+    case = case_commands()
+    named = [c for _, c in rows]
+    problems = []
+    if not rows:
+        problems.append("no table row starts with `./nanotick CMD")
+    missing = sorted(case - set(named))
+    if missing:
+        problems.append(f"no row for {missing}")
+    unknown = [f"line {n}: {c}" for n, c in rows if c not in case]
+    if unknown:
+        problems.append(f"rows for commands the launcher does not have: {unknown}")
+    twice = sorted({c for c in named if named.count(c) > 1})
+    if twice:
+        problems.append(f"more than one row for {twice}")
+    assert not problems, "docs/COMMANDS.md against nanotick main()'s case:\n  " + "\n  ".join(problems)
+
+
+MENTION = re.compile(r"\./nanotick ([a-z][a-z0-9-]*)\b")
+
+
+def test_every_command_a_doc_names_exists(docs):
+    case = case_commands()
+    wrong = [f"{p.where(m.start())}: ./nanotick {m.group(1)}" for p in docs for m in MENTION.finditer(p.text)
+             if m.group(1) not in case]
+    assert not wrong, f"docs name launcher commands that do not exist (nanotick has {sorted(case)}):\n  " + \
+        "\n  ".join(wrong)
