@@ -445,7 +445,8 @@ def test_docs_that_list_the_fuzz_targets_list_all_of_them(docs):
                 continue
             for m in COUNT.finditer(clause):
                 if number(m.group("n")) != len(targets):
-                    problems.append(f"{p.where(offset + m.start())}: says {m.group(0)!r}, fuzz/*_fuzz.cpp has {len(targets)}")
+                    where = p.where(offset + m.start())
+                    problems.append(f"{where}: says {m.group(0)!r}, fuzz/*_fuzz.cpp has {len(targets)}")
     assert not problems, "fuzz targets: docs disagree with fuzz/:\n  " + "\n  ".join(problems)
 
 
