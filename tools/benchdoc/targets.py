@@ -45,7 +45,9 @@ def _quantity_re(i: int, signed: bool = True) -> str:
 
 
 _Q1, _Q2, _Q3, _Q4 = _quantity_re(1), _quantity_re(2, False), _quantity_re(3), _quantity_re(4, False)
-_CELL = re.compile(rf"^{_Q1}(?:\s*[-–]\s*{_Q2})?(?:\s*\[\s*{_Q3}\s*[-–]\s*{_Q4}\s*\])?(?:\s*\((?:±|\+|-)[^)]*\))?$")
+_CELL = re.compile(rf"^{_Q1}(?:\s*[-–]\s*{_Q2})?"  # a value, or a bare range "0.80-1.19"
+                   rf"(?:\s*\[\s*{_Q3}\s*[-–]\s*{_Q4}\s*\])?"  # then perhaps "[min-max]" over repeats
+                   rf"(?:\s*\((?:±|\+|-)[^)]*\))?$")  # then perhaps "(±3%)" or "(+7.9)", not checked
 
 
 class TargetError(Exception):
