@@ -34,6 +34,9 @@ def _record(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except record_mod.RecordError as e:
         print(f"benchdoc record: error: {e}", file=sys.stderr)
         return e.exit_code
+    except KeyboardInterrupt:
+        print("benchdoc record: interrupted: the bench was stopped, nothing recorded", file=sys.stderr)
+        return 130
     print(f"benchdoc: recorded {_shown(path)}", file=sys.stderr)
     return 0
 

@@ -119,6 +119,9 @@ def parse_output(text: str) -> Dict[str, object]:
             continue
         h = _HEADING.match(line)
         if h:
+            if len(h.group(1)) == 2:  # every bench prints one machine header: a second one is a second bench
+                raise ParseError(f"line {i + 1}: a second machine header {line.strip()!r}: the output holds more "
+                                 "than one bench; record each bench into its own results file")
             heading, level, caption = h.group(2), len(h.group(1)), None
             i += 1
             continue

@@ -108,11 +108,22 @@ def run_bench(argv: List[str], out=None) -> Tuple[int, str, float]:
         raise RecordError(f"cannot run {argv[0]}: {e.strerror or e}", 2) from None
     chunks: List[bytes] = []
     assert proc.stdout is not None
+    echo = True
     try:
         for line in iter(proc.stdout.readline, b""):
             chunks.append(line)
-            out.write(line.decode("utf-8", errors="replace"))
-            out.flush()
+            if echo:
+                try:
+                    out.write(line.decode("utf-8", errors="replace"))
+                    out.flush()
+                except BrokenPipeError:
+                    # `record ... | head`: the reader left, the run goes on being recorded. Our stdout now
+                    # points at /dev/null so that the interpreter's last flush does not fail again.
+                    echo = False
+                    if out is sys.stdout:
+                        devnull = os.open(os.devnull, os.O_WRONLY)
+                        os.dup2(devnull, sys.stdout.fileno())
+                        os.close(devnull)
         rc = proc.wait()
     except BaseException:
         proc.kill()  # Ctrl-C or a broken pipe: do not leave the bench running behind us
