@@ -35,7 +35,7 @@ OPS = ("<=", ">=")
 _KEYS = {"bench", "table", "caption", "row", "column", "op", "value", "unit", "cell_unit", "target"}
 
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+"
-_UNIT = r"%|[A-Za-zµμ][A-Za-zµμ/]*(?:/s)?"
+_UNIT = r"%|/?[A-Za-zµμ][A-Za-zµμ/]*"  # x, %, ns, µs, M/s, /s, msgs/s
 
 
 def _quantity_re(i: int, signed: bool = True) -> str:
@@ -47,7 +47,7 @@ def _quantity_re(i: int, signed: bool = True) -> str:
 _Q1, _Q2, _Q3, _Q4 = _quantity_re(1), _quantity_re(2, False), _quantity_re(3), _quantity_re(4, False)
 _CELL = re.compile(rf"^{_Q1}(?:\s*[-–]\s*{_Q2})?"  # a value, or a bare range "0.80-1.19"
                    rf"(?:\s*\[\s*{_Q3}\s*[-–]\s*{_Q4}\s*\])?"  # then perhaps "[min-max]" over repeats
-                   rf"(?:\s*\((?:±|\+|-)[^)]*\))?$")  # then perhaps "(±3%)" or "(+7.9)", not checked
+                   rf"(?:\s*\([^()]*\))?$")  # then perhaps "(±3%)", "(+7.9)", "(1 session)": a note, not checked
 
 
 class TargetError(Exception):
@@ -72,8 +72,9 @@ def _quantity(m: re.Match, i: int) -> Tuple[float, str]:
 
 def parse_cell(text: str) -> Measured:
     """A cell as a number or a range: "461 ns", "23.6k", "1.16x", "12%", "0.80-1.19 M/s", "1.14x [1.10x-1.20x]",
-    "2.9 (±3%)". A bracketed range (min-max over repeats) is the range checked; "(±...)"/"(+...)" notes
-    after a value are ignored. Raises ValueError on anything else (two values, words, "n/a")."""
+    "2.9 (±3%)", "341440/s (1 session)". A bracketed range (min-max over repeats) is the range checked, not
+    the median before it; one parenthesised note at the end is ignored. Raises ValueError on anything else
+    (two values "28.8 / 8912.9", words, "n/a")."""
     s = text.replace("**", "").replace("`", "").strip()
     m = _CELL.match(s)
     if not m:

@@ -300,11 +300,13 @@ def test_parse_cell_reads_the_benches_number_formats():
              "0.80-1.19 M/s": (0.8, 1.19, "M/s", True), "4.1-4.4 µs": (4.1, 4.4, "µs", True),
              "1.14x [1.10x-1.20x]": (1.10, 1.20, "x", True), "311 ns [311-320]": (311, 320, "ns", True),
              "2.9 (±3%)": (2.9, 2.9, "", False), "53.3 (+7.9)": (53.3, 53.3, "", False),
-             "1,000": (1000, 1000, "", False), "**0.92x**": (0.92, 0.92, "x", False)}
+             "1,000": (1000, 1000, "", False), "**0.92x**": (0.92, 0.92, "x", False),
+             "341440/s (1 session)": (341440, 341440, "/s", False), "3.4M/s": (3.4, 3.4, "M/s", False)}
     for cell, (lo, hi, unit, is_range) in cases.items():
         m = parse_cell(cell)
         assert (m.low, m.high, m.unit, m.is_range) == (pytest.approx(lo), pytest.approx(hi), unit, is_range), cell
-    for bad in ("n/a", "**no**", "6.92x / 1.34x", "", "yes", "1.2.3", "1-2 [3-4]", "1x-2%"):
+    for bad in ("n/a", "**no**", "6.92x / 1.34x", "28.8 / 8912.9", "", "yes", "1.2.3", "1-2 [3-4]", "1x-2%",
+                "5 (a) (b)"):
         with pytest.raises(ValueError):
             parse_cell(bad)
 
