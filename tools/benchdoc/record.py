@@ -67,12 +67,14 @@ def _git(root: Path) -> Dict[str, object]:
 
 def _display_path(binary: str, root: Path) -> str:
     """The binary as a reader types it: relative to the repo root when inside it, else as given."""
-    p = Path(binary)
-    if p.is_absolute() or os.sep in binary:
+    if os.sep not in binary:
+        return binary  # found on PATH: the reader types the same name
+    for path, base in ((Path(os.path.abspath(binary)), Path(os.path.abspath(root))),
+                       (Path(binary).resolve(), root.resolve())):  # as typed first, then through symlinks
         try:
-            return str(p.resolve().relative_to(root.resolve()))
+            return str(path.relative_to(base))
         except ValueError:
-            return binary
+            pass
     return binary
 
 

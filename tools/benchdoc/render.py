@@ -103,12 +103,17 @@ def measured_line(r: Dict[str, object], subject: str = "Measured") -> str:
         at += " (with uncommitted changes in the tree)"
     machine = r["machine"]
     cpus = machine.get("cpus")
-    on = f"{machine.get('cpu', 'an unknown CPU')}, {cpus} CPUs" if cpus else f"{machine.get('cpu', 'an unknown CPU')}"
+    on = str(machine.get("cpu") or "an unknown CPU") + (f", {cpus} CPUs" if cpus else "")
     seconds = float(r["wall_seconds"])
     secs = f"{seconds:.1f}" if seconds < 100 else f"{seconds:.0f}"
     load = r["loadavg"]
     return (f"{subject} {str(r['date'])[:10]} {at} on {on}; load {_load(load.get('before'))} → "
-            f"{_load(load.get('after'))}; `{r['command']}` ({secs} s).")
+            f"{_load(load.get('after'))}; {_code(str(r['command']))} ({secs} s).")
+
+
+def _code(text: str) -> str:
+    """Inline code that survives a backtick inside it (a command with `...` substitution)."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 def _escape(cell: str) -> str:
