@@ -82,7 +82,9 @@ def _render(args: argparse.Namespace) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.benchdoc",
-                                     description="Benchmark results recorded as JSON, rendered into Markdown.")
+                                     description="Benchmark results recorded as JSON, rendered into Markdown.",
+                                     epilog="The block syntax, the JSON's fields and the exit statuses: the docstring "
+                                            "of tools/benchdoc/__main__.py; the targets file's schema: targets.py.")
     sub = parser.add_subparsers(dest="command_name", required=True, metavar="{record,render}")
     rec = sub.add_parser("record", help="run a bench and record its tables as JSON",
                          usage="%(prog)s [--name NAME] [--command TEXT] [--out-dir DIR] -- BENCH_BINARY [ARGS...]")
