@@ -11,9 +11,16 @@ bool contains(const std::vector<std::string_view>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// Appends in place rather than `sep + std::string(s)`: that temporary goes
+// through string::insert(0, ...), whose memcpy length GCC 12 cannot bound at
+// -O3/LTO, and it reports a bogus -Wstringop-overflow (the std::string false
+// positives of GCC bugs 105329/105651 that tests/CMakeLists.txt also names).
 std::string joined(const std::vector<std::string_view>& v) {
   std::string out;
-  for (const std::string_view s : v) out += (out.empty() ? "" : ", ") + std::string(s);
+  for (const std::string_view s : v) {
+    if (!out.empty()) out += ", ";
+    out += s;
+  }
   return out;
 }
 
