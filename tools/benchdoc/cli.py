@@ -61,11 +61,11 @@ def _render(args: argparse.Namespace) -> int:
         return 2
     if args.check:
         if new == old:
-            print(f"benchdoc: {label} is up to date ({blocks} generated blocks)", file=sys.stderr)
+            print(f"benchdoc: {label} is up to date ({blocks} generated blocks and inline markers)", file=sys.stderr)
             return 0
         sys.stdout.write(render_mod.unified_diff(old, new, label))
         print(f"benchdoc: {label} differs from what its results render to: run "
-              f"'python -m tools.benchdoc render {label}' (and do not edit inside generated blocks)",
+              f"'python -m tools.benchdoc render {label}' (and do not edit inside generated blocks or inline markers)",
               file=sys.stderr)
         return 1
     if new != old:
@@ -74,9 +74,9 @@ def _render(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"benchdoc render: error: cannot write {label}: {e}", file=sys.stderr)
             return 2
-        print(f"benchdoc: rendered {blocks} generated blocks into {label}", file=sys.stderr)
+        print(f"benchdoc: rendered {blocks} generated blocks and inline markers into {label}", file=sys.stderr)
     else:
-        print(f"benchdoc: {label} already up to date ({blocks} generated blocks)", file=sys.stderr)
+        print(f"benchdoc: {label} already up to date ({blocks} generated blocks and inline markers)", file=sys.stderr)
     return 0
 
 

@@ -11,9 +11,17 @@ Two kinds of block, each between marker lines of its own (a marker is a whole li
     ...generated...
     <!-- /targets -->
 
+And three kinds of inline marker, anywhere in a line (a README table row), several to a line; each pair
+opens and closes on the same line and what is between them is replaced:
+
+    <!-- figure: ID -->...<!-- /figure -->        the [[figure]] ID of the targets file: its cell's text
+    <!-- measured: NAME -->...<!-- /measured -->  "2026-11-29, `abc1234`" (+dirty when the tree was)
+    <!-- target: ID -->...<!-- /target -->        the [[target]] with that id: "met" or "**missed**"
+
 Everything between a pair of markers is replaced; everything outside is left byte for byte. Markers inside
-``` or ~~~ fences (documentation showing the syntax) are text, not blocks. A file with an error anywhere (a
-malformed or unclosed marker, a results file or table or cell missing) is not changed at all.
+``` or ~~~ fences, and inline markers inside `code spans` (documentation showing the syntax), are text, not
+markers. A file with an error anywhere (a malformed or unclosed marker, a results file or table or cell
+missing) is not changed at all.
 """
 
 from __future__ import annotations
@@ -32,6 +40,13 @@ _OPEN_TARGETS = re.compile(r"^<!--\s*targets:\s*(?P<names>.*?)\s*-->$")
 _CLOSE = re.compile(r"^<!--\s*/(?P<kind>bench|targets)\s*-->$")
 _ANY_MARKER = re.compile(r"^<!--\s*/?\s*(bench|targets)\b")
 _FENCE = re.compile(r"^(```|~~~)")
+# Inline markers: a token is one HTML comment naming a kind; its argument is checked once paired.
+_INLINE_START = re.compile(r"<!--\s*/?\s*(?:figure|measured|target)\b")
+_INLINE_TOKEN = re.compile(r"<!--\s*(?P<close>/)?\s*(?P<kind>figure|measured|target)\b(?P<rest>.*?)-->")
+_INLINE_ARG = re.compile(r"^:\s*(?P<arg>\S+)\s*$")
+_BACKTICKS = re.compile(r"`+")
+_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
+_DATE = re.compile(r"^\d{4}-\d\d-\d\d")
 
 
 class RenderError(Exception):
@@ -83,9 +98,29 @@ def _check_results(data: object, path: Path, where: str) -> None:
         for r in t["rows"]:
             if not isinstance(r, list) or len(r) != len(t["columns"]) or not all(isinstance(c, str) for c in r):
                 raise bad(f"table #{n} ({t['heading']!r}) has a row that is not {len(t['columns'])} strings")
+        # record parses line by line, so no text of its tables holds a line break; one that does was edited
+        # by hand and would end a Markdown table row, or a generated block, early.
+        texts = [t["heading"], t.get("caption") or "", *t["columns"], *(c for r in t["rows"] for c in r)]
+        broken = next((c for c in texts if isinstance(c, str) and ("\n" in c or "\r" in c)), None)
+        if broken is not None:
+            raise bad(f"table #{n} ({t['heading']!r}) has a line break in {broken!r}")
         align = t.get("align")
         if align is not None and (not isinstance(align, list) or len(align) != len(t["columns"])):
             raise bad(f"table #{n} ({t['heading']!r}) has an 'align' list of the wrong length")
+
+
+def measured_inline(r: Dict[str, object], name: str, where: str) -> str:
+    """"2026-11-29, `abc1234`": when and at which commit NAME was recorded, "+dirty" if the tree had changes."""
+    date, commit = r["date"], r["git"].get("commit")
+    if not _DATE.match(date):
+        raise RenderError(f"{where}: {name}.json's date {date!r} does not start with YYYY-MM-DD")
+    if commit is None:
+        at = "unknown commit"  # recorded where git was not available: say so rather than refuse
+    elif isinstance(commit, str) and _COMMIT.match(commit):
+        at = f"`{commit[:7]}`"
+    else:
+        raise RenderError(f"{where}: {name}.json's git commit {commit!r} is not a hexadecimal commit id")
+    return f"{date[:10]}, {at}" + ("+dirty" if r["git"].get("dirty") is True else "")
 
 
 def _load(loadavg: object) -> str:
@@ -169,11 +204,129 @@ def targets_block(names: List[str], results: Results, target_list: List[targets_
     return out + [""]
 
 
+class _Entries:
+    """The targets file, loaded on first use (a page without targets or figures does not need one)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.loaded: Optional[Tuple[List[targets_mod.Target], List[targets_mod.Figure]]] = None
+
+    def get(self, where: str) -> Tuple[List[targets_mod.Target], List[targets_mod.Figure]]:
+        if self.loaded is None:
+            try:
+                self.loaded = targets_mod.load_entries(self.path)
+            except targets_mod.TargetError as e:
+                raise RenderError(f"{where}: {e}") from None
+        return self.loaded
+
+
+def _code_spans(line: str) -> List[Tuple[int, int]]:
+    """[start, end) of the `code spans` of a line: a run of n backticks up to the next run of exactly n
+    (CommonMark); a run with no partner is a literal backtick."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
+    spans, k = [], 0
+    while k < len(runs):
+        a, b = runs[k]
+        partner = next((j for j in range(k + 1, len(runs)) if runs[j][1] - runs[j][0] == b - a), None)
+        if partner is None:
+            k += 1
+        else:
+            spans.append((a, runs[partner][1]))
+            k = partner + 1
+    return spans
+
+
+def _inline_tokens(line: str, where_line: str) -> List[re.Match]:
+    """The inline marker tokens of a line that are markers, not text inside a code span."""
+    tokens = list(_INLINE_TOKEN.finditer(line))
+    starts = {m.start() for m in tokens}
+    # What a pair encloses is generated (a figure's cell may hold backticks): blank it before looking for
+    # code spans, so that rendering cannot change which markers are in code.
+    masked = list(line)
+    for a, b in zip(tokens, tokens[1:]):
+        if not a.group("close") and b.group("close") and a.group("kind") == b.group("kind"):
+            masked[a.end():b.start()] = " " * (b.start() - a.end())
+    spans = _code_spans("".join(masked))
+
+    def in_code(pos: int) -> bool:
+        return any(s <= pos < e for s, e in spans)
+
+    for m in _INLINE_START.finditer(line):
+        if m.start() not in starts and not in_code(m.start()):
+            text = line[m.start():].rstrip("\r\n")
+            raise RenderError(f"{where_line}, {text}: malformed inline marker: no '-->' on this line")
+    return [m for m in tokens if not in_code(m.start())]
+
+
+def _inline_body(kind: str, arg: str, results: Results, entries: _Entries, where: str) -> str:
+    if kind == "measured":
+        return measured_inline(results.get(arg, where), arg, where)
+    if not targets_mod.ID.match(arg):
+        raise RenderError(f"{where}: {arg!r} is not an id (a-z, 0-9, '_', '-')")
+    target_list, figures = entries.get(where)
+    try:
+        if kind == "figure":
+            figure = next((f for f in figures if f.id == arg), None)
+            if figure is None:
+                known = ", ".join(f.id for f in figures) or "none"
+                raise RenderError(f"{where}: the targets file {entries.path} has no [[figure]] with id {arg!r} "
+                                  f"(figure ids: {known})")
+            text = targets_mod.figure_text(figure, results.get(figure.bench, where))
+        else:
+            target = next((t for t in target_list if t.id == arg), None)
+            if target is None:
+                known = ", ".join(t.id for t in target_list if t.id) or "none"
+                raise RenderError(f"{where}: the targets file {entries.path} has no [[target]] with id {arg!r} "
+                                  f"(target ids: {known})")
+            text = "met" if targets_mod.check(target, results.get(target.bench, where))[1] else "**missed**"
+    except targets_mod.TargetError as e:
+        raise RenderError(f"{where}: {e}") from None
+    if "\n" in text or "\r" in text or "<!--" in text or "-->" in text:
+        # It would end the row or be read as a marker on the next render: refuse rather than break the page.
+        raise RenderError(f"{where}: the cell's text {text!r} holds a line break, '<!--' or '-->'")
+    return _escape(text)
+
+
+def render_inline(line: str, results: Results, entries: _Entries, where_line: str) -> Tuple[str, int]:
+    """(line with its inline markers rendered, number of markers); raises RenderError."""
+    body = line.rstrip("\r\n")
+    ending = line[len(body):]
+    tokens = _inline_tokens(body, where_line)
+    out, pos, count, k = [], 0, 0, 0
+    while k < len(tokens):
+        m = tokens[k]
+        marker = m.group(0)
+        where = f"{where_line}, {marker}"
+        kind = m.group("kind")
+        if m.group("close"):
+            if m.group("rest").strip():
+                raise RenderError(f"{where}: malformed closing marker: write '<!-- /{kind} -->'")
+            raise RenderError(f"{where}: a closing marker with no inline marker open")
+        a = _INLINE_ARG.match(m.group("rest"))
+        if not a:
+            raise RenderError(f"{where}: malformed inline marker: write '<!-- {kind}: "
+                              f"{'NAME' if kind == 'measured' else 'ID'} -->'")
+        if k + 1 == len(tokens):
+            raise RenderError(f"{where}: not closed on this line: add '<!-- /{kind} -->' after it")
+        c = tokens[k + 1]
+        if not c.group("close"):
+            raise RenderError(f"{where}: not closed before '{c.group(0)}': add '<!-- /{kind} -->'")
+        if c.group("kind") != kind or c.group("rest").strip():
+            raise RenderError(f"{where}: closed by '{c.group(0)}': expected '<!-- /{kind} -->'")
+        out += [body[pos:m.end()], _inline_body(kind, a.group("arg"), results, entries, where)]
+        pos = c.start()
+        count += 1
+        k += 2
+    out.append(body[pos:])
+    return "".join(out) + ending, count
+
+
 def render_text(text: str, results_dir: Path, targets_path: Path, file_label: str) -> Tuple[str, int]:
-    """(new text, number of blocks) of a Markdown file; raises RenderError and changes nothing on any problem."""
+    """(new text, number of blocks and inline markers) of a Markdown file; raises RenderError and changes
+    nothing on any problem."""
     lines = text.splitlines(keepends=True)
     results = Results(results_dir)
-    target_list: Optional[List[targets_mod.Target]] = None
+    entries = _Entries(targets_path)
     out: List[str] = []
     blocks = 0
     fence: Optional[str] = None
@@ -194,7 +347,9 @@ def render_text(text: str, results_dir: Path, targets_path: Path, file_label: st
             i += 1
             continue
         if not _ANY_MARKER.match(stripped):
-            out.append(line)
+            rendered, n = render_inline(line, results, entries, f"{file_label} line {i + 1}")
+            out.append(rendered)
+            blocks += n
             i += 1
             continue
         where = f"{file_label} line {i + 1}, {stripped}"
@@ -236,12 +391,7 @@ def render_text(text: str, results_dir: Path, targets_path: Path, file_label: st
             names = mt.group("names").split()
             if not names:
                 raise RenderError(f"{where}: name at least one results name: '<!-- targets: ring_bench -->'")
-            if target_list is None:
-                try:
-                    target_list = targets_mod.load_targets(targets_path)
-                except targets_mod.TargetError as e:
-                    raise RenderError(f"{where}: {e}") from None
-            body = targets_block(names, results, target_list, where)
+            body = targets_block(names, results, entries.get(where)[0], where)
         newline = "\r\n" if line.endswith("\r\n") else "\n"
         out.append(line if line.endswith(("\n", "\r")) else line + newline)
         out += [b + newline for b in body]

@@ -15,15 +15,33 @@ Each `[[target]]` entry names one cell of one recorded table and the bound it mu
     unit = "x"                           # "x", "%", "ns", "us", "ms", "s", any other label, or "" for none
     cell_unit = "ns"                     # optional: what a bare number in that column is in (default: unit)
     target = "round trip p50 <= 1.3x the cache-line ping-pong floor"   # the wording shown
+    id = "ring-rtt"                      # optional: lets a page show this target's verdict inline,
+                                         # <!-- target: ring-rtt -->met<!-- /target --> (render.py)
 
 Exactly one (table, row) pair must match, or the entry is an error: a target never silently checks a
 different cell. Cells are read as numbers by parse_cell (suffixes k/M/G, x, %, time units, ranges).
+
+Each `[[figure]]` entry names one cell to quote inline on a page, <!-- figure: ID -->...<!-- /figure -->:
+
+    [[figure]]
+    id = "ring-rtt-p50"                  # [a-z0-9_-]+, unique among the figures and the targets' ids
+    bench = "ring_bench"                 # the cell is selected exactly as a target's:
+    table = '^\\(b\\) SPSC round trip'     #   table, optional caption, row, column
+    caption = '^$'
+    row = '^nanotick::SpscRing$'
+    column = "p50"
+    format = "{cell} ns"                 # optional: "cell" (default) shows the cell's text as recorded;
+                                         # otherwise a template in which {cell} stands for that text
+
+A figure is the cell's text, not a number re-printed: the README and the full tables cannot disagree on
+rounding. A cell that matches no row or several is an error, as for a target.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import string
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +50,9 @@ from typing import Dict, List, Optional, Tuple
 TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 MULTIPLIERS = {"k": 1e3, "M": 1e6, "G": 1e9}
 OPS = ("<=", ">=")
-_KEYS = {"bench", "table", "caption", "row", "column", "op", "value", "unit", "cell_unit", "target"}
+_KEYS = {"bench", "table", "caption", "row", "column", "op", "value", "unit", "cell_unit", "target", "id"}
+_FIGURE_KEYS = {"id", "bench", "table", "caption", "row", "column", "format"}
+ID = re.compile(r"^[a-z0-9_-]+$")
 
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+"
 _UNIT = r"%|/?[A-Za-zµμ][A-Za-zµμ/]*"  # x, %, ns, µs, M/s, /s, msgs/s
@@ -123,6 +143,27 @@ class Target:
     cell_unit: Optional[str]
     wording: str
     index: int  # 1-based position in the file, for messages
+    id: Optional[str] = None
+
+    @property
+    def what(self) -> str:
+        return f"target {self.wording!r}"
+
+
+@dataclass
+class Figure:
+    id: str
+    bench: str
+    table: re.Pattern
+    caption: Optional[re.Pattern]
+    row: Dict[Optional[str], re.Pattern]
+    column: str
+    format: str  # "cell" or a template with {cell}
+    index: int
+
+    @property
+    def what(self) -> str:
+        return f"figure {self.id!r}"
 
 
 def _regex(entry: str, key: str, pattern: object) -> re.Pattern:
@@ -134,7 +175,45 @@ def _regex(entry: str, key: str, pattern: object) -> re.Pattern:
         raise TargetError(f"{entry}: '{key}' is not a valid regular expression: {e}") from None
 
 
-def load_targets(path: Path) -> List[Target]:
+def _row_selector(where: str, row: object) -> Dict[Optional[str], re.Pattern]:
+    if isinstance(row, dict):
+        if not row:
+            raise TargetError(f"{where}: 'row' is an empty table: name at least one column")
+        return {str(col): _regex(where, f"row.{col}", pat) for col, pat in row.items()}
+    return {None: _regex(where, "row", row)}
+
+
+def _check_id(where: str, value: object, seen: Dict[str, str]) -> str:
+    if not isinstance(value, str) or not ID.match(value):
+        raise TargetError(f"{where}: 'id' must be a string of a-z, 0-9, '_' and '-', not {value!r}")
+    if value in seen:
+        raise TargetError(f"{where}: id {value!r} is already used by {seen[value]}")
+    return value
+
+
+def _check_format(where: str, fmt: object) -> str:
+    """"cell", or a one-line template whose only placeholder is {cell}: checked when loaded, not when used."""
+    if not isinstance(fmt, str) or not fmt:
+        raise TargetError(f"{where}: 'format' must be \"cell\" or a template such as \"{{cell}} ns\"")
+    if fmt == "cell":
+        return fmt
+    if "\n" in fmt or "\r" in fmt or "<!--" in fmt or "-->" in fmt:
+        raise TargetError(f"{where}: 'format' must be one line of text without '<!--' or '-->' (it is put "
+                          "inside a marker on a table row)")
+    try:
+        fields = [(name, spec, conv) for _, name, spec, conv in string.Formatter().parse(fmt) if name is not None]
+    except ValueError as e:
+        raise TargetError(f"{where}: 'format' {fmt!r} is not a valid template: {e} (write {{{{ and }}}} for "
+                          "literal braces)") from None
+    bad = [name for name, spec, conv in fields if name != "cell" or spec or conv]
+    if bad or not fields:
+        raise TargetError(f"{where}: 'format' {fmt!r}: the only placeholder is {{cell}} (the cell's text as "
+                          f"recorded), used at least once{'; found ' + repr(bad) if bad else ''}")
+    return fmt
+
+
+def load_entries(path: Path) -> Tuple[List[Target], List[Figure]]:
+    """The [[target]] and [[figure]] entries of a targets file; raises TargetError on the first bad one."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -143,14 +222,13 @@ def load_targets(path: Path) -> List[Target]:
         raise TargetError(f"cannot read targets file {path}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise TargetError(f"{path}: not valid TOML: {e}") from None
-    unknown_top = set(data) - {"target"}
+    unknown_top = set(data) - {"target", "figure"}
     if unknown_top:
-        raise TargetError(f"{path}: unknown top-level keys {sorted(unknown_top)} (only [[target]] entries)")
-    entries = data.get("target", [])
-    if not isinstance(entries, list):
-        raise TargetError(f"{path}: 'target' must be an array of tables: write [[target]]")
+        raise TargetError(f"{path}: unknown top-level keys {sorted(unknown_top)} (only [[target]] and [[figure]] "
+                          "entries)")
+    ids: Dict[str, str] = {}
     out = []
-    for n, e in enumerate(entries, 1):
+    for n, e in enumerate(_array(path, data, "target"), 1):
         where = f"{path} target #{n}"
         if not isinstance(e, dict):
             raise TargetError(f"{where}: not a table")
@@ -171,20 +249,52 @@ def load_targets(path: Path) -> List[Target]:
         for key in ("column", "target", "unit", "cell_unit"):
             if key in e and not isinstance(e[key], str):
                 raise TargetError(f"{where}: '{key}' must be a string")
-        if isinstance(e["row"], dict):
-            if not e["row"]:
-                raise TargetError(f"{where}: 'row' is an empty table: name at least one column")
-            row = {str(col): _regex(where, f"row.{col}", pat) for col, pat in e["row"].items()}
-        else:
-            row = {None: _regex(where, "row", e["row"])}
+        target_id = None
+        if "id" in e:
+            target_id = _check_id(where, e["id"], ids)
+            ids[target_id] = f"target #{n}"
         out.append(Target(bench=e["bench"], table=_regex(where, "table", e["table"]),
-                          caption=_regex(where, "caption", e["caption"]) if "caption" in e else None, row=row,
-                          column=e["column"], op=e["op"], value=float(value), unit=e.get("unit", ""),
-                          cell_unit=e.get("cell_unit"), wording=e["target"], index=n))
-    return out
+                          caption=_regex(where, "caption", e["caption"]) if "caption" in e else None,
+                          row=_row_selector(where, e["row"]), column=e["column"], op=e["op"], value=float(value),
+                          unit=e.get("unit", ""), cell_unit=e.get("cell_unit"), wording=e["target"], index=n,
+                          id=target_id))
+    figures = []
+    for n, e in enumerate(_array(path, data, "figure"), 1):
+        where = f"{path} figure #{n}"
+        if not isinstance(e, dict):
+            raise TargetError(f"{where}: not a table")
+        unknown = set(e) - _FIGURE_KEYS
+        if unknown:
+            raise TargetError(f"{where}: unknown keys {sorted(unknown)} (known: {', '.join(sorted(_FIGURE_KEYS))})")
+        for key in ("id", "bench", "table", "row", "column"):
+            if key not in e:
+                raise TargetError(f"{where}: '{key}' is missing")
+        figure_id = _check_id(where, e["id"], ids)
+        ids[figure_id] = f"figure #{n}"
+        where = f"{path} figure #{n} ({figure_id!r})"
+        if not isinstance(e["bench"], str) or not e["bench"]:
+            raise TargetError(f"{where}: 'bench' must be a results name such as \"ring_bench\"")
+        if not isinstance(e["column"], str):
+            raise TargetError(f"{where}: 'column' must be a string")
+        figures.append(Figure(id=figure_id, bench=e["bench"], table=_regex(where, "table", e["table"]),
+                              caption=_regex(where, "caption", e["caption"]) if "caption" in e else None,
+                              row=_row_selector(where, e["row"]), column=e["column"],
+                              format=_check_format(where, e.get("format", "cell")), index=n))
+    return out, figures
 
 
-def _row_matches(t: Target, columns: List[str], row: List[str]) -> bool:
+def _array(path: Path, data: Dict[str, object], key: str) -> List[object]:
+    entries = data.get(key, [])
+    if not isinstance(entries, list):
+        raise TargetError(f"{path}: '{key}' must be an array of tables: write [[{key}]]")
+    return entries
+
+
+def load_targets(path: Path) -> List[Target]:
+    return load_entries(path)[0]
+
+
+def _row_matches(t: Target | Figure, columns: List[str], row: List[str]) -> bool:
     for col, pat in t.row.items():
         cell = row[0] if col is None else row[columns.index(col)]
         if not pat.search(cell):
@@ -197,15 +307,15 @@ def _with_unit(v: float, unit: str) -> str:
     return f"{v:.6g}{unit}" if unit in ("x", "%") else f"{v:.6g} {unit}" if unit else f"{v:.6g}"
 
 
-def evaluate(t: Target, result: Dict[str, object]) -> Tuple[str, str]:
-    """(measured, met?) cells for one target against one results dict; raises TargetError naming what is missing."""
+def select_cell(t: Target | Figure, result: Dict[str, object]) -> Tuple[List[str], str]:
+    """(row, cell) of the one cell an entry selects; raises TargetError naming what is missing or ambiguous."""
     name = f"{t.bench}.json"
-    what = f"target {t.wording!r}"
+    what = t.what
     tables = [tb for tb in result["tables"] if t.table.search(tb["heading"])]
     if not tables:
         raise TargetError(f"{what}: no table of {name} has a heading matching {t.table.pattern!r}")
     if t.caption is not None:
-        tables = [tb for tb in tables if t.caption.search(tb.get("caption", ""))]
+        tables = [tb for tb in tables if t.caption.search(tb.get("caption") or "")]
         if not tables:
             raise TargetError(f"{what}: no table of {name} under {t.table.pattern!r} has a caption matching "
                               f"{t.caption.pattern!r}")
@@ -227,18 +337,38 @@ def evaluate(t: Target, result: Dict[str, object]) -> Tuple[str, str]:
         raise TargetError(f"{what}: {len(hits)} rows of {name} have {selector} (e.g. {rows}): make 'table', "
                           "'caption' or 'row' pick exactly one")
     table, row = hits[0]
-    cell = row[table["columns"].index(t.column)]
+    return row, row[table["columns"].index(t.column)]
+
+
+def check(t: Target, result: Dict[str, object]) -> Tuple[str, bool]:
+    """(measured cell as shown, met) for one target against one results dict; raises TargetError."""
+    row, cell = select_cell(t, result)
     try:
         m = parse_cell(cell)
         column_unit = t.cell_unit if t.cell_unit is not None else t.unit
         low = convert(m.low, m.unit, column_unit, t.unit)
         high = convert(m.high, m.unit, column_unit, t.unit)
     except ValueError as e:
-        raise TargetError(f"{what}: {name}, row {row[0]!r}, column {t.column!r}: {e}") from None
+        raise TargetError(f"{t.what}: {t.bench}.json, row {row[0]!r}, column {t.column!r}: {e}") from None
     checked = high if t.op == "<=" else low
     met = checked <= t.value if t.op == "<=" else checked >= t.value
     measured = cell.replace("|", "\\|")
     if m.is_range:
         end = "upper" if t.op == "<=" else "lower"
         measured += f" (range: its {end} end, {_with_unit(checked, t.unit)}, checked)"
+    return measured, met
+
+
+def evaluate(t: Target, result: Dict[str, object]) -> Tuple[str, str]:
+    """(measured, met?) cells of the targets table for one target against one results dict; raises TargetError."""
+    measured, met = check(t, result)
     return measured, "yes" if met else "**no**"
+
+
+def figure_text(f: Figure, result: Dict[str, object]) -> str:
+    """The figure as shown: the selected cell's text trimmed, through the format; raises TargetError."""
+    _, cell = select_cell(f, result)
+    cell = cell.strip()
+    if not cell:
+        raise TargetError(f"{f.what}: the selected cell of {f.bench}.json is empty")
+    return cell if f.format == "cell" else f.format.format(cell=cell)
