@@ -230,14 +230,7 @@ def load_entries(path: Path) -> Tuple[List[Target], List[Figure]]:
     out = []
     for n, e in enumerate(_array(path, data, "target"), 1):
         where = f"{path} target #{n}"
-        if not isinstance(e, dict):
-            raise TargetError(f"{where}: not a table")
-        unknown = set(e) - _KEYS
-        if unknown:
-            raise TargetError(f"{where}: unknown keys {sorted(unknown)} (known: {', '.join(sorted(_KEYS))})")
-        for key in ("bench", "table", "row", "column", "op", "value", "target"):
-            if key not in e:
-                raise TargetError(f"{where}: '{key}' is missing")
+        _check_entry_keys(where, e, _KEYS, ("bench", "table", "row", "column", "op", "value", "target"))
         if not isinstance(e["bench"], str) or not e["bench"]:
             raise TargetError(f"{where}: 'bench' must be a results name such as \"ring_bench\"")
         where = f"{path} target #{n} ({e['bench']}: {e['target']!r})"
@@ -261,14 +254,7 @@ def load_entries(path: Path) -> Tuple[List[Target], List[Figure]]:
     figures = []
     for n, e in enumerate(_array(path, data, "figure"), 1):
         where = f"{path} figure #{n}"
-        if not isinstance(e, dict):
-            raise TargetError(f"{where}: not a table")
-        unknown = set(e) - _FIGURE_KEYS
-        if unknown:
-            raise TargetError(f"{where}: unknown keys {sorted(unknown)} (known: {', '.join(sorted(_FIGURE_KEYS))})")
-        for key in ("id", "bench", "table", "row", "column"):
-            if key not in e:
-                raise TargetError(f"{where}: '{key}' is missing")
+        _check_entry_keys(where, e, _FIGURE_KEYS, ("id", "bench", "table", "row", "column"))
         figure_id = _check_id(where, e["id"], ids)
         ids[figure_id] = f"figure #{n}"
         where = f"{path} figure #{n} ({figure_id!r})"
@@ -281,6 +267,18 @@ def load_entries(path: Path) -> Tuple[List[Target], List[Figure]]:
                               row=_row_selector(where, e["row"]), column=e["column"],
                               format=_check_format(where, e.get("format", "cell")), index=n))
     return out, figures
+
+
+def _check_entry_keys(where: str, e: object, known: object, required: Tuple[str, ...]) -> None:
+    """An entry is a table holding every required key and no key outside `known`."""
+    if not isinstance(e, dict):
+        raise TargetError(f"{where}: not a table")
+    unknown = set(e) - set(known)
+    if unknown:
+        raise TargetError(f"{where}: unknown keys {sorted(unknown)} (known: {', '.join(sorted(known))})")
+    for key in required:
+        if key not in e:
+            raise TargetError(f"{where}: '{key}' is missing")
 
 
 def _array(path: Path, data: Dict[str, object], key: str) -> List[object]:
