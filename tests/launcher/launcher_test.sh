@@ -24,13 +24,16 @@ expect 2 "unknown command 'frobnicate'" ./nanotick frobnicate
 for cmd in setup build build-pgo test bench gen replay credential exchange journal trader demo report fuzz soak format; do
   expect 0 "usage: ./nanotick $cmd" ./nanotick "$cmd" --help
 done
-expect 1 "setup takes no arguments" ./nanotick setup extra
+expect 1 "unknown setup option 'extra'" ./nanotick setup extra
+expect 1 "--for needs run, fix or full" ./nanotick setup --for everything
+expect 1 "--for needs run, fix or full" ./nanotick setup --for
 expect 1 "unknown test option '--bogus'" ./nanotick test --bogus
 expect 1 "--stress needs a whole number" ./nanotick test --stress
 expect 1 "--stress needs a whole number" ./nanotick test --stress 12abc
 expect 1 "--stress needs a whole number" ./nanotick test --stress 0
 expect 1 "unknown bench option '--bogus'" ./nanotick bench --bogus
 expect 1 "--filter needs a regex" ./nanotick bench --filter
+expect 1 "--record keeps real runs only" ./nanotick bench --quick --record
 expect 1 "build takes at most one preset" ./nanotick build release debug
 expect 1 "unknown preset 'bogus'" ./nanotick build bogus
 expect 1 "unknown build-pgo option '--bogus'" ./nanotick build-pgo --bogus
