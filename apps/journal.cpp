@@ -22,12 +22,12 @@
 
 #include "config/toml_reader.hpp"
 #include "exchange/exchange_config.hpp"
-#include "exchange/journal_lock.hpp"
-#include "exchange/journal_repair.hpp"
-#include "exchange/journal_scan.hpp"
-#include "exchange/journal_staging.hpp"
-#include "exchange/recovery_plan.hpp"
-#include "exchange/trade_ledger.hpp"
+#include "exchange/ledger/trade_ledger.hpp"
+#include "exchange/sequencing/journal_lock.hpp"
+#include "exchange/sequencing/journal_repair.hpp"
+#include "exchange/sequencing/journal_scan.hpp"
+#include "exchange/sequencing/journal_staging.hpp"
+#include "exchange/sequencing/recovery_plan.hpp"
 #include "workload/workload_csv.hpp"
 
 namespace {

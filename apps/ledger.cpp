@@ -33,9 +33,9 @@
 #include "config/toml_reader.hpp"
 #include "controls/account_limits.hpp"
 #include "exchange/exchange_config.hpp"
-#include "exchange/journal_lock.hpp"
-#include "exchange/ledger_repair.hpp"
-#include "exchange/trade_ledger.hpp"
+#include "exchange/ledger/ledger_repair.hpp"
+#include "exchange/ledger/trade_ledger.hpp"
+#include "exchange/sequencing/journal_lock.hpp"
 
 namespace {
 

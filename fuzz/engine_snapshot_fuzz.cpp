@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "exchange/engine_snapshot.hpp"
+#include "exchange/snapshots/engine_snapshot.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::uint8_t> bytes(data, data + size);

@@ -17,9 +17,9 @@
 #include <iterator>
 #include <string>
 
-#include "exchange/journal_format.hpp"
-#include "exchange/journal_recovery.hpp"
-#include "exchange/journal_scan.hpp"
+#include "exchange/sequencing/journal_format.hpp"
+#include "exchange/sequencing/journal_recovery.hpp"
+#include "exchange/sequencing/journal_scan.hpp"
 
 namespace nx = nanotick::exchange;
 namespace fs = std::filesystem;

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "exchange/journal_format.hpp"
-#include "exchange/journal_scan.hpp"
-#include "exchange/journal_staging.hpp"
+#include "exchange/sequencing/journal_format.hpp"
+#include "exchange/sequencing/journal_scan.hpp"
+#include "exchange/sequencing/journal_staging.hpp"
 
 namespace nx = nanotick::exchange;
 namespace fs = std::filesystem;

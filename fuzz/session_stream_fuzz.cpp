@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "exchange/exchange_config.hpp"
-#include "exchange/order_gateway.hpp"
 #include "exchange/pipeline.hpp"
+#include "exchange/sessions/order_gateway.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry_codec.hpp"
 #include "venue/credential.hpp"

@@ -17,8 +17,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "exchange/ledger_repair.hpp"
-#include "exchange/trade_ledger.hpp"
+#include "exchange/ledger/ledger_repair.hpp"
+#include "exchange/ledger/trade_ledger.hpp"
 
 namespace nx = nanotick::exchange;
 namespace fs = std::filesystem;

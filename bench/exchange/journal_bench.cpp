@@ -88,9 +88,9 @@
 #include "core/tsc_clock.hpp"
 #include "engine/request.hpp"
 #include "exchange/exchange_config.hpp"
-#include "exchange/journal_format.hpp"
-#include "exchange/journal_writer.hpp"
-#include "exchange/sequencer.hpp"
+#include "exchange/sequencing/journal_format.hpp"
+#include "exchange/sequencing/journal_writer.hpp"
+#include "exchange/sequencing/sequencer.hpp"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include "controls/controlled_engine.hpp"
 #include "core/counter.hpp"
 #include "engine/matching_engine.hpp"
+#include "exchange/ledger/trade_tap.hpp"
 #include "exchange/pipeline.hpp"
-#include "exchange/trade_tap.hpp"
 #include "telemetry/instrument.hpp"
 
 namespace nanotick::exchange {

@@ -9,7 +9,7 @@
 #include <thread>
 #include <utility>
 
-#include "exchange/trade_ledger.hpp"
+#include "exchange/ledger/trade_ledger.hpp"
 #include "fix/fix_listen_socket.hpp"
 
 namespace nanotick::fix {

@@ -28,7 +28,7 @@
 
 #include "core/histogram.hpp"
 #include "core/tsc_clock.hpp"
-#include "exchange/trade_record.hpp"
+#include "exchange/ledger/trade_record.hpp"
 #include "fix/fix_gateway_config.hpp"
 #include "fix/fix_messages.hpp"
 #include "fix/fix_order_map.hpp"

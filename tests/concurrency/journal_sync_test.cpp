@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "exchange/journal_recovery.hpp"
-#include "exchange/journal_writer.hpp"
+#include "exchange/sequencing/journal_recovery.hpp"
+#include "exchange/sequencing/journal_writer.hpp"
 
 namespace nx = nanotick::exchange;
 namespace fs = std::filesystem;

@@ -1,6 +1,6 @@
 // Engine snapshot files: exact round trip, every defect refused with a reason,
 // the newest good file chosen, old ones pruned.
-#include "exchange/engine_snapshot.hpp"
+#include "exchange/snapshots/engine_snapshot.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

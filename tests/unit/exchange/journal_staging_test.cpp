@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "engine/request.hpp"
-#include "exchange/journal_recovery.hpp"
-#include "exchange/journal_staging.hpp"
-#include "exchange/journal_writer.hpp"
+#include "exchange/sequencing/journal_recovery.hpp"
+#include "exchange/sequencing/journal_staging.hpp"
+#include "exchange/sequencing/journal_writer.hpp"
 
 namespace {
 

@@ -21,11 +21,11 @@
 #include <thread>
 #include <vector>
 
-#include "exchange/journal_lock.hpp"
-#include "exchange/journal_recovery.hpp"
-#include "exchange/journal_repair.hpp"
-#include "exchange/journal_scan.hpp"
-#include "exchange/journal_writer.hpp"
+#include "exchange/sequencing/journal_lock.hpp"
+#include "exchange/sequencing/journal_recovery.hpp"
+#include "exchange/sequencing/journal_repair.hpp"
+#include "exchange/sequencing/journal_scan.hpp"
+#include "exchange/sequencing/journal_writer.hpp"
 
 namespace nx = nanotick::exchange;
 namespace ne = nanotick::engine;

@@ -6,7 +6,7 @@
 // snapshot ring (waiting, counted, when it is full), config errors name the
 // key, and the hot path does not allocate. Each test uses its own group in
 // 239.255.78.0/25 and a kernel-picked port.
-#include "exchange/md_publisher.hpp"
+#include "exchange/marketdata/md_publisher.hpp"
 
 #include <gtest/gtest.h>
 #include <poll.h>

@@ -5,7 +5,7 @@
 // counts what it never sent and goes on from the oldest packet left (a
 // receiver sees the gap in the sequence numbers); off, it does nothing; and
 // forwarding does not allocate. Groups 239.255.78.40-49, kernel-picked ports.
-#include "exchange/md_udp_forwarder.hpp"
+#include "exchange/marketdata/md_udp_forwarder.hpp"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "exchange/md_publisher.hpp"
+#include "exchange/marketdata/md_publisher.hpp"
 #include "ipc/md_ring_server.hpp"
 #include "ipc/md_ring_subscriber.hpp"
 #include "net/udp_multicast.hpp"

@@ -3,7 +3,7 @@
 // limit, report routing with ref_seq, cancel on disconnect, heartbeats,
 // shutdown -- and that one client's trouble never disturbs another session.
 // The test thread drives both the gateway (do_work) and its clients.
-#include "exchange/order_gateway.hpp"
+#include "exchange/sessions/order_gateway.hpp"
 
 #include <gtest/gtest.h>
 

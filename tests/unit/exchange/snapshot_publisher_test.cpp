@@ -9,7 +9,7 @@
 // engine, and every snapshot's instrument_seq with the feed (the snapshot
 // audit of PROTOCOL.md §2.3). Each test uses its own group in 239.255.78.128/25 and a
 // kernel-picked port.
-#include "exchange/snapshot_publisher.hpp"
+#include "exchange/snapshots/snapshot_publisher.hpp"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -30,7 +30,7 @@
 
 #include "book/book_replica.hpp"
 #include "engine/matching_engine.hpp"
-#include "exchange/md_publisher.hpp"
+#include "exchange/marketdata/md_publisher.hpp"
 #include "net/udp_multicast.hpp"
 #include "proto/md_packet.hpp"
 #include "support/allocation_counter.hpp"

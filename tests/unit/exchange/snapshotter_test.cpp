@@ -2,7 +2,7 @@
 // while they are journaled and the snapshotter follows the journal; a fresh
 // engine loaded from the newest snapshot plus the journal records after it
 // has exactly the live engine's books and counters.
-#include "exchange/snapshotter.hpp"
+#include "exchange/snapshots/snapshotter.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,10 +12,10 @@
 #include <memory>
 
 #include "engine/book_state.hpp"
-#include "exchange/engine_snapshot.hpp"
-#include "exchange/journal_recovery.hpp"
-#include "exchange/trade_ledger.hpp"
-#include "exchange/trade_tap.hpp"
+#include "exchange/ledger/trade_ledger.hpp"
+#include "exchange/ledger/trade_tap.hpp"
+#include "exchange/sequencing/journal_recovery.hpp"
+#include "exchange/snapshots/engine_snapshot.hpp"
 #include "reference/random_requests.hpp"
 #include "reference/recording_sink.hpp"
 

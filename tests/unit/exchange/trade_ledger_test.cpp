@@ -8,7 +8,7 @@
 // start-up decides; a file of another venue config is refused; the reader names
 // what is wrong; and the tap leaves out trades of requests the file already
 // holds (a replay's), so none is recorded twice.
-#include "exchange/trade_ledger.hpp"
+#include "exchange/ledger/trade_ledger.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,8 +19,8 @@
 #include <memory>
 #include <string>
 
-#include "exchange/ledger_repair.hpp"
-#include "exchange/trade_tap.hpp"
+#include "exchange/ledger/ledger_repair.hpp"
+#include "exchange/ledger/trade_tap.hpp"
 
 namespace nx = nanotick::exchange;
 namespace ne = nanotick::engine;

@@ -21,7 +21,7 @@
 
 #include "exchange/engine_agent.hpp"
 #include "exchange/exchange_config.hpp"
-#include "exchange/order_gateway.hpp"
+#include "exchange/sessions/order_gateway.hpp"
 #include "net/socket_address.hpp"
 #include "support/allocation_counter.hpp"
 #include "trading/order_manager.hpp"
