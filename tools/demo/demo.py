@@ -16,8 +16,8 @@ run directory:
     RUN_DIR/summary.txt the summary table; RUN_DIR/demo.json: processes, pids, exit codes, result
     RUN_DIR/report.html the latency report (tools/report/report.py, when the build has it)
 
-Usage (the launcher runs it as `./nanotick demo [args]`):
-    build/venv/bin/python tools/demo/demo.py --root REPO [--duration S] [--traders LIST]
+Usage (the launcher runs it as `./nanotick demo [args]`), from the repository root:
+    build/venv/bin/python -m tools.demo --root REPO [--duration S] [--traders LIST]
         [--config EXCHANGE_TOML] [--run-dir DIR] [--build-dir DIR] [--no-report] [--no-floor]
 
 Exit codes: 0 success; 1 a failure while running or stopping (a process died,
@@ -40,34 +40,29 @@ only raise an exception or set a flag there.
 
 from __future__ import annotations
 
-import argparse
+import sys
+
+if __name__ == "__main__" and not __package__:  # `python tools/demo/demo.py`: its imports would fail obscurely
+    sys.exit("the demo runs as a package: `python -m tools.demo` from the repository root (./nanotick demo does)")
+
 import datetime
 import json
-import os
 import pathlib
 import signal
-import subprocess
-import sys
 import time
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository: tools.doctor
-from tools.doctor.layout import LAYOUTS, Layout, choose_layout  # noqa: E402
-from tools.doctor.machine import Machine  # noqa: E402
+from tools.demo.demo_config import MD_SHM_SOCKET, TraderSpec, shm_path_for, trader_address, write_trader_copy
+from tools.demo.demo_console import CountersRows, LiveView, format_row, is_status, strip_prefix
+from tools.demo.demo_errors import EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
+from tools.demo.demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args, trader_engine_idle, traders_idle
+from tools.demo.demo_plan import Plan, parse_args, prepare
+from tools.demo.demo_process import Child, describe_exit
+from tools.demo.demo_queues import QueueSampler
+from tools.demo.demo_report import make_report
+from tools.demo.demo_summary import (TraderResult, account_checks, account_lines, check, read_counters, read_counters_file,
+                                     summary_text)
 
-from demo_config import (MD_SHM_SOCKET, TRANSPORTS, ExchangeSpec, TraderSpec, load_exchange, load_traders, shm_path_for,
-                         trader_address, write_exchange_copy, write_trader_copy)
-from demo_console import CountersRows, LiveView, format_row, is_status, strip_prefix
-from demo_errors import EXIT_CANNOT_START, EXIT_FAILED, EXIT_OK, DemoError, Interrupted, signal_name
-from demo_floor import FLOOR_READY_S, beside_floor_text, check_floor, floor_args, trader_engine_idle, traders_idle
-from demo_process import Child, describe_exit
-from demo_queues import QueueSampler
-from demo_report import make_report
-from demo_summary import (TraderResult, account_checks, account_lines, check, read_counters, read_counters_file,
-                          summary_text)
-
-DEFAULT_TRADERS = "mm1,mm2,taker,random"
 EXCHANGE_READY_S = 20.0  # recovery of a fresh journal takes milliseconds; a busy machine gets slack
 TRADER_READY_S = 15.0
 TRADER_STOP_S = 15.0  # a trader waits up to 2 s for the answers to its cancels before it logs out
@@ -76,142 +71,6 @@ TAIL_LINES = 20
 _LISTENING = "order entry listening on "  # apps/exchange.cpp, then "ip:port, market data ..."
 _HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
-
-def repo_root() -> pathlib.Path:
-    return pathlib.Path(__file__).resolve().parents[2]
-
-
-def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="./nanotick demo",
-        description="Runs one exchange and a set of traders on loopback, shows their live status, stops them "
-                    "cleanly and writes a run directory (configs, logs, counters, telemetry, report.html).",
-        epilog="Exit codes: 0 success, 1 failure while running, 2 nothing started (bad option, config or build), "
-               "130 Ctrl-C. Every process the demo starts is stopped on every exit path.")
-    p.add_argument("--root", type=pathlib.Path, default=repo_root(),
-                   help="the nanotick repository (default: the one this script is in)")
-    p.add_argument("--duration", type=float, default=30.0, metavar="S",
-                   help="seconds of trading once every trader is ready (default 30)")
-    p.add_argument("--traders", default=DEFAULT_TRADERS, metavar="LIST",
-                   help="comma-separated names of config/trader-<name>.toml, or paths to trader configs "
-                        f"(default {DEFAULT_TRADERS})")
-    p.add_argument("--config", type=pathlib.Path, default=None, metavar="EXCHANGE_TOML",
-                   help="exchange config (default ROOT/config/exchange.toml); its clients and instruments must be "
-                        "the traders'")
-    p.add_argument("--run-dir", type=pathlib.Path, default=None, metavar="DIR",
-                   help="where the run is written; must be new or empty (default ROOT/runs/<timestamp>)")
-    p.add_argument("--build-dir", type=pathlib.Path, default=None, metavar="DIR",
-                   help="the release build with bin/nanotick-exchange and bin/nanotick-trader "
-                        "(default ROOT/build/release)")
-    p.add_argument("--transport", choices=TRANSPORTS, default="tcp",
-                   help="order entry between the traders and the exchange: loopback TCP (default) or the "
-                        "exchange's shared-memory sessions (docs/EXCHANGE.md \"Shared-memory sessions\"); the "
-                        "floor measures the same transport")
-    p.add_argument("--layout", choices=LAYOUTS, default="auto",
-                   help="threads of every process (docs/TUNING.md \"Layouts\"): compact (one thread per process, "
-                        "blocking idle: what the configs say), pinned (each process's critical thread spinning on a "
-                        "CPU of its own), dedicated (the exchange's four critical threads and each trader's spinning "
-                        "on CPUs of their own); auto (default) picks the most dedicated one this machine has CPUs "
-                        "for (isolated CPUs first) and says why")
-    p.add_argument("--no-report", action="store_true", help="skip report.html")
-    p.add_argument("--no-floor", action="store_true",
-                   help="do not run nanotick-floor (the loopback floor measured beside the traders)")
-    p.add_argument("--status-every", type=float, default=5.0, metavar="S",
-                   help="when stdout is not a terminal, print the status block every S seconds (default 5)")
-    args = p.parse_args(argv)
-    if not 0 < args.duration <= 7 * 86400:
-        p.error(f"--duration must be in (0, 604800] seconds, got {args.duration}")
-    if not 0.5 <= args.status_every <= 3600:
-        p.error(f"--status-every must be in [0.5, 3600] seconds, got {args.status_every}")
-    return args
-
-
-@dataclass
-class Plan:
-    """Everything decided before the first process starts."""
-
-    root: pathlib.Path
-    run_dir: pathlib.Path
-    exchange_bin: pathlib.Path
-    trader_bin: pathlib.Path
-    exchange: ExchangeSpec
-    exchange_copy: pathlib.Path
-    traders: List[TraderSpec]
-    floor_bin: Optional[pathlib.Path]  # None: --no-floor
-    telemetry: Dict[str, bool]  # binary name -> its --help lists --telemetry
-    duration: float
-    report: bool
-    status_every: float
-    transport: str = "tcp"  # order entry: "tcp" or "shm"
-    layout: Optional[Layout] = None  # None: the configs' own [threads]
-
-
-def find_binary(bin_dir: pathlib.Path, name: str) -> pathlib.Path:
-    path = bin_dir / name
-    if not path.is_file() or not os.access(path, os.X_OK):
-        raise DemoError(f"{path} is missing: run ./nanotick build (or point --build-dir at a release build "
-                        f"directory holding bin/{name})", EXIT_CANNOT_START)
-    return path
-
-
-def offers_telemetry(binary: pathlib.Path) -> bool:
-    """Whether the binary's --help lists --telemetry (the option comes with issue 6's instrumentation)."""
-    try:
-        done = subprocess.run([str(binary), "--help"], stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise DemoError(f"cannot run {binary} --help ({e}): rebuild with ./nanotick build", EXIT_CANNOT_START) from e
-    if done.returncode != 0:
-        raise DemoError(f"{binary} --help {describe_exit(done.returncode)}: rebuild with ./nanotick build\n"
-                        + done.stderr.decode("utf-8", errors="replace").strip(), EXIT_CANNOT_START)
-    return "--telemetry" in done.stdout.decode("utf-8", errors="replace")
-
-
-def make_run_dir(root: pathlib.Path, given: Optional[pathlib.Path]) -> pathlib.Path:
-    if given is not None:
-        run_dir = given.expanduser().resolve()
-        if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
-            raise DemoError(f"--run-dir {run_dir} exists and is not an empty directory: choose another one "
-                            f"(a journal left there would be recovered into the new run)", EXIT_CANNOT_START)
-    else:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        run_dir = root / "runs" / stamp
-        n = 2
-        while run_dir.exists():
-            run_dir = root / "runs" / f"{stamp}-{n}"
-            n += 1
-    try:
-        # Owner only: the run holds every client's order flow (journal, logs,
-        # telemetry) and the traders' configs with their API keys.
-        run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        run_dir.chmod(0o700)  # a --run-dir given empty keeps the mode it had otherwise
-        for sub in ("configs", "logs", "counters", "telemetry", "journal"):
-            (run_dir / sub).mkdir(mode=0o700, exist_ok=True)
-    except OSError as e:
-        raise DemoError(f"cannot create the run directory {run_dir}: {e}", EXIT_CANNOT_START) from e
-    return run_dir
-
-
-def prepare(args: argparse.Namespace) -> Plan:
-    root = args.root.expanduser().resolve()
-    bin_dir = (args.build_dir.expanduser().resolve() if args.build_dir else root / "build" / "release") / "bin"
-    exchange_bin = find_binary(bin_dir, "nanotick-exchange")
-    trader_bin = find_binary(bin_dir, "nanotick-trader")
-    floor_bin = None if args.no_floor else find_binary(bin_dir, "nanotick-floor")
-    config = args.config.expanduser().resolve() if args.config else root / "config" / "exchange.toml"
-    exchange = load_exchange(config)
-    traders = load_traders(root, [t.strip() for t in args.traders.split(",") if t.strip()], exchange)
-    telemetry = {b.name: offers_telemetry(b) for b in (exchange_bin, trader_bin)}
-    try:
-        layout = choose_layout(Machine("/").facts(), len(traders), args.layout)
-    except ValueError as e:
-        raise DemoError(f"--layout {args.layout}: {e}", EXIT_CANNOT_START) from e
-    run_dir = make_run_dir(root, args.run_dir)
-    shm_paths = (shm_path_for(run_dir), shm_path_for(run_dir, MD_SHM_SOCKET)) if args.transport == "shm" else None
-    # The compact layout is what the configs say: they are left as they are.
-    threads = layout.exchange if layout.name != "compact" else None
-    exchange_copy = write_exchange_copy(exchange, run_dir / "configs", run_dir / "journal", shm_paths, threads)
-    return Plan(root, run_dir, exchange_bin, trader_bin, exchange, exchange_copy, traders, floor_bin, telemetry,
-                args.duration, not args.no_report, args.status_every, args.transport, layout)
 
 
 def _error_lines(lines: List[str]) -> List[str]:
@@ -452,26 +311,13 @@ class DemoRun:
         p = self.plan
         run = p.run_dir
 
-        def rel(path: pathlib.Path) -> str:
-            return str(path.relative_to(run))
-
         processes = []
         for child in self.children():
             spec = next((s for s, c in self.traders if c is child), None)
-            processes.append({
-                "name": child.name,
-                "role": "exchange" if child is self.exchange else "floor" if child is self.floor else "trader",
-                "trader": spec.name if spec else None,
-                "client_id": spec.client_id if spec else None,
-                "pid": child.pid,
-                "args": child.args,
-                "config": rel(run / "configs" / ("exchange.toml" if spec is None else f"{spec.process}.toml")),
-                "log": rel(child.log_path),
-                "counters": rel(child.counters_path),
-                "counters_file": rel(self._counters_file(child.name)) if child.name != "floor" else None,
-                "telemetry": "--telemetry" in child.args,
-                "exit_code": child.returncode,
-            })
+            role = "exchange" if child is self.exchange else "floor" if child is self.floor else "trader"
+            config = run / "configs" / ("exchange.toml" if spec is None else f"{spec.process}.toml")
+            counters_file = self._counters_file(child.name) if child.name != "floor" else None
+            processes.append(child.state(run, role, spec and spec.name, spec and spec.client_id, config, counters_file))
         state = {
             "run_dir": str(run),
             "started_at": self.started_at,
@@ -517,7 +363,7 @@ class DemoRun:
         if accounts:
             text += "\n" + "\n".join(accounts)
         if self.plan.floor_bin is not None:
-            beside = beside_floor_text(self.plan.root, run)
+            beside = beside_floor_text(run)
             text += "\n\n" + (beside if beside is not None else "beside the loopback floor: no counters/floor.txt")
         (run / "summary.txt").write_text(text + "\n", encoding="utf-8")
         self.say("")

@@ -22,7 +22,6 @@ Pure functions and plain data: thread-safe.
 from __future__ import annotations
 
 import copy
-import hashlib
 import os
 import pathlib
 import re
@@ -30,12 +29,13 @@ import tomllib
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from demo_errors import EXIT_CANNOT_START, DemoError
+from tools.binaries import BinaryMissing, PathLike
+from tools.credential import credential_matches
+from tools.demo.demo_errors import EXIT_CANNOT_START, DemoError
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _TABLE_RE = re.compile(r"^\s*\[([^\[\]]+)\]\s*(?:#.*)?$")
 _ARRAY_TABLE_RE = re.compile(r"^\s*\[\[([^\[\]]+)\]\]\s*(?:#.*)?$")
-_CREDENTIAL_RE = re.compile(r"^sha256:([0-9a-fA-F]{32}):([0-9a-fA-F]{64})$")
 MARK = "# set by the demo"
 EXCHANGE_COPY = "exchange.toml"
 
@@ -141,8 +141,10 @@ def known_traders(root: pathlib.Path) -> List[str]:
     return sorted(p.stem[len("trader-"):] for p in (root / "config").glob("trader-*.toml"))
 
 
-def load_traders(root: pathlib.Path, items: List[str], exchange: ExchangeSpec) -> List[TraderSpec]:
-    """Every trader of --traders, loaded and checked against the exchange config and each other."""
+def load_traders(root: pathlib.Path, items: List[str], exchange: ExchangeSpec,
+                 build: Optional[PathLike] = None) -> List[TraderSpec]:
+    """Every trader of --traders, loaded and checked against the exchange config and each other
+    (`build`: the build directory whose nanotick-credential checks the API keys)."""
     if not items:
         raise _fail("--traders: the list is empty (default: mm1,mm2,taker,random)")
     traders: List[TraderSpec] = []
@@ -155,7 +157,7 @@ def load_traders(root: pathlib.Path, items: List[str], exchange: ExchangeSpec) -
             raise _fail(f"trader '{name}': {path} does not exist (traders in {root / 'config'}: {known})")
         text, data = load_toml(path, f"trader '{name}'")
         trader = TraderSpec(name, path, text, data)
-        check_trader(trader, exchange)
+        check_trader(trader, exchange, build)
         other = next((t for t in traders if t.client_id == trader.client_id), None)
         if other is not None:
             raise _fail(f"traders '{other.name}' and '{name}' are both client {trader.client_id} "
@@ -168,18 +170,7 @@ def load_traders(root: pathlib.Path, items: List[str], exchange: ExchangeSpec) -
     return traders
 
 
-def credential_matches(stored: str, key: str) -> Optional[bool]:
-    """Whether `key` is the API key of the stored credential ("sha256:<salt hex>:<digest hex>",
-    digest = SHA-256(salt || key), docs/EXCHANGE.md); None when `stored` is not in that form
-    (the exchange's own loader reports it)."""
-    m = _CREDENTIAL_RE.fullmatch(stored)
-    if m is None:
-        return None
-    digest = hashlib.sha256(bytes.fromhex(m.group(1)) + key.encode("utf-8")).hexdigest()
-    return digest == m.group(2).lower()
-
-
-def check_trader(trader: TraderSpec, exchange: ExchangeSpec) -> None:
+def check_trader(trader: TraderSpec, exchange: ExchangeSpec, build: Optional[PathLike] = None) -> None:
     """The venue side of a trader config agrees with the exchange config the demo runs."""
     where = f"trader '{trader.name}' ({trader.path})"
     session = trader.data.get("session")
@@ -194,7 +185,11 @@ def check_trader(trader: TraderSpec, exchange: ExchangeSpec) -> None:
         raise _fail(f"{where}: session.client_id: client {client_id} is not in the exchange config "
                     f"{exchange.path} (its clients: {listed})")
     key, stored = session.get("api_key"), clients[client_id].get("credential")
-    if isinstance(key, str) and isinstance(stored, str) and credential_matches(stored, key) is False:
+    try:  # the venue's own hash, through nanotick-credential: a wrong key is refused before anything starts
+        matches = credential_matches(stored, key, build) if isinstance(key, str) and isinstance(stored, str) else None
+    except BinaryMissing as e:
+        raise _fail(f"{where}: cannot check session.api_key: {e}") from e
+    if matches is False:
         raise _fail(f"{where}: session.api_key does not match client {client_id}'s credential in {exchange.path}: "
                     f"the exchange would refuse the logon (use an exchange config with the demo's clients, "
                     f"as config/exchange.toml)")

@@ -18,12 +18,10 @@ from __future__ import annotations
 import pathlib
 import re
 import shutil
-import sys
 import time
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root: tools.counters
-from tools.counters.counters_file import CountersFileError, Value, read  # noqa: E402
+from tools.counters.counters_file import CountersFileError, Value, read
 
 # "nanotick-exchange: ..." / "nanotick-trader[mm1]: ..." (apps/app_main.hpp: each program's logger).
 _PREFIX_RE = re.compile(r"^nanotick-[A-Za-z0-9_-]+(?:\[[^\]]*\])?: ")

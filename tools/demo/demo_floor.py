@@ -14,9 +14,7 @@ Pure functions apart from reading the run directory: thread-safe.
 
 from __future__ import annotations
 
-import importlib
 import pathlib
-import sys
 from typing import Dict, List, Optional
 
 PROCESS = "floor"
@@ -66,18 +64,13 @@ def check_floor(counters: Dict[str, str]) -> List[str]:
     return []
 
 
-def _report_floor(root: pathlib.Path):
-    """tools/report/floor.py, imported as the package the report runs as (python -m tools.report)."""
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    return importlib.import_module("tools.report.floor")
-
-
-def beside_floor_text(root: pathlib.Path, run_dir: pathlib.Path) -> Optional[str]:
+def beside_floor_text(run_dir: pathlib.Path) -> Optional[str]:
     """The block for the summary, or None when the run has no counters/floor.txt. A failure
     to compute it is said in the block, never raised: the summary still gets written."""
     try:
-        return _report_floor(root).block_for_run(run_dir)
+        # Imported here: the report's numpy stack may be missing (a bare venv), which the block says.
+        from tools.report import floor as report_floor
+        return report_floor.block_for_run(run_dir)
     except ImportError as e:
         return f"beside the loopback floor: not available ({e}: run ./nanotick setup)"
     except Exception as e:  # a malformed file of a killed process, a bug: shown, not fatal to the summary

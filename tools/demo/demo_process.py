@@ -22,9 +22,9 @@ import signal
 import subprocess
 import time
 from collections import deque
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
-from demo_errors import signal_name
+from tools.demo.demo_errors import signal_name
 
 _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -129,6 +129,15 @@ class Child:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:  # a process stuck in the kernel: nothing more can be done
             pass
+
+    def state(self, run: pathlib.Path, role: str, trader: Optional[str], client_id: Optional[int],
+              config: pathlib.Path, counters_file: Optional[pathlib.Path]) -> Dict[str, object]:
+        """This process's entry in demo.json (paths relative to the run directory `run`)."""
+        return {"name": self.name, "role": role, "trader": trader, "client_id": client_id, "pid": self.pid,
+                "args": self.args, "config": str(config.relative_to(run)), "log": str(self.log_path.relative_to(run)),
+                "counters": str(self.counters_path.relative_to(run)),
+                "counters_file": None if counters_file is None else str(counters_file.relative_to(run)),
+                "telemetry": "--telemetry" in self.args, "exit_code": self.returncode}
 
     def describe(self, lines: int = 20) -> str:
         """How it ended (or that it still runs) and the last lines of its log."""

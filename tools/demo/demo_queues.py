@@ -14,7 +14,7 @@ from __future__ import annotations
 import pathlib
 from typing import Dict, Optional
 
-from demo_summary import CountersFileError, read
+from tools.demo.demo_summary import CountersFileError, read
 
 HEADER = "t_s,process,queue,depth\n"
 

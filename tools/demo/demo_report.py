@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Optional
 
-from demo_process import child_setup, describe_exit
+from tools.demo.demo_process import child_setup, describe_exit
 
 NOT_AVAILABLE = "report: not available in this build"
 REPORT_TIMEOUT_S = 300.0

@@ -13,12 +13,10 @@ from __future__ import annotations
 import pathlib
 import re
 from dataclasses import dataclass
-import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root: tools.counters
-from tools.counters.counters_file import CountersFileError, read  # noqa: E402
-from tools.counters.summary_text import parse_counters  # noqa: E402,F401 (also this module's API)
+from tools.counters.counters_file import CountersFileError, read
+from tools.counters.summary_text import parse_counters  # noqa: F401 (also this module's API)
 
 TRADER_KEYS = ("fills", "volume", "pnl.realised", "pnl.total", "orders.placed", "orders.modifies", "orders.cancels",
                "tick_to_trade_ns.p50", "tick_to_trade_ns.p99", "tick_to_trade_ns.count")

@@ -6,15 +6,13 @@ No process is started.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import pathlib
 import tomllib
 
 import pytest
 
-import demo_config as dc
-from demo_errors import EXIT_CANNOT_START, DemoError
+from tools.demo import demo_config as dc
+from tools.demo.demo_errors import EXIT_CANNOT_START, DemoError
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEFAULT_TRADERS = ["mm1", "mm2", "taker", "random"]
@@ -106,14 +104,6 @@ def test_trader_source_takes_names_and_paths(tmp_path):
     assert dc.trader_source(ROOT, str(path)) == ("fast", path.resolve())
     assert dc.trader_source(ROOT, str(tmp_path / "other.toml"))[0] == "other"
     refused(lambda: dc.trader_source(ROOT, "bad name"), "'bad name' is not a trader name")
-
-
-def test_credential_check_follows_the_stored_form():
-    salt = os.urandom(16)
-    stored = f"sha256:{salt.hex()}:{hashlib.sha256(salt + b'key-0123456789abcdef').hexdigest()}"
-    assert dc.credential_matches(stored, "key-0123456789abcdef") is True
-    assert dc.credential_matches(stored, "key-0123456789abcdeX") is False
-    assert dc.credential_matches("plain-text", "key-0123456789abcdef") is None
 
 
 def test_rewrite_replaces_inserts_and_appends_keeping_the_rest():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 
-import demo_console as dcon
+from tools.demo import demo_console as dcon
 
 EXCHANGE = {"requests_sequenced": 726, "sessions_live": 2, "messages_out": 874, "queue.gateway_to_sequencer": 3}
 TRADER = {"session.logged_on": 1, "md.books_live": 2, "md.instruments": 2, "fills": 28, "risk.blocked.price_band": 2,

@@ -14,10 +14,10 @@ import re
 
 import pytest
 
-import demo
-import demo_console as dcon
-import demo_floor as dfl
-from demo_errors import DemoError
+from tools.demo import demo_plan
+from tools.demo import demo_console as dcon
+from tools.demo import demo_floor as dfl
+from tools.demo.demo_errors import DemoError
 
 FLOOR_LINE = ("nanotick-floor: floor: tick-to-trade floor p50 3.21 us p99 10.50 us (1234), "
               "round trip floor p50 14.02 us p99 40.96 us (2999)")
@@ -70,7 +70,7 @@ def test_the_shipped_demo_traders_and_exchange_block():
 
 
 def test_a_complete_floor_summary_is_no_problem_and_a_missing_one_is_named():
-    import demo_summary as ds
+    from tools.demo import demo_summary as ds
 
     assert dfl.check_floor(ds.parse_counters(FLOOR_SUMMARY)) == []
     problems = dfl.check_floor({})
@@ -95,9 +95,9 @@ def test_the_block_shows_the_floor_and_says_when_ours_are_missing(tmp_path):
     run = tmp_path / "run"
     (run / "counters").mkdir(parents=True)
     (run / "telemetry").mkdir()
-    assert dfl.beside_floor_text(REPO, run) is None, "no floor file: no block"
+    assert dfl.beside_floor_text(run) is None, "no floor file: no block"
     (run / "counters" / "floor.txt").write_text(FLOOR_SUMMARY)
-    text = dfl.beside_floor_text(REPO, run)
+    text = dfl.beside_floor_text(run)
     assert text is not None and text.startswith("Beside the loopback floor"), text
     rows = {re.split(r"\s{2,}", line.strip())[0]: line.split() for line in text.splitlines()[2:]}
     t2t_floor = next(v for k, v in rows.items() if k.startswith("floor: multicast recv"))
@@ -110,12 +110,12 @@ def test_the_block_shows_the_floor_and_says_when_ours_are_missing(tmp_path):
 
 
 def test_no_floor_skips_the_binary(tmp_path):
-    args = demo.parse_args(["--no-floor"])
+    args = demo_plan.parse_args(["--no-floor"])
     assert args.no_floor
-    assert not demo.parse_args([]).no_floor
+    assert not demo_plan.parse_args([]).no_floor
 
 
 def test_a_missing_floor_binary_says_to_build(tmp_path):
     with pytest.raises(DemoError) as e:
-        demo.find_binary(tmp_path / "bin", "nanotick-floor")
+        demo_plan.find_binary(tmp_path / "bin", "nanotick-floor")
     assert "nanotick-floor is missing" in str(e.value) and "./nanotick build" in str(e.value)

@@ -3,7 +3,7 @@ there yet (or not a counters file) costs a sample, never the run."""
 
 from __future__ import annotations
 
-import demo_queues
+from tools.demo import demo_queues
 
 
 def test_the_sampler_writes_its_header_and_skips_what_it_cannot_read(tmp_path):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pathlib
 import sys
 
-import demo_report as dr
+from tools.demo import demo_report as dr
 
 
 def run_dir(tmp_path: pathlib.Path) -> pathlib.Path:

@@ -6,7 +6,7 @@ trader's figures.
 
 from __future__ import annotations
 
-import demo_summary as ds
+from tools.demo import demo_summary as ds
 
 TRADER = """position.NTK1.qty 19
 position.NTK1.unrealised -293.500000

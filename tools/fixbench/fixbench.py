@@ -52,9 +52,10 @@ import tempfile
 import time
 from typing import Dict, List, Optional
 
+from tools.credential import stored_credential
+from tools.loadtest.loadtest import Exchange, LoadTestError, exchange_config
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-from tools.loadtest.loadtest import Exchange, LoadTestError, exchange_config  # noqa: E402
 
 FIX_DIR = ROOT / "build" / "fix"
 CLIENT_SOURCE = ROOT / "tests" / "integration" / "fix" / "client" / "NanotickFixClient.java"
@@ -133,15 +134,9 @@ def compile_client() -> pathlib.Path:
     return out
 
 
-def password_hash(password: str) -> str:
-    """The gateway config's password_hash: the venue's credential form, sha256:<salt>:<SHA-256(salt || password)>
-    (src/venue/credential.hpp; what ./nanotick credential prints)."""
-    salt = os.urandom(16)
-    return f"sha256:{salt.hex()}:{hashlib.sha256(salt + password.encode('ascii')).hexdigest()}"
-
-
-def gateway_config(run_dir: pathlib.Path, port: int, password: str) -> pathlib.Path:
-    """Client 2 of the exchange's config trades through the gateway as BENCH, whose Logon carries `password`."""
+def gateway_config(run_dir: pathlib.Path, port: int, password: str, build: pathlib.Path) -> pathlib.Path:
+    """Client 2 of the exchange's config trades through the gateway as BENCH, whose Logon carries `password`
+    (stored as its hash, computed by `build`'s nanotick-credential)."""
     key = [line.split()[1] for line in (run_dir / "sessions.txt").read_text().splitlines() if line.startswith("2 ")][0]
     (run_dir / "bench.key").touch(mode=0o600)  # key files are read only when their owner's alone
     (run_dir / "bench.key").write_text(key + "\n")
@@ -157,7 +152,7 @@ sender_comp_id = "BENCH"
 target_comp_id = "NANOTICK"
 client_id = 2
 key_file = "{run_dir / 'bench.key'}"
-password_hash = "{password_hash(password)}"
+password_hash = "{stored_credential(password, build)}"
 """)
     return path
 
@@ -194,7 +189,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         args.round_trips, args.rounds = 50, 1
     if not 10 <= args.round_trips <= 1_000_000 or not 1 <= args.rounds <= 100:
         p.error("--round-trips must be in [10, 1000000] and --rounds in [1, 100]")
-    bins = {n: args.build_dir / "bin" / f"nanotick-{n}" for n in ("exchange", "fix-gateway", "loadgen")}
+    bins = {n: args.build_dir / "bin" / f"nanotick-{n}" for n in ("exchange", "fix-gateway", "loadgen", "credential")}
     for b in bins.values():
         if not os.access(b, os.X_OK):
             print(f"nanotick fix-bench: error: {b} is missing: run ./nanotick build", file=sys.stderr)
@@ -208,7 +203,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     (run_dir / "journal").mkdir(parents=True, exist_ok=True)
     config = run_dir / "exchange.toml"
-    config.write_text(exchange_config(run_dir, 2, args.idle, random.Random().randrange(20000, 30000)))
+    config.write_text(exchange_config(run_dir, 2, args.idle, random.Random().randrange(20000, 30000),
+                                      build=args.build_dir))
     # Client 1 is the binary one (loadgen), client 2 the FIX one.
     (run_dir / "binary-session.txt").touch(mode=0o600)
     (run_dir / "binary-session.txt").write_text((run_dir / "sessions.txt").read_text().splitlines()[0] + "\n")
@@ -219,7 +215,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         port = free_port()
         password = os.urandom(12).hex()  # this run's FIX password: 24 characters
         gw_log = open(run_dir / "gateway.log", "wb")
-        gateway = subprocess.Popen([str(bins["fix-gateway"]), "--config", str(gateway_config(run_dir, port, password)),
+        gateway = subprocess.Popen([str(bins["fix-gateway"]), "--config", str(gateway_config(run_dir, port, password, args.build_dir)),
                                     "--exchange", exchange.address, "--idle", args.idle], stdin=subprocess.DEVNULL, stdout=gw_log,
                                    stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 15

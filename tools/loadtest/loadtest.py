@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import json
 import os
 import pathlib
@@ -29,6 +28,9 @@ import subprocess
 import sys
 import time
 from typing import Dict, List, Optional
+
+from tools.binaries import PathLike
+from tools.credential import stored_credential
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEFAULT_RATES = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000]
@@ -41,12 +43,6 @@ _LISTENING = re.compile(r"order entry listening on (\d+\.\d+\.\d+\.\d+:\d+)")
 
 class LoadTestError(Exception):
     pass
-
-
-def credential(key: str) -> str:
-    """The exchange config's stored form of an API key: sha256:<salt>:<SHA-256(salt || key)> (EXCHANGE.md)."""
-    salt = secrets.token_bytes(16)
-    return f"sha256:{salt.hex()}:{hashlib.sha256(salt + key.encode()).hexdigest()}"
 
 
 FSYNCS = ("batch", "every", "none")
@@ -62,14 +58,15 @@ def shm_path(run_dir: pathlib.Path) -> str:
 
 
 def exchange_config(run_dir: pathlib.Path, sessions: int, idle: str, group_port: int, fsync: str = "batch",
-                    transport: str = "tcp") -> str:
-    """The exchange's config for the load test, and RUN_DIR/sessions.txt with the clients' keys."""
+                    transport: str = "tcp", build: Optional[PathLike] = None) -> str:
+    """The exchange's config for the load test, and RUN_DIR/sessions.txt with the clients' keys
+    (their stored forms computed by `build`'s nanotick-credential)."""
     keys = []
     clients = []
     for i in range(1, sessions + 1):
         key = f"loadtest-{i:04d}-{secrets.token_hex(6)}"
         keys.append(f"{i} {key}")
-        clients.append(f"[[clients]]\nid = {i}\nname = \"load{i}\"\ncredential = \"{credential(key)}\"\n"
+        clients.append(f"[[clients]]\nid = {i}\nname = \"load{i}\"\ncredential = \"{stored_credential(key, build)}\"\n"
                        "rate_limit_per_s = 100000000\nrate_burst = 100000000\ncancel_on_disconnect = true\n")
     sessions_file = run_dir / "sessions.txt"
     sessions_file.touch(mode=0o600)  # API keys: the loadgen reads them only from a file that is the owner's alone
@@ -223,7 +220,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         args.rates, args.duration, args.warmup = [1_000.0, 2_000.0], 1.0, 0.2
     bin_dir = args.build_dir / "bin"
     exchange_bin, loadgen = bin_dir / "nanotick-exchange", bin_dir / "nanotick-loadgen"
-    for b in (exchange_bin, loadgen):
+    for b in (exchange_bin, loadgen, bin_dir / "nanotick-credential"):
         if not os.access(b, os.X_OK):
             print(f"nanotick loadtest: error: {b} is missing: run ./nanotick build", file=sys.stderr)
             return 2
@@ -235,7 +232,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     (run_dir / "journal").mkdir(parents=True, exist_ok=True)
     config = run_dir / "exchange.toml"
     config.write_text(exchange_config(run_dir, args.sessions, args.idle, random.Random().randrange(20000, 30000),
-                                      args.fsync, args.transport))
+                                      args.fsync, args.transport, args.build_dir))
 
     steps: List[Dict] = []
     knee = None

@@ -1,4 +1,4 @@
-"""The demo end to end (tools/demo/demo.py, issue 6): the real exchange and
+"""The demo end to end (python -m tools.demo, issue 6): the real exchange and
 the four demo traders on loopback, run by the demo as a user runs it, and
 its failure paths:
 
@@ -41,7 +41,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
-DEMO = REPO / "tools" / "demo" / "demo.py"
+DEMO = ["-m", "tools.demo"]  # run from the repository root (cwd=REPO), as the launcher does
 BUILD = pathlib.Path(os.environ.get("NANOTICK_BUILD_DIR", REPO / "build" / "release"))
 TRADERS = {"mm1": 1, "mm2": 2, "taker": 3, "random": 4}  # config/trader-<name>.toml -> client id
 
@@ -101,12 +101,12 @@ def demo_exchange_config(tmp_path: pathlib.Path, order_entry: str = "127.0.0.1:0
 
 
 def demo_args(run: pathlib.Path, config: pathlib.Path, *extra: str) -> List[str]:
-    return [sys.executable, str(DEMO), "--root", str(REPO), "--build-dir", str(BUILD), "--run-dir", str(run),
+    return [sys.executable, *DEMO, "--root", str(REPO), "--build-dir", str(BUILD), "--run-dir", str(run),
             "--config", str(config), *extra]
 
 
 def run_demo(args: List[str], timeout: float = 90.0) -> subprocess.CompletedProcess:
-    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=REPO)
 
 
 def describe(done) -> str:
@@ -128,7 +128,7 @@ class BackgroundDemo:
     def __init__(self, tmp_path: pathlib.Path, args: List[str]) -> None:
         self.out_path, self.err_path = tmp_path / "demo.out", tmp_path / "demo.err"
         with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
-            self.proc = subprocess.Popen(args, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(args, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=REPO)
 
     def stdout(self) -> str:
         return self.out_path.read_text()
@@ -250,7 +250,7 @@ def test_demo_runs_every_process_and_their_summaries_agree(binaries, leftovers, 
 def test_missing_build_is_a_clear_error(leftovers, tmp_path):
     run = tmp_path / "run"
     nowhere = tmp_path / "nowhere"
-    done = run_demo([sys.executable, str(DEMO), "--root", str(REPO), "--build-dir", str(nowhere),
+    done = run_demo([sys.executable, *DEMO, "--root", str(REPO), "--build-dir", str(nowhere),
                      "--run-dir", str(run), "--duration", "1"], timeout=30)
     assert done.returncode == 2, describe(done)
     assert str(nowhere / "bin" / "nanotick-exchange") in done.stderr, describe(done)

@@ -26,11 +26,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-import engine_model as em
-import md_books as mb
-import nanotick_wire as w
-from exchange_harness import InstrumentSpec, MdRecorder, make_config
-from order_flow import OrderTracker, RandomFlow, TrackedOrder, check_reports_against_model
+from tests.integration.exchange import engine_model as em
+from tests.integration.exchange import md_books as mb
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import InstrumentSpec, MdRecorder, make_config
+from tests.integration.exchange.order_flow import OrderTracker, RandomFlow, TrackedOrder, check_reports_against_model
 
 WINDOW = 32  # requests in flight per client
 

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import pytest
 
-from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config, shm_socket_paths
+from tests.integration.exchange.exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config, shm_socket_paths
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-import nanotick_wire as w
+from tools import wire as w
 
 MAX_CLIENT_ID = (1 << 16) - 1
 MAX_CLIENT_ORDER_ID = (1 << 48) - 1

@@ -15,6 +15,7 @@ to their own process's line lists under its lock).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import pathlib
@@ -26,9 +27,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-import md_books as mb
-from logged_process import LoggedProcess
-import nanotick_wire as w
+from tests.integration.exchange import md_books as mb
+from tests.integration.exchange.logged_process import LoggedProcess
+from tools import wire as w
+from tools.credential import stored_credential
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 BINARY = pathlib.Path(os.environ.get("NANOTICK_EXCHANGE", REPO / "build" / "release" / "bin" / "nanotick-exchange"))
@@ -50,6 +52,13 @@ def next_multicast_pair():
     return (f"239.255.90.{n}", p), (f"239.255.91.{n}", p + 1)
 
 
+@functools.lru_cache(maxsize=None)
+def _stored_credential(key: str) -> str:
+    """The stored form of `key`, computed by nanotick-credential once per key: a
+    test's configs are written several times, each run of the binary costs a fork."""
+    return stored_credential(key)
+
+
 @dataclass
 class ClientSpec:
     id: int
@@ -63,7 +72,7 @@ class ClientSpec:
     account: Optional[Dict[str, object]] = None
 
     def credential(self) -> str:
-        return w.credential_hash(self.key, os.urandom(16))
+        return _stored_credential(self.key)
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """A client that sends order messages as fast as it can (run as its own process
 by test_flood.py, so its busy loop does not share the test's interpreter).
 
-    python flood_client.py PORT CLIENT_ID API_KEY SECONDS
+    python -m tests.integration.exchange.flood_client PORT CLIENT_ID API_KEY SECONDS
 
 Logs on, then for SECONDS keeps the socket's send side full of IOC NewOrders
 (with correct, increasing sequence numbers) while reading everything the
@@ -21,7 +21,7 @@ import struct
 import sys
 import time
 
-import nanotick_wire as w
+from tools import wire as w
 
 BATCH = 256
 _NEW = struct.Struct("<HBBIQIBBBBqq")

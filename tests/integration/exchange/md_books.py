@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from nanotick_wire import (BUY, CHANNEL_INCREMENTAL, CHANNEL_SNAPSHOT, SELL, MdAddOrder, MdDeleteOrder, MdMessage,
+from tools.wire import (BUY, CHANNEL_INCREMENTAL, CHANNEL_SNAPSHOT, SELL, MdAddOrder, MdDeleteOrder, MdMessage,
                            MdModifyOrder, MdSnapshotEnd, MdSnapshotOrder, MdSnapshotStart, MdTopOfBook, MdTrade, Packet,
                            MdInstrumentState)
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-import nanotick_wire as w
+from tools import wire as w
 
 
 @dataclass

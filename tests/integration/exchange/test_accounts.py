@@ -24,9 +24,9 @@ import pathlib
 import random
 import subprocess
 
-import nanotick_wire as w
-from exchange_harness import make_config
-from order_flow import OrderTracker, RandomFlow
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import make_config
+from tests.integration.exchange.order_flow import OrderTracker, RandomFlow
 
 T0, T1 = 0, 1
 LEDGER = pathlib.Path(__file__).resolve().parents[3] / "build" / "release" / "bin" / "nanotick-ledger"

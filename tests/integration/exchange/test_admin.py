@@ -21,8 +21,8 @@ import re
 import subprocess
 import time
 
-import nanotick_wire as w
-from exchange_harness import MdRecorder, make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import MdRecorder, make_config
 
 T0, T1 = 0, 1
 ADMIN, TRADER, OTHER = 1, 2, 3

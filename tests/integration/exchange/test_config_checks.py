@@ -11,8 +11,8 @@ import subprocess
 import tomllib
 from dataclasses import dataclass
 
-import nanotick_wire as w
-from exchange_harness import ClientSpec, make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import ClientSpec, make_config
 
 SHIPPED = pathlib.Path(__file__).resolve().parents[3] / "config" / "exchange.toml"
 

@@ -13,8 +13,8 @@ import subprocess
 import sys
 import time
 
-import nanotick_wire as w
-from exchange_harness import REPO, make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import REPO, make_config
 from tools.counters.counters_file import read
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import struct
 
-import engine_model as em
-import nanotick_wire as w
-from exchange_harness import InstrumentSpec
+from tests.integration.exchange import engine_model as em
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import InstrumentSpec
 
 
 def model():

@@ -16,15 +16,14 @@ the parallel pass (never beside the chaos soak; pytest.ini).
 from __future__ import annotations
 
 import json
-import pathlib
 import subprocess
 import sys
 import time
 
 import pytest
 
-import nanotick_wire as w
-from exchange_harness import make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import REPO, make_config
 
 FLOOD_SECONDS = 2.0
 RATE = 1000
@@ -54,8 +53,8 @@ def test_flooding_client_is_throttled_and_does_not_delay_others(start_exchange, 
 
         baseline = [round_trip(i) for i in range(1, 51)]
         flooder = subprocess.Popen(
-            [sys.executable, str(pathlib.Path(__file__).with_name("flood_client.py")), str(ex.port), "1", config.client(1).key, str(FLOOD_SECONDS)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [sys.executable, "-m", "tests.integration.exchange.flood_client", str(ex.port), "1", config.client(1).key, str(FLOOD_SECONDS)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)  # from the root: it imports tools.wire
         try:
             time.sleep(0.2)  # let the flood build up
             during = []

@@ -20,9 +20,9 @@ import pathlib
 import subprocess
 import time
 
-import engine_model as em
-import nanotick_wire as w
-from exchange_harness import BINARY, make_config
+from tests.integration.exchange import engine_model as em
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import BINARY, make_config
 
 JOURNAL_TOOL = BINARY.parent / "nanotick-journal"
 SEGMENT = "journal-00000000000000000001.log"

@@ -25,8 +25,8 @@ import io
 import shutil
 import subprocess
 
-import nanotick_wire as w
-from exchange_harness import BINARY, make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import BINARY, make_config
 
 LEDGER_TOOL = BINARY.parent / "nanotick-ledger"
 JOURNAL_TOOL = BINARY.parent / "nanotick-journal"

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-import nanotick_wire as w
-from exchange_harness import make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import make_config
 
 TIMEOUT_S = 2.0  # partial_message_timeout_ms below
 TICK_S = 0.3     # the test's loop: the trader trades and the splitter sends a piece each tick

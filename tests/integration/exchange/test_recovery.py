@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import time
 
-from chaos import chaos_config, run_chaos
+from tests.integration.exchange.chaos import chaos_config, run_chaos
 
 KILLS = 5
 

@@ -14,8 +14,8 @@ import shutil
 import subprocess
 import time
 
-import nanotick_wire as w
-from exchange_harness import BINARY, InstrumentSpec, make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import BINARY, InstrumentSpec, make_config
 
 JOURNAL_TOOL = BINARY.parent / "nanotick-journal"
 SEGMENT = "journal-00000000000000000001.log"

@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-import nanotick_wire as w
-from exchange_harness import assert_serving, make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import assert_serving, make_config
 
 R = w.SessionRejectReason
 

@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-import nanotick_wire as w
-from exchange_harness import assert_serving, make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import REPO, assert_serving, make_config
 
 
 def new_order(coid: int, price: int = 1000, qty: int = 1, side: int = w.BUY):
@@ -68,10 +68,9 @@ def test_shm_impossible_ring_positions_close_only_that_session(start_exchange, t
 
 _KILLED_CLIENT = textwrap.dedent("""
     import sys, time
-    sys.path.insert(0, sys.argv[1])
-    import nanotick_wire as w
-    c = w.ShmOrderEntryClient(sys.argv[2])
-    c.logon(int(sys.argv[3]), sys.argv[4], heartbeat_ms=int(sys.argv[5]))
+    from tools import wire as w
+    c = w.ShmOrderEntryClient(sys.argv[1])
+    c.logon(int(sys.argv[2]), sys.argv[3], heartbeat_ms=int(sys.argv[4]))
     s = c.send(w.NewOrder(client_order_id=77, instrument=0, side=w.BUY, order_type=w.LIMIT, price=950, qty=3))
     c.expect(w.ExecutionReport, exec_type=w.EXEC_ACCEPTED, ref_seq=s)
     print("resting", flush=True)
@@ -88,9 +87,8 @@ def test_shm_client_killed_with_sigkill_is_detected_and_its_orders_cancelled(sta
     # reason, not a speed check: a busy machine cannot make it fail.
     heartbeat_ms = 60_000
     child = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_CLIENT, os.path.dirname(w.__file__), str(cfg.server["shm_path"]), "1",
-         cfg.client(1).key, str(heartbeat_ms)],
-        stdout=subprocess.PIPE, text=True)
+        [sys.executable, "-c", _KILLED_CLIENT, str(cfg.server["shm_path"]), "1", cfg.client(1).key, str(heartbeat_ms)],
+        stdout=subprocess.PIPE, text=True, cwd=REPO)  # from the root: it imports tools.wire
     try:
         assert child.stdout.readline().strip() == "resting"
         child.send_signal(signal.SIGKILL)

@@ -18,11 +18,11 @@ import time
 
 import pytest
 
-import engine_model as em
-import md_books as mb
-import nanotick_wire as w
-from exchange_harness import MdRecorder, make_config
-from order_flow import OrderTracker, RandomFlow, check_reports_against_model
+from tests.integration.exchange import engine_model as em
+from tests.integration.exchange import md_books as mb
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import MdRecorder, make_config
+from tests.integration.exchange.order_flow import OrderTracker, RandomFlow, check_reports_against_model
 
 
 def test_two_clients_trade_and_both_receive_their_fills(start_exchange, config):

@@ -7,18 +7,14 @@ running, putting each process's log into the report of a failed test.
 from __future__ import annotations
 
 import pathlib
-import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import pytest
 
-_EXCHANGE_TESTS = pathlib.Path(__file__).resolve().parent.parent / "exchange"
-if str(_EXCHANGE_TESTS) not in sys.path:
-    sys.path.insert(0, str(_EXCHANGE_TESTS))
 
-from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config, shm_socket_paths  # noqa: E402
-from fix_harness import (FIX_DIR, GATEWAY, FixClient, GatewayProcess, compiled_client, free_port,  # noqa: E402
+from tests.integration.exchange.exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config, shm_socket_paths
+from tests.integration.fix.fix_harness import (FIX_DIR, GATEWAY, FixClient, GatewayProcess, compiled_client, free_port,
                          write_gateway_config)
 
 

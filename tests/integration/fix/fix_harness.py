@@ -17,19 +17,16 @@ import os
 import pathlib
 import signal
 import subprocess
-import sys
 import threading
 import time
 from typing import Callable, Dict, List, Optional
 
-import nanotick_wire as w
-from exchange_harness import ExchangeConfig, ExchangeProcess
-from logged_process import LoggedProcess
+from tools.credential import stored_credential
+from tests.integration.exchange.exchange_harness import ExchangeConfig, ExchangeProcess
+from tests.integration.exchange.logged_process import LoggedProcess
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-from tools.fixbench.fixbench import compile_client, free_port  # noqa: E402,F401 (free_port: for the tests)
+from tools.fixbench.fixbench import compile_client, free_port  # noqa: F401 (free_port: for the tests)
 GATEWAY = pathlib.Path(os.environ.get("NANOTICK_FIX_GATEWAY", REPO / "build" / "release" / "bin" / "nanotick-fix-gateway"))
 FIX_DIR = REPO / "build" / "fix"  # ./nanotick setup: jars/ and FIX44.xml
 GATEWAY_COMP_ID = "NANOTICK"
@@ -49,7 +46,7 @@ def fix_password(comp_id: str) -> str:
 def write_gateway_config(directory: pathlib.Path, exchange: ExchangeConfig, sessions: Dict[str, int],
                          port: int, listen_ip: str = "127.0.0.1", extra: str = "") -> pathlib.Path:
     """sessions: the client's SenderCompID -> its nanotick client id. Keys go into secrets/; each session's
-    password is fix_password(comp_id), stored as its hash (the venue's: w.credential_hash)."""
+    password is fix_password(comp_id), stored as its hash (computed by nanotick-credential: tools.credential)."""
     secrets = directory / "secrets"
     secrets.mkdir(parents=True, exist_ok=True)
     lines = [
@@ -67,7 +64,7 @@ def write_gateway_config(directory: pathlib.Path, exchange: ExchangeConfig, sess
         key_file.write_text(exchange.client(client_id).key + "\n")
         lines += ["", "[[sessions]]", f'sender_comp_id = "{comp_id}"', f'target_comp_id = "{GATEWAY_COMP_ID}"',
                   f"client_id = {client_id}", f'key_file = "{key_file}"',
-                  f'password_hash = "{w.credential_hash(fix_password(comp_id), os.urandom(16))}"']
+                  f'password_hash = "{stored_credential(fix_password(comp_id))}"']
     path = directory / "fix-gateway.toml"
     path.write_text("\n".join(lines) + "\n")
     return path

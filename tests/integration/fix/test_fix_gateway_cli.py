@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from exchange_harness import make_config
-from fix_harness import FIX_DIR, GATEWAY, free_port, write_gateway_config
+from tests.integration.exchange.exchange_harness import make_config
+from tests.integration.fix.fix_harness import FIX_DIR, GATEWAY, free_port, write_gateway_config
 
 
 def run(args, timeout=20):

@@ -15,9 +15,9 @@ import stat
 import threading
 import time
 
-from exchange_harness import make_config
-from fix_harness import GatewayProcess, fix_password, free_port, write_gateway_config
-from test_fix_orders import new_order
+from tests.integration.exchange.exchange_harness import make_config
+from tests.integration.fix.fix_harness import GatewayProcess, fix_password, free_port, write_gateway_config
+from tests.integration.fix.test_fix_orders import new_order
 
 SOH = b"\x01"
 

@@ -7,8 +7,8 @@ fills the exchange reported to the other side.
 
 from __future__ import annotations
 
-import nanotick_wire as w
-from exchange_harness import make_config
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import make_config
 
 T = "60=20261127-00:00:00"  # TransactTime, required by FIX 4.4 on D, F and G
 

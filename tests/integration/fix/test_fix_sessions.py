@@ -13,10 +13,10 @@ import re
 import signal
 import time
 
-import nanotick_wire as w
-from exchange_harness import make_config
-from fix_harness import free_port
-from test_fix_orders import T, new_order
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import make_config
+from tests.integration.fix.fix_harness import free_port
+from tests.integration.fix.test_fix_orders import T, new_order
 
 
 def test_disconnect_resend_request_and_sequence_reset(fix_venue):

@@ -8,19 +8,13 @@ a time).
 from __future__ import annotations
 
 import pathlib
-import sys
 from typing import List, Optional, Union
 
 import pytest
 
-# The exchange suite's harness, wire codec and market data books (not a package:
-# its directory goes on the path, as its own conftest's does under pytest).
-_EXCHANGE_TESTS = pathlib.Path(__file__).resolve().parent.parent / "exchange"
-if str(_EXCHANGE_TESTS) not in sys.path:
-    sys.path.insert(0, str(_EXCHANGE_TESTS))
 
-from exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config, shm_socket_paths  # noqa: E402
-from trader_harness import TRADER_BINARY, TraderProcess  # noqa: E402
+from tests.integration.exchange.exchange_harness import BINARY, ExchangeConfig, ExchangeProcess, make_config, shm_socket_paths
+from tests.integration.trader.trader_harness import TRADER_BINARY, TraderProcess
 
 
 @pytest.fixture

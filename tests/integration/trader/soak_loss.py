@@ -43,10 +43,10 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Set, Tuple
 
-import engine_model as em
-import nanotick_wire as w
+from tests.integration.exchange import engine_model as em
+from tools import wire as w
 
-from wire_tap import HEADER as TAP_HEADER
+from tests.integration.trader.wire_tap import HEADER as TAP_HEADER
 
 
 @dataclass

@@ -29,8 +29,8 @@ import pathlib
 import signal
 import time
 
-from exchange_harness import MdRecorder, make_config, shm_socket_paths
-from trader_harness import (TraderSpec, assert_books_equal_multicast, market_maker_instruments, parse_book_dump,
+from tests.integration.exchange.exchange_harness import MdRecorder, make_config, shm_socket_paths
+from tests.integration.trader.trader_harness import (TraderSpec, assert_books_equal_multicast, market_maker_instruments, parse_book_dump,
                             random_instruments)
 
 SYMBOLS = ("T0", "T1")  # make_config()'s instruments, in InstrumentId order
@@ -143,7 +143,7 @@ def test_trader_reconnects_its_ring_to_the_next_exchange_after_a_kill_9(start_ex
 
 
 def test_exchange_refuses_a_market_data_path_it_must_not_take(binaries, start_exchange, tmp_path):
-    from exchange_harness import ExchangeProcess
+    from tests.integration.exchange.exchange_harness import ExchangeProcess
 
     def refused(config, *needles: str) -> None:
         config.write()

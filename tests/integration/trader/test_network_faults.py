@@ -42,17 +42,16 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-import md_books as mb
-import nanotick_wire as w
-from exchange_harness import BINARY, REPO, make_config
-from netns import Network, NetnsUnavailable
-from test_trader import check_against_exchange
-from trader_harness import (TraderSpec, market_maker_instruments, parse_book_dump, positions, random_instruments,
+from tests.integration.exchange import md_books as mb
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import BINARY, REPO, make_config
+from tests.integration.trader.netns import Network, NetnsUnavailable
+from tests.integration.trader.test_trader import check_against_exchange
+from tests.integration.trader.trader_harness import (TraderSpec, market_maker_instruments, parse_book_dump, positions, random_instruments,
                             wire_side)
 
 PORT = 9100
 LEDGER = BINARY.with_name("nanotick-ledger")
-WIRE_TAP = pathlib.Path(__file__).resolve().parent / "wire_tap.py"
 
 
 @pytest.fixture
@@ -153,9 +152,9 @@ class Relay:
 
     def __init__(self, net, host: str, out: pathlib.Path) -> None:
         self.out = out
-        self.proc = net.spawn(host, [sys.executable, str(WIRE_TAP), "--listen", "127.0.0.1:0", "--upstream",
+        self.proc = net.spawn(host, [sys.executable, "-m", "tests.integration.trader.wire_tap", "--listen", "127.0.0.1:0", "--upstream",
                                      f"{net.ip('ex')}:{PORT}", "--out", str(out)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)  # -m: from the root
         line = self.proc.stderr.readline().strip()
         assert line.startswith("wire_tap: ready 127.0.0.1:"), line
         self.port = int(line.rsplit(":", 1)[1])

@@ -34,18 +34,14 @@ import os
 import pathlib
 import signal
 import socket
-import sys
 import time
 
-_EXCHANGE_TESTS = pathlib.Path(__file__).resolve().parent.parent / "exchange"
-if str(_EXCHANGE_TESTS) not in sys.path:
-    sys.path.insert(0, str(_EXCHANGE_TESTS))
 
-from chaos import chaos_config, run_chaos  # noqa: E402
-from exchange_harness import BINARY, ExchangeProcess  # noqa: E402
-from soak_loss import check_loss, read_tap  # noqa: E402
-from wire_tap import WireTapProcess  # noqa: E402
-from trader_harness import TraderSpec, market_maker_instruments, random_instruments  # noqa: E402
+from tests.integration.exchange.chaos import chaos_config, run_chaos
+from tests.integration.exchange.exchange_harness import BINARY, ExchangeProcess
+from tests.integration.trader.soak_loss import check_loss, read_tap
+from tests.integration.trader.wire_tap import WireTapProcess
+from tests.integration.trader.trader_harness import TraderSpec, market_maker_instruments, random_instruments
 
 JOURNAL_TOOL = BINARY.parent / "nanotick-journal"
 LEDGER_TOOL = BINARY.parent / "nanotick-ledger"

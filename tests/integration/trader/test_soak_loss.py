@@ -13,11 +13,11 @@ import dataclasses
 import shutil
 import subprocess
 
-import engine_model as em
-import nanotick_wire as w
-from exchange_harness import BINARY, make_config
-from soak_loss import check_loss, read_tap
-from wire_tap import WireTapProcess
+from tests.integration.exchange import engine_model as em
+from tools import wire as w
+from tests.integration.exchange.exchange_harness import BINARY, make_config
+from tests.integration.trader.soak_loss import check_loss, read_tap
+from tests.integration.trader.wire_tap import WireTapProcess
 
 JOURNAL_TOOL = BINARY.parent / "nanotick-journal"
 LEDGER_TOOL = BINARY.parent / "nanotick-ledger"

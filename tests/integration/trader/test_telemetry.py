@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -39,13 +38,9 @@ from typing import Dict, List, Optional
 import numpy as np
 import pytest
 
-from exchange_harness import REPO, ExchangeProcess, make_config
-from trader_harness import TRADER_BINARY, TraderProcess, TraderSpec, market_maker_instruments, random_instruments
-
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from tools.report import analysis, ntt  # noqa: E402  (the report's reader: a package of the repository)
+from tests.integration.exchange.exchange_harness import ExchangeProcess, make_config
+from tests.integration.trader.trader_harness import TRADER_BINARY, TraderProcess, TraderSpec, market_maker_instruments, random_instruments
+from tools.report import analysis, ntt
 
 EXCHANGE_HOPS = ("ex_tcp_read", "ex_sequencer_in", "ex_sequencer_out", "ex_engine_in", "ex_engine_out", "ex_tcp_write",
                  "ex_md_write", "ex_md_effect")

@@ -26,8 +26,8 @@ from typing import Dict
 
 import pytest
 
-from exchange_harness import MdRecorder, make_config
-from trader_harness import (TraderSpec, assert_books_equal_multicast, copy_exchange_config, market_maker_instruments,
+from tests.integration.exchange.exchange_harness import MdRecorder, make_config
+from tests.integration.trader.trader_harness import (TraderSpec, assert_books_equal_multicast, copy_exchange_config, market_maker_instruments,
                             parse_book_dump, positions, random_instruments)
 
 SYMBOLS = ("T0", "T1")  # make_config()'s instruments, in InstrumentId order

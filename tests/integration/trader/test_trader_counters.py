@@ -8,7 +8,7 @@ from __future__ import annotations
 import signal
 import time
 
-from trader_harness import TraderSpec, market_maker_instruments, random_instruments
+from tests.integration.trader.trader_harness import TraderSpec, market_maker_instruments, random_instruments
 from tools.counters.counters_file import read
 
 

@@ -26,8 +26,8 @@ import signal
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from exchange_harness import REPO, ClientSpec, ExchangeConfig
-from logged_process import LoggedProcess
+from tests.integration.exchange.exchange_harness import REPO, ClientSpec, ExchangeConfig
+from tests.integration.exchange.logged_process import LoggedProcess
 
 TRADER_BINARY = pathlib.Path(os.environ.get("NANOTICK_TRADER", REPO / "build" / "release" / "bin" / "nanotick-trader"))
 
@@ -294,7 +294,7 @@ def assert_books_equal_multicast(dump: BookDump, incremental: list, instruments:
     """The dumped books equal, order by order in priority order, the books rebuilt from the
     recorded incremental multicast channel (`incremental`: MdRecorder packets from seq 1) up to
     the dump's next_seq; every book is live. Returns the messages applied."""
-    import md_books as mb  # the exchange suite's (on sys.path via conftest.py)
+    from tests.integration.exchange import md_books as mb  # the exchange suite's (on sys.path via conftest.py)
 
     assert dump.states == {i: "live" for i in range(instruments)}, f"not every book is live at exit: {dump.states}"
     books = mb.IncrementalBooks()

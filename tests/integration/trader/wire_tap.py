@@ -28,7 +28,7 @@ trader -> exchange stream is framed only to read the Logon's client id.
 
 WireTapProcess (below) runs it for a test.
 
-Usage: python wire_tap.py --listen HOST:PORT --upstream HOST:PORT --out FILE
+Usage: python -m tests.integration.trader.wire_tap --listen HOST:PORT --upstream HOST:PORT --out FILE
 Prints "wire_tap: ready HOST:PORT" on stderr once listening. SIGTERM or
 SIGINT: closes every session, writes FILE's last lines and exits 0 after
 printing "sessions N reports N errors N" on stdout.
@@ -49,9 +49,9 @@ import sys
 import threading
 from typing import List, Optional, Tuple
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "exchange"))
-import nanotick_wire as w  # noqa: E402
-from logged_process import LoggedProcess  # noqa: E402
+from tools import wire as w
+from tools.binaries import REPO
+from tests.integration.exchange.logged_process import LoggedProcess
 
 REPORT_FIELDS = ("exec_seq", "client_order_id", "order_id", "price", "order_qty", "last_price", "last_qty", "cum_qty",
                  "leaves_qty", "instrument", "ref_seq", "exec_type", "side", "order_type", "is_maker", "reject_reason",
@@ -165,8 +165,9 @@ class WireTapProcess(LoggedProcess):
     def __init__(self, exchange_port: int, out: pathlib.Path) -> None:
         self.port = None
         self.out = out
-        super().__init__([sys.executable, str(pathlib.Path(__file__).resolve()), "--listen", "127.0.0.1:0", "--upstream",
-                          f"127.0.0.1:{exchange_port}", "--out", str(out)], out.parent, "the wire tap")
+        # Run as a module from the repository root: it imports tools.wire.
+        super().__init__([sys.executable, "-m", "tests.integration.trader.wire_tap", "--listen", "127.0.0.1:0", "--upstream",
+                          f"127.0.0.1:{exchange_port}", "--out", str(out.resolve())], REPO, "the wire tap")
 
     def on_stderr_line(self, line: str) -> None:
         if line.startswith("wire_tap: ready 127.0.0.1:"):

@@ -1,12 +1,13 @@
 """Writes the fuzz targets' seed corpora (fuzz/corpus/<target>/) from real
 artefacts: one short run of the real nanotick-exchange (with telemetry) gives
 journal segments, an engine snapshot, market data datagrams and a telemetry
-file; the order-entry stream is encoded by the tests' independent wire module;
+file; the order-entry stream is encoded by the independent wire module (tools.wire);
 the configs are the shipped ones; a workload comes from nanotick-gen.
 
-Run once after a format changes (the seeds are committed):
-    build/venv/bin/python tools/fuzz/make_seeds.py
-Needs build/release (./nanotick build). Not part of any test run.
+Run once after a format changes (the seeds are committed), from the root:
+    build/venv/bin/python -m tests.integration.exchange.make_seeds
+Needs build/release (./nanotick build). Not part of any test run; it lives
+beside the exchange tests because it starts the exchange with their harness.
 """
 
 from __future__ import annotations
@@ -14,15 +15,11 @@ from __future__ import annotations
 import pathlib
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests" / "integration" / "exchange"))
-
-import nanotick_wire as w  # noqa: E402
-from exchange_harness import BINARY, ExchangeProcess, MdRecorder, make_config  # noqa: E402
+from tests.integration.exchange.exchange_harness import BINARY, REPO, ExchangeProcess, MdRecorder, make_config
+from tools import wire as w
 
 CORPUS = REPO / "fuzz" / "corpus"
 RECORD = 64
