@@ -25,6 +25,7 @@ enum class MsgType : std::uint8_t {
   kLogon = 1,
   kLogout = 2,
   kHeartbeat = 3,
+  kReportsRequest = 4,  // §1.8: once, first after LogonAck
   kNewOrder = 10,
   kCancelOrder = 11,
   kModifyOrder = 12,
@@ -34,6 +35,7 @@ enum class MsgType : std::uint8_t {
   kLogonReject = 102,
   kServerLogout = 103,
   kServerHeartbeat = 104,
+  kReportsReplayed = 105,  // §1.8: ends a ReportsRequest's replay
   kExecutionReport = 110,
   kCancelReject = 111,
   kModifyReject = 112,
@@ -72,6 +74,14 @@ struct Heartbeat {
   Header header;
 };
 static_assert(sizeof(Heartbeat) == 8);
+
+// §1.8: "send me again every fill of mine with exec_seq > after_exec_seq"
+// (a client that lost reports while disconnected; 0: all of them).
+struct ReportsRequest {
+  Header header;
+  std::uint64_t after_exec_seq;
+};
+static_assert(sizeof(ReportsRequest) == 16 && offsetof(ReportsRequest, after_exec_seq) == 8);
 
 struct NewOrder {
   Header header;
@@ -142,6 +152,9 @@ static_assert(sizeof(ServerHeartbeat) == 8);
 
 enum class ExecType : std::uint8_t { kAccepted = 1, kRejected = 2, kFill = 3, kCancelled = 4, kModified = 5 };
 
+// ExecutionReport::flags bits.
+inline constexpr std::uint8_t kReportReplayed = 1;  // sent again in answer to a ReportsRequest (§1.8)
+
 struct ExecutionReport {
   Header header;
   std::uint64_t exec_seq;
@@ -161,7 +174,7 @@ struct ExecutionReport {
   std::uint8_t is_maker;
   std::uint16_t reject_reason;
   std::uint8_t cancel_reason;
-  std::uint8_t reserved;
+  std::uint8_t flags;  // kReportReplayed; other bits 0
 };
 static_assert(sizeof(ExecutionReport) == 96 && offsetof(ExecutionReport, exec_seq) == 8 &&
               offsetof(ExecutionReport, client_order_id) == 16 && offsetof(ExecutionReport, order_id) == 24 &&
@@ -171,7 +184,19 @@ static_assert(sizeof(ExecutionReport) == 96 && offsetof(ExecutionReport, exec_se
               offsetof(ExecutionReport, instrument) == 80 && offsetof(ExecutionReport, ref_seq) == 84 &&
               offsetof(ExecutionReport, exec_type) == 88 && offsetof(ExecutionReport, side) == 89 &&
               offsetof(ExecutionReport, order_type) == 90 && offsetof(ExecutionReport, is_maker) == 91 &&
-              offsetof(ExecutionReport, reject_reason) == 92 && offsetof(ExecutionReport, cancel_reason) == 94);
+              offsetof(ExecutionReport, reject_reason) == 92 && offsetof(ExecutionReport, cancel_reason) == 94 &&
+              offsetof(ExecutionReport, flags) == 95);
+
+// §1.8: the end of a ReportsRequest's replay: `count` ExecutionReports were
+// sent before it; through_exec_seq is the highest exec_seq the replay
+// covered (the ledger's last at the time: a later fill comes live).
+struct ReportsReplayed {
+  Header header;
+  std::uint64_t count;
+  std::uint64_t through_exec_seq;
+};
+static_assert(sizeof(ReportsReplayed) == 24 && offsetof(ReportsReplayed, count) == 8 &&
+              offsetof(ReportsReplayed, through_exec_seq) == 16);
 
 // What an admin asks (docs/CONTROLS.md "Admin"; docs/PROTOCOL.md §1.7).
 enum class AdminAction : std::uint8_t {
@@ -257,6 +282,7 @@ enum class SessionRejectReason : std::uint16_t {
   kSeqRepeat = 6,
   kAlreadyLoggedOn = 7,
   kRateLimited = 8,
+  kReportsRequestNotFirst = 9,  // a ReportsRequest that is not the first message after LogonAck (§1.8)
 };
 enum class LogonRejectReason : std::uint16_t {
   kBadCredentials = 1,
@@ -277,7 +303,8 @@ enum class LogoutReason : std::uint16_t {
 };
 // How many codes each reason enum has (codes 0..count-1; LogonRejectReason's 0 is unused):
 // counters indexed by code are sized from these, never by hand.
-inline constexpr std::size_t kSessionRejectReasons = static_cast<std::size_t>(SessionRejectReason::kRateLimited) + 1;
+inline constexpr std::size_t kSessionRejectReasons =
+    static_cast<std::size_t>(SessionRejectReason::kReportsRequestNotFirst) + 1;
 inline constexpr std::size_t kLogonRejectReasons = static_cast<std::size_t>(LogonRejectReason::kBadHeartbeat) + 1;
 inline constexpr std::size_t kLogoutReasons = static_cast<std::size_t>(LogoutReason::kPartialMessageTimeout) + 1;
 
@@ -292,6 +319,7 @@ constexpr std::size_t message_length(MsgType t) noexcept {
     case MsgType::kLogon: return sizeof(Logon);
     case MsgType::kLogout: return sizeof(Logout);
     case MsgType::kHeartbeat: return sizeof(Heartbeat);
+    case MsgType::kReportsRequest: return sizeof(ReportsRequest);
     case MsgType::kNewOrder: return sizeof(NewOrder);
     case MsgType::kCancelOrder: return sizeof(CancelOrder);
     case MsgType::kModifyOrder: return sizeof(ModifyOrder);
@@ -299,6 +327,7 @@ constexpr std::size_t message_length(MsgType t) noexcept {
     case MsgType::kLogonReject: return sizeof(LogonReject);
     case MsgType::kServerLogout: return sizeof(ServerLogout);
     case MsgType::kServerHeartbeat: return sizeof(ServerHeartbeat);
+    case MsgType::kReportsReplayed: return sizeof(ReportsReplayed);
     case MsgType::kExecutionReport: return sizeof(ExecutionReport);
     case MsgType::kCancelReject: return sizeof(OrderReject);
     case MsgType::kModifyReject: return sizeof(OrderReject);
@@ -329,6 +358,8 @@ inline constexpr MsgType kTypeOf<Logout> = MsgType::kLogout;
 template <>
 inline constexpr MsgType kTypeOf<Heartbeat> = MsgType::kHeartbeat;
 template <>
+inline constexpr MsgType kTypeOf<ReportsRequest> = MsgType::kReportsRequest;
+template <>
 inline constexpr MsgType kTypeOf<NewOrder> = MsgType::kNewOrder;
 template <>
 inline constexpr MsgType kTypeOf<CancelOrder> = MsgType::kCancelOrder;
@@ -342,6 +373,8 @@ template <>
 inline constexpr MsgType kTypeOf<ServerLogout> = MsgType::kServerLogout;
 template <>
 inline constexpr MsgType kTypeOf<ServerHeartbeat> = MsgType::kServerHeartbeat;
+template <>
+inline constexpr MsgType kTypeOf<ReportsReplayed> = MsgType::kReportsReplayed;
 template <>
 inline constexpr MsgType kTypeOf<ExecutionReport> = MsgType::kExecutionReport;
 template <>

@@ -39,6 +39,7 @@ std::string_view to_string(MsgType t) noexcept {
     case MsgType::kLogon: return "Logon";
     case MsgType::kLogout: return "Logout";
     case MsgType::kHeartbeat: return "Heartbeat";
+    case MsgType::kReportsRequest: return "ReportsRequest";
     case MsgType::kNewOrder: return "NewOrder";
     case MsgType::kCancelOrder: return "CancelOrder";
     case MsgType::kModifyOrder: return "ModifyOrder";
@@ -46,6 +47,7 @@ std::string_view to_string(MsgType t) noexcept {
     case MsgType::kLogonReject: return "LogonReject";
     case MsgType::kServerLogout: return "Logout";
     case MsgType::kServerHeartbeat: return "Heartbeat";
+    case MsgType::kReportsReplayed: return "ReportsReplayed";
     case MsgType::kExecutionReport: return "ExecutionReport";
     case MsgType::kCancelReject: return "CancelReject";
     case MsgType::kModifyReject: return "ModifyReject";
@@ -67,6 +69,7 @@ std::string_view to_string(SessionRejectReason r) noexcept {
     case SessionRejectReason::kSeqRepeat: return "sequence repeat";
     case SessionRejectReason::kAlreadyLoggedOn: return "already logged on";
     case SessionRejectReason::kRateLimited: return "rate limited";
+    case SessionRejectReason::kReportsRequestNotFirst: return "reports request not first";
   }
   return "unknown";
 }

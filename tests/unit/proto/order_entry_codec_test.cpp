@@ -123,7 +123,7 @@ TEST(OrderEntryCodec, WrongVersionIsSkipped) {
 
 TEST(OrderEntryCodec, UnknownTypeIsSkipped) {
   auto b = bytes_of(sample_new_order());
-  for (const std::uint8_t t : {0, 4, 9, 13, 99, 200, 255}) {
+  for (const std::uint8_t t : {0, 5, 9, 13, 99, 200, 255}) {  // 4 is ReportsRequest (§1.8)
     b[2] = t;
     const np::Frame f = np::next_frame(b, np::Direction::kFromClient);
     EXPECT_EQ(f.status, np::FrameStatus::kSkip) << int{t};
@@ -171,6 +171,49 @@ TEST(OrderEntryCodec, ExchangeMessagesRoundTrip) {
   const np::Frame f = np::next_frame(cb, np::Direction::kFromExchange);
   EXPECT_EQ(f.status, np::FrameStatus::kMessage);
   EXPECT_EQ(f.header.type, np::MsgType::kCancelReject);
+}
+
+// §1.8: the replay request (client side only) and its end marker (exchange
+// side only), framed with their fixed lengths; the replayed flag is the last byte.
+TEST(OrderEntryCodec, ReportsRequestAndReportsReplayedFrameByDirection) {
+  auto rq = np::make_message<np::ReportsRequest>(2);
+  rq.after_exec_seq = 0x0102'0304'0506'0708ULL;
+  const auto b = bytes_of(rq);
+  ASSERT_EQ(b.size(), 16u);
+  EXPECT_EQ(b[2], 4);  // MsgType 4
+  EXPECT_EQ(b[8], 0x08);  // little-endian after_exec_seq
+  const np::Frame f = np::next_frame(b, np::Direction::kFromClient);
+  ASSERT_EQ(f.status, np::FrameStatus::kMessage);
+  EXPECT_EQ(f.length, 16u);
+  EXPECT_EQ(np::read_message<np::ReportsRequest>(b.data()).after_exec_seq, rq.after_exec_seq);
+  EXPECT_EQ(np::next_frame(b, np::Direction::kFromExchange).reason, np::SessionRejectReason::kUnknownType);
+
+  auto end = np::make_message<np::ReportsReplayed>(9);
+  end.count = 3;
+  end.through_exec_seq = 77;
+  const auto eb = bytes_of(end);
+  ASSERT_EQ(eb.size(), 24u);
+  EXPECT_EQ(eb[2], 105);
+  const np::Frame g = np::next_frame(eb, np::Direction::kFromExchange);
+  ASSERT_EQ(g.status, np::FrameStatus::kMessage);
+  const auto back = np::read_message<np::ReportsReplayed>(eb.data());
+  EXPECT_EQ(back.count, 3u);
+  EXPECT_EQ(back.through_exec_seq, 77u);
+  EXPECT_EQ(np::next_frame(eb, np::Direction::kFromClient).reason, np::SessionRejectReason::kUnknownType);
+
+  // A ReportsRequest one word short is a readable message of the wrong length (rule 4).
+  auto shortened = b;
+  shortened.resize(8);
+  shortened[0] = 8;
+  const np::Frame s = np::next_frame(shortened, np::Direction::kFromClient);
+  EXPECT_EQ(s.status, np::FrameStatus::kSkip);
+  EXPECT_EQ(s.reason, np::SessionRejectReason::kBadLength);
+
+  auto er = np::make_message<np::ExecutionReport>(1);
+  er.flags = np::kReportReplayed;
+  EXPECT_EQ(bytes_of(er)[95], 1);
+  EXPECT_EQ(np::to_string(np::SessionRejectReason::kReportsRequestNotFirst), "reports request not first");
+  EXPECT_EQ(np::kSessionRejectReasons, 10u);
 }
 
 TEST(OrderEntryCodec, EveryMessageFitsTheMaximum) {
