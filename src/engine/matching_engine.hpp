@@ -281,286 +281,24 @@ class MatchingEngine {
     return b.finished.contains(key) ? RejectReason::kTooLateToCancel : RejectReason::kUnknownOrder;
   }
 
-  // ---- requests ----------------------------------------------------------
-  void on_new(const Request& rq) noexcept {
-    RejectReason why = check_common(rq);
-    if (why == RejectReason::kNone) {
-      if (rq.side != Side::kBuy && rq.side != Side::kSell) why = RejectReason::kInvalidSide;
-      else if (static_cast<std::uint8_t>(rq.order_type) - 1u > 3u) why = RejectReason::kInvalidOrderType;
-      else if (static_cast<std::uint8_t>(rq.stp) > 3u) why = RejectReason::kInvalidStpMode;
-      else if (rq.reserved != 0) why = RejectReason::kReservedNotZero;
-      else why = check_ids(rq);
-    }
-    if (why != RejectReason::kNone) return reject(rq, ReportType::kRejected, why);
-    OrderBook& b = *books_[rq.instrument];
-    if ((why = check_qty(b, rq.qty)) != RejectReason::kNone) return reject(rq, ReportType::kRejected, why);
-    const bool is_market = rq.order_type == OrderType::kMarket;
-    if (!is_market && (why = check_price(b, rq.price)) != RejectReason::kNone)
-      return reject(rq, ReportType::kRejected, why);
-    const std::uint64_t key = order_key(rq.client, rq.client_order_id);
-    if (live_.find(key) != nullptr) return reject(rq, ReportType::kRejected, RejectReason::kDuplicateClientOrderId);
-    if (rq.order_type == OrderType::kLimit) {
-      if (b.orders.available() == 0) return reject(rq, ReportType::kRejected, RejectReason::kOrderCapacity);
-      BookSide& own = b.side(rq.side);
-      if (!own.has_free_level() && own.find(rq.price) == nullptr)
-        return reject(rq, ReportType::kRejected, RejectReason::kLevelCapacity);
-    }
+  // ---- requests (engine/matching_engine_requests.hpp) -----------------------
+  void on_new(const Request& rq) noexcept;
+  NT_ALWAYS_INLINE Order* find_live_or_reject(const Request& rq, ReportType reject_type) noexcept;
+  void on_cancel(const Request& rq) noexcept;
+  NT_COLD void on_mass_cancel(const Request& rq) noexcept;
+  void cancel_all_of(InstrumentId inst, ClientId client, CancelReason reason) noexcept;
+  void cancel_all_in(InstrumentId inst, ClientId client, CancelReason reason) noexcept;
+  void on_modify(const Request& rq) noexcept;
 
-    const Top before = top(b);
-    Order in;
-    in.key = key;
-    in.order_id = ++next_order_id_;
-    in.price = is_market ? 0 : rq.price;
-    in.order_qty = rq.qty;
-    in.side = rq.side;
-    in.stp = rq.stp;
-    report(ReportType::kAccepted, in, rq.order_type);
-
-    Price limit = rq.price;
-    if (is_market) limit = market_limit(b, rq.side);
-    if (rq.order_type == OrderType::kFok && fok_available(b, in, limit) < rq.qty) {
-      cancelled(in, rq.order_type, CancelReason::kFokUnfillable);
-      b.finished.add(key);
-      return;  // nothing touched: no top-of-book change possible
-    }
-    const MatchEnd end = match(b, in, rq.order_type, limit);
-    if (end == MatchEnd::kSelfTradeStop) {
-      cancelled(in, rq.order_type, CancelReason::kSelfTrade);
-      b.finished.add(key);
-    } else if (in.open_qty() == 0) {
-      b.finished.add(key);
-    } else if (rq.order_type == OrderType::kLimit) {
-      Order* o = b.orders.allocate(in);  // capacity checked above
-      rest(b, o);
-      live_.insert(key, o);  // cannot be full: the pools bound it
-    } else {
-      cancelled(in, rq.order_type, CancelReason::kIocResidual);
-      b.finished.add(key);
-    }
-    emit_top_if_changed(b, before);
-  }
-
-  // Cancel and modify: validates the request's common fields and ids, then
-  // finds the client's live order on this instrument. On failure reports
-  // `reject_type` with the reason and returns nullptr.
-  NT_ALWAYS_INLINE Order* find_live_or_reject(const Request& rq, ReportType reject_type) noexcept {
-    RejectReason why = check_common(rq);
-    if (why == RejectReason::kNone) why = rq.reserved != 0 ? RejectReason::kReservedNotZero : check_ids(rq);
-    if (why != RejectReason::kNone) {
-      reject(rq, reject_type, why);
-      return nullptr;
-    }
-    OrderBook& b = *books_[rq.instrument];
-    const std::uint64_t key = order_key(rq.client, rq.client_order_id);
-    Order* o = live_.find(key);
-    if (o == nullptr || !b.orders.owns(o)) {  // not live, or live on another instrument
-      reject(rq, reject_type, not_live(b, key));
-      return nullptr;
-    }
-    return o;
-  }
-
-  void on_cancel(const Request& rq) noexcept {
-    Order* o = find_live_or_reject(rq, ReportType::kCancelRejected);
-    if (o == nullptr) return;
-    OrderBook& b = *books_[rq.instrument];
-    const Top before = top(b);
-    remove_resting(b, o, CancelReason::kUserRequest);
-    emit_top_if_changed(b, before);
-  }
-
-  // Every live order of the client on the instrument (or on each instrument in
-  // id order: kAllInstruments), cancelled in the order they were entered
-  // (order id), each with its report and market data, then one top-of-book
-  // check per instrument. Nothing live: no output. O(live orders of the
-  // instruments): the venue's request at a session's end, not a hot path --
-  // cold, out of line, so process() stays as small as before it existed.
-  NT_COLD void on_mass_cancel(const Request& rq) noexcept {
-    RejectReason why = rq.instrument == kAllInstruments ? RejectReason::kNone : check_common(rq);
-    if (why == RejectReason::kNone && rq.client > kMaxClientId) why = RejectReason::kInvalidClientId;
-    if (why == RejectReason::kNone && (rq.reserved != 0 || rq.client_order_id != 0 || rq.price != 0 || rq.qty != 0))
-      why = RejectReason::kReservedNotZero;
-    if (why != RejectReason::kNone) return reject(rq, ReportType::kCancelRejected, why);
-    cancel_all_of(rq.instrument, rq.client, CancelReason::kMassCancel);
-  }
-
-  // `inst`: one instrument or kAllInstruments.
-  void cancel_all_of(InstrumentId inst, ClientId client, CancelReason reason) noexcept {
-    if (inst != kAllInstruments) return cancel_all_in(inst, client, reason);
-    for (InstrumentId i = 0; i < books_.size(); ++i) {
-      instrument_ = i;  // this instrument's outputs carry its id
-      cancel_all_in(i, client, reason);
-    }
-  }
-
-  void cancel_all_in(InstrumentId inst, ClientId client, CancelReason reason) noexcept {
-    OrderBook& b = *books_[inst];
-    mass_cancel_scratch_.clear();
-    for (const BookSide* side : {&b.bids, &b.asks})
-      side->walk([&](const PriceLevel& lvl) {
-        for (Order* o = lvl.head; o != nullptr; o = o->next)
-          if (o->client() == client) mass_cancel_scratch_.push_back(o);
-        return true;
-      });
-    if (mass_cancel_scratch_.empty()) return;
-    std::sort(mass_cancel_scratch_.begin(), mass_cancel_scratch_.end(),
-              [](const Order* x, const Order* y) { return x->order_id < y->order_id; });
-    const Top before = top(b);
-    for (Order* o : mass_cancel_scratch_) remove_resting(b, o, reason);
-    emit_top_if_changed(b, before);
-  }
-
-  void on_modify(const Request& rq) noexcept {
-    Order* o = find_live_or_reject(rq, ReportType::kModifyRejected);
-    if (o == nullptr) return;
-    OrderBook& b = *books_[rq.instrument];
-    RejectReason why;
-    if ((why = check_qty(b, rq.qty)) != RejectReason::kNone || (why = check_price(b, rq.price)) != RejectReason::kNone)
-      return reject(rq, ReportType::kModifyRejected, why);
-    if (rq.price == o->price && rq.qty == o->order_qty)
-      return reject(rq, ReportType::kModifyRejected, RejectReason::kModifyNoChange);
-    BookSide& own = b.side(o->side);
-    if (rq.price != o->price && !own.has_free_level() && own.find(rq.price) == nullptr)
-      return reject(rq, ReportType::kModifyRejected, RejectReason::kLevelCapacity);
-
-    const Top before = top(b);
-    if (rq.qty <= o->cum_qty) {
-      remove_resting(b, o, CancelReason::kModifyBelowFilled);
-    } else if (rq.price == o->price && rq.qty < o->order_qty) {
-      own.level(o->level).qty -= o->order_qty - rq.qty;
-      o->order_qty = rq.qty;
-      report(ReportType::kModified, *o, OrderType::kLimit);
-      md_order(b, MdType::kModify, *o);
-    } else {
-      md_order(b, MdType::kDelete, *o);
-      unlink(b, o);
-      o->price = rq.price;
-      o->order_qty = rq.qty;
-      report(ReportType::kModified, *o, OrderType::kLimit);
-      const MatchEnd end = match(b, *o, OrderType::kLimit, o->price);
-      if (end == MatchEnd::kSelfTradeStop) {
-        cancelled(*o, OrderType::kLimit, CancelReason::kSelfTrade);
-        retire(b, o);
-      } else if (o->open_qty() == 0) {
-        retire(b, o);
-      } else {
-        rest(b, o);
-      }
-    }
-    emit_top_if_changed(b, before);
-  }
-
-  // ---- matching ------------------------------------------------------------
-  // A market order's bound: the collar around the last trade before this
-  // request, else the band (every resting price is inside it).
-  static Price market_limit(const OrderBook& b, Side side) noexcept {
-    const bool collared = b.collar > 0 && b.has_last_trade;
-    if (side == Side::kBuy) {
-      if (!collared || b.collar >= b.max_price - b.last_trade) return b.max_price;
-      return b.last_trade + b.collar;
-    }
-    if (!collared || b.collar >= b.last_trade - b.min_price) return b.min_price;
-    return b.last_trade - b.collar;
-  }
-  NT_ALWAYS_INLINE static bool crosses(Side taker, Price maker_price, Price limit) noexcept {
-    return taker == Side::kBuy ? maker_price <= limit : maker_price >= limit;
-  }
-
-  // What a FOK could trade: the matching walk without side effects.
-  static Qty fok_available(const OrderBook& b, const Order& in, Price limit) noexcept {
-    const BookSide& opp = b.side(opposite(in.side));
-    const ClientId client = in.client();
-    Qty sum = 0;
-    opp.walk([&](const PriceLevel& lvl) {
-      if (!crosses(in.side, lvl.price, limit)) return false;
-      for (const Order* o = lvl.head; o != nullptr; o = o->next) {
-        if (o->client() == client && in.stp != StpMode::kNone) {
-          if (in.stp == StpMode::kCancelResting) continue;
-          return false;  // the walk ends at an own order
-        }
-        sum += o->open_qty();
-        if (sum >= in.order_qty) return false;
-      }
-      return true;
-    });
-    return sum;
-  }
-
-  // Trades `in` against the opposite side while it has open quantity and the
-  // best level crosses `limit`; applies self-trade prevention with in.stp.
-  MatchEnd match(OrderBook& b, Order& in, OrderType type, Price limit) noexcept {
-    BookSide& opp = b.side(opposite(in.side));
-    const ClientId client = in.client();
-    while (in.open_qty() > 0) {
-      PriceLevel* lvl = opp.best();
-      if (lvl == nullptr || !crosses(in.side, lvl->price, limit)) break;
-      Order* maker = lvl->head;
-      if (maker->client() == client && in.stp != StpMode::kNone) [[unlikely]] {
-        if (in.stp == StpMode::kCancelIncoming) return MatchEnd::kSelfTradeStop;
-        remove_resting(b, maker, CancelReason::kSelfTrade);
-        if (in.stp == StpMode::kCancelBoth) return MatchEnd::kSelfTradeStop;
-        continue;
-      }
-      const Qty q = std::min(in.open_qty(), maker->open_qty());
-      const Price px = maker->price;
-      in.cum_qty += q;
-      maker->cum_qty += q;
-      lvl->qty -= q;
-      fill(in, type, px, q, maker->order_id, false);
-      fill(*maker, OrderType::kLimit, px, q, in.order_id, true);
-      md(b, [&](MdEvent& m) NT_LAMBDA_INLINE_NOEXCEPT {
-        m.type = MdType::kTrade;
-        m.side = in.side;
-        m.order_id = maker->order_id;
-        m.contra_order_id = in.order_id;
-        m.price = px;
-        m.qty = q;
-      });
-      b.last_trade = px;
-      b.has_last_trade = true;
-      if (maker->open_qty() == 0) {
-        lvl->head = maker->next;  // the maker is the level's head
-        if (lvl->head != nullptr) {
-          lvl->head->prev = nullptr;
-        } else {
-          lvl->tail = nullptr;
-        }
-        --lvl->orders;
-        if (lvl->head == nullptr) opp.level_emptied(maker->level);
-        retire(b, maker);
-      }
-    }
-    return MatchEnd::kNoMore;
-  }
-
-  // ---- book maintenance ------------------------------------------------------
-  void rest(OrderBook& b, Order* o) noexcept {
-    BookSide& s = b.side(o->side);
-    o->level = s.find_or_insert(o->price);
-    s.level(o->level).push_back(o);
-    md_order(b, MdType::kAdd, *o);
-  }
-  // Takes `o` out of its level (removing the level if it empties).
-  NT_ALWAYS_INLINE void unlink(OrderBook& b, Order* o) noexcept {
-    BookSide& s = b.side(o->side);
-    PriceLevel& lvl = s.level(o->level);
-    lvl.unlink(o);
-    if (lvl.empty()) s.level_emptied(o->level);
-    o->level = kNoLevel;
-  }
-  // The order is done: out of the live index, into the finished memory, slot freed.
-  NT_ALWAYS_INLINE void retire(OrderBook& b, Order* o) noexcept {
-    live_.erase(o->key);
-    b.finished.add(o->key);
-    b.orders.release(o);
-  }
-  // Cancels a resting order: kCancelled, market data kDelete, gone.
-  void remove_resting(OrderBook& b, Order* o, CancelReason why) noexcept {
-    cancelled(*o, OrderType::kLimit, why);
-    md_order(b, MdType::kDelete, *o);
-    unlink(b, o);
-    retire(b, o);
-  }
+  // ---- matching and book maintenance (engine/matching_engine_matching.hpp) --
+  static Price market_limit(const OrderBook& b, Side side) noexcept;
+  NT_ALWAYS_INLINE static bool crosses(Side taker, Price maker_price, Price limit) noexcept;
+  static Qty fok_available(const OrderBook& b, const Order& in, Price limit) noexcept;
+  MatchEnd match(OrderBook& b, Order& in, OrderType type, Price limit) noexcept;
+  void rest(OrderBook& b, Order* o) noexcept;
+  NT_ALWAYS_INLINE void unlink(OrderBook& b, Order* o) noexcept;
+  NT_ALWAYS_INLINE void retire(OrderBook& b, Order* o) noexcept;
+  void remove_resting(OrderBook& b, Order* o, CancelReason why) noexcept;
 
   // ---- outputs ------------------------------------------------------------------
   // Each output is built on zeros by `build`, in the sink's own storage when it
@@ -699,5 +437,10 @@ class MatchingEngine {
 
 }  // namespace nanotick::engine
 
-// The cold half of the class: state export/import and the invariant check.
+// The class's member functions defined out of line, one subject a file (each
+// `inline`, as a definition inside the class is, so the compiler treats them
+// alike): the requests, the matching, and the cold half (state export/import
+// and the invariant check).
+#include "engine/matching_engine_matching.hpp"
+#include "engine/matching_engine_requests.hpp"
 #include "engine/matching_engine_state.hpp"
