@@ -18,6 +18,10 @@ EXEC_ACCEPTED, EXEC_REJECTED, EXEC_FILL, EXEC_CANCELLED, EXEC_MODIFIED = 1, 2, 3
 CANCEL_USER, CANCEL_IOC_RESIDUAL, CANCEL_FOK_UNFILLABLE, CANCEL_SELF_TRADE, CANCEL_MODIFY_BELOW_FILLED, CANCEL_MASS = 1, 2, 3, 4, 5, 6
 
 
+# ExecutionReport.flags bits (the last byte, reserved before the ReportsRequest).
+REPORT_REPLAYED = 1  # sent again in answer to a ReportsRequest, not live
+
+
 class SessionRejectReason:
     BAD_LENGTH = 1
     UNSUPPORTED_VERSION = 2
@@ -27,6 +31,7 @@ class SessionRejectReason:
     SEQ_REPEAT = 6
     ALREADY_LOGGED_ON = 7
     RATE_LIMITED = 8
+    REPORTS_REQUEST_NOT_FIRST = 9  # a ReportsRequest that is not the first message after LogonAck
 
 
 class LogonRejectReason:

@@ -11,7 +11,7 @@ import struct
 from dataclasses import dataclass
 from typing import ClassVar, Dict, Optional, Tuple
 
-from tools.wire.common import BUY, HEADER_SIZE, LIMIT, MAX_MESSAGE_LENGTH, STP_NONE, VERSION, WireError
+from tools.wire.common import BUY, HEADER_SIZE, LIMIT, MAX_MESSAGE_LENGTH, REPORT_REPLAYED, STP_NONE, VERSION, WireError
 
 _HEADER = struct.Struct("<HBBI")  # length, type, version, seq
 
@@ -79,6 +79,16 @@ class Logout(Message):
 @_msg(3, 8, "", ())
 @dataclass
 class Heartbeat(Message):
+    seq: int = 0
+
+
+@_msg(4, 16, "Q", ("after_exec_seq",))
+@dataclass
+class ReportsRequest(Message):
+    """Every fill of this session's client with exec_seq > after_exec_seq, sent again
+    (0: all of them). Once per session, as the first message after LogonAck."""
+
+    after_exec_seq: int = 0
     seq: int = 0
 
 
@@ -164,10 +174,21 @@ class ServerHeartbeat(Message):
     seq: int = 0
 
 
+@_msg(105, 24, "QQ", ("count", "through_exec_seq"))
+@dataclass
+class ReportsReplayed(Message):
+    """The end of a ReportsRequest's replay: `count` ExecutionReports (flags REPORT_REPLAYED)
+    came before it; through_exec_seq is the highest exec_seq the replay covered."""
+
+    count: int = 0
+    through_exec_seq: int = 0
+    seq: int = 0
+
+
 @_msg(
     110,
     96,
-    "QQQqqqqqqIIBBBBHBx",
+    "QQQqqqqqqIIBBBBHBB",
     (
         "exec_seq",
         "client_order_id",
@@ -186,6 +207,7 @@ class ServerHeartbeat(Message):
         "is_maker",
         "reject_reason",
         "cancel_reason",
+        "flags",
     ),
 )
 @dataclass
@@ -207,7 +229,19 @@ class ExecutionReport(Message):
     is_maker: int = 0
     reject_reason: int = 0
     cancel_reason: int = 0
+    flags: int = 0  # REPORT_REPLAYED or 0: no other bit is defined
     seq: int = 0
+
+    @classmethod
+    def decode_body(cls, seq: int, data: bytes) -> "Message":
+        msg = super().decode_body(seq, data)
+        if msg.flags & ~REPORT_REPLAYED:  # type: ignore[attr-defined]
+            raise WireError("flags", f"ExecutionReport flags {msg.flags:#x}: bits other than REPORT_REPLAYED set")  # type: ignore[attr-defined]
+        return msg
+
+    @property
+    def replayed(self) -> bool:
+        return bool(self.flags & REPORT_REPLAYED)
 
 
 @_msg(111, 40, "QQIIH6x", ("exec_seq", "client_order_id", "instrument", "ref_seq", "reason"))
@@ -257,11 +291,13 @@ class AdminResponse(Message):
     seq: int = 0
 
 
-CLIENT_MESSAGES = {c.TYPE: c for c in (Logon, Logout, Heartbeat, NewOrder, CancelOrder, ModifyOrder, AdminRequest)}
+CLIENT_MESSAGES = {
+    c.TYPE: c for c in (Logon, Logout, Heartbeat, ReportsRequest, NewOrder, CancelOrder, ModifyOrder, AdminRequest)
+}
 EXCHANGE_MESSAGES = {
     c.TYPE: c
-    for c in (LogonAck, LogonReject, ServerLogout, ServerHeartbeat, ExecutionReport, CancelReject, ModifyReject, SessionReject,
-              AdminResponse)
+    for c in (LogonAck, LogonReject, ServerLogout, ServerHeartbeat, ReportsReplayed, ExecutionReport, CancelReject, ModifyReject,
+              SessionReject, AdminResponse)
 }
 ORDER_MESSAGE_TYPES = (NewOrder.TYPE, CancelOrder.TYPE, ModifyOrder.TYPE)
 

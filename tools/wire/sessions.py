@@ -11,12 +11,17 @@ import select
 import socket
 import struct
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
+
+from tools.wire.common import EXEC_FILL
 
 from tools.wire.order_entry import (
     Logon,
     LogonAck,
+    ExecutionReport,
     Message,
+    ReportsReplayed,
+    ReportsRequest,
     ServerHeartbeat,
     StreamFramer,
     decode_exchange_message,
@@ -161,6 +166,30 @@ class OrderEntryClient:
         if not isinstance(msg, LogonAck):
             raise AssertionError(f"logon of client {client_id} answered with {msg}")
         return msg
+
+    def request_reports(self, after_exec_seq: int = 0,
+                        timeout: Optional[float] = None) -> Tuple[List[ExecutionReport], ReportsReplayed, List[Message]]:
+        """Sends a ReportsRequest (right after logon, as the protocol requires) and reads its
+        replay through the closing ReportsReplayed: (replayed reports, ReportsReplayed, live
+        messages that came meanwhile). Checks what the exchange promises: every replayed
+        report a fill past `after_exec_seq`, in exec_seq order, as many as `count` says."""
+        self.send(ReportsRequest(after_exec_seq=after_exec_seq))
+        replayed: List[ExecutionReport] = []
+        live: List[Message] = []
+        while True:
+            msg = self.recv(timeout)
+            if isinstance(msg, ReportsReplayed):
+                break
+            if isinstance(msg, ExecutionReport) and msg.replayed:
+                last = replayed[-1].exec_seq if replayed else after_exec_seq
+                if msg.exec_type != EXEC_FILL or msg.exec_seq <= last:
+                    raise AssertionError(f"replayed report out of order or not a fill (after exec_seq {last}): {msg}")
+                replayed.append(msg)
+            else:
+                live.append(msg)
+        if msg.count != len(replayed) or (replayed and msg.through_exec_seq < replayed[-1].exec_seq):
+            raise AssertionError(f"{msg} after {len(replayed)} replayed reports (last {replayed[-1:]})")
+        return replayed, msg, live
 
     def close(self) -> None:
         try:

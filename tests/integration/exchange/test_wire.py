@@ -118,9 +118,41 @@ def test_small_exchange_messages_decode_every_offset():
     w.NewOrder(client_order_id=5, instrument=1, side=w.BUY, order_type=w.IOC, stp=1, price=10, qty=3, seq=4),
     w.CancelOrder(client_order_id=5, instrument=1, seq=5),
     w.ModifyOrder(client_order_id=5, instrument=1, price=11, qty=4, seq=6),
+    w.ReportsRequest(after_exec_seq=(1 << 63) + 5, seq=2),
 ])
 def test_client_messages_round_trip(msg):
     assert w.decode_client_message(msg.encode()) == msg
+
+
+# -- order entry: missed reports (the ReportsRequest contract, issue 33) --------------
+
+
+def test_reports_request_and_replayed_layout():
+    assert w.ReportsRequest(after_exec_seq=0x0102030405060708).encode(seq=2) == layout(
+        16, header(16, 4, 2) + [(8, 8, 0x0102030405060708, False)])
+    done = layout(24, header(24, 105, 9) + [(8, 8, 3, False), (16, 8, 1 << 40, False)])
+    assert w.decode_exchange_message(done) == w.ReportsReplayed(count=3, through_exec_seq=1 << 40, seq=9)
+    with pytest.raises(w.WireError) as e:  # a 16-byte ReportsReplayed
+        w.decode_exchange_message(done[:16].replace(b"\x18\x00", b"\x10\x00", 1))
+    assert e.value.what == "bad_length"
+    with pytest.raises(w.WireError) as e:  # the exchange never receives its own type
+        w.decode_client_message(done)
+    assert e.value.what == "unknown_type"
+
+
+def test_execution_report_flags_byte_marks_a_replay_and_nothing_else():
+    live = w.ExecutionReport(exec_seq=4, exec_type=w.EXEC_FILL, seq=1)
+    data = bytearray(live.encode())
+    assert data[95] == 0 and not w.decode_exchange_message(bytes(data)).replayed
+    data[95] = w.REPORT_REPLAYED
+    again = w.decode_exchange_message(bytes(data))
+    assert again.replayed and again.flags == 1 and again.encode() == bytes(data)
+    for bad in (2, 0x81, 0xFF):  # no other bit is defined: a strict reader refuses it
+        data[95] = bad
+        with pytest.raises(w.WireError) as e:
+            w.decode_exchange_message(bytes(data))
+        assert e.value.what == "flags"
+    assert w.SessionRejectReason.REPORTS_REQUEST_NOT_FIRST == 9
 
 
 def test_reserved_bytes_are_ignored_on_receipt():
