@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from tests.integration.exchange import engine_model as em
+from tests.integration.exchange import journal_reader as jr
 from tests.integration.exchange import md_books as mb
 from tools import wire as w
 from tests.integration.exchange.exchange_harness import InstrumentSpec, MdRecorder, make_config
@@ -91,7 +92,7 @@ def reconcile(t: OrderTracker, model: em.EngineModel) -> None:
 def check_snapshots_against_journal(config, snaps, where: str) -> None:
     """Each snapshot's book and instrument_seq equal the journal's replay up to the snapshot's md seq."""
     model = em.EngineModel(config.instruments)
-    requests = iter(em.read_journal(config.journal_dir).requests)
+    requests = iter(jr.read_journal(config.journal_dir).requests)
     for ins, snap in sorted(snaps.items(), key=lambda kv: kv[1].last_seq):
         while model.next_md_seq - 1 < snap.last_seq:
             r = next(requests, None)
@@ -178,7 +179,7 @@ def run_chaos(start_exchange, config, seed: int, kills: Optional[int] = None, de
             for p in incremental:
                 for m in p.messages:
                     heard[m.instrument] = m.instrument_seq
-        model, scan = em.replay_journal(config.journal_dir, config.instruments)
+        model, scan = jr.replay_journal(config.journal_dir, config.instruments)
         where = f"seed {seed}, after kill {run + 1}"
         # What was published before the kill was journaled first: the replay numbers it all.
         for ins, iseq in heard.items():
@@ -216,7 +217,7 @@ def run_chaos(start_exchange, config, seed: int, kills: Optional[int] = None, de
     counters = ex.stop()
     if between is None:  # else other clients (the soak's traders) were sequenced too
         assert counters.get("requests_sequenced") == sent, (sent, counters)
-    model, scan = em.replay_journal(config.journal_dir, config.instruments)
+    model, scan = jr.replay_journal(config.journal_dir, config.instruments)
     assert scan.stopped_because == "end", scan.stopped_because
     check_reports_against_model(trackers, model)
     if between is None:  # the soak's traders may leave orders resting

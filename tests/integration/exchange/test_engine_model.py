@@ -8,6 +8,7 @@ from __future__ import annotations
 import struct
 
 from tests.integration.exchange import engine_model as em
+from tests.integration.exchange import journal_reader as jr
 from tools import wire as w
 from tests.integration.exchange.exchange_harness import InstrumentSpec
 
@@ -101,16 +102,16 @@ def test_journal_reader_checks_crc_and_stops_at_a_corrupt_record(tmp_path):
         req = struct.pack("<BBBBIIIQqqQ", 1, 1, 1, 0, 0, 7, 0, coid, 100, 1, 0)
         head = struct.pack("<HBB", 64, 1, 0)
         tail = struct.pack("<Q", seq) + req
-        crc = em.crc32c(tail, em.crc32c(head))
+        crc = jr.crc32c(tail, jr.crc32c(head))
         return head + struct.pack("<I", crc) + tail
 
     header = b"NTJRNL01" + struct.pack("<IIQQ", 1, 64, 1, 0) + bytes(32)
     bad = bytearray(record(3, 3))
     bad[40] ^= 1
     (tmp_path / "journal-00000000000000000001.log").write_bytes(header + record(1, 1) + record(2, 2) + bytes(bad) + record(4, 4) + bytes(128))
-    scan = em.read_journal(tmp_path)
+    scan = jr.read_journal(tmp_path)
     assert [r.client_order_id for r in scan.requests] == [1, 2]
     assert "bad CRC" in scan.stopped_because
     (tmp_path / "journal-00000000000000000001.log").write_bytes(header + record(1, 1) + record(2, 2) + bytes(128))
-    model, scan = em.replay_journal(tmp_path, [InstrumentSpec("A")])
+    model, scan = jr.replay_journal(tmp_path, [InstrumentSpec("A")])
     assert scan.stopped_because == "end" and model.books()[0] == [(w.BUY, 1, 100, 1), (w.BUY, 2, 100, 1)]

@@ -20,7 +20,7 @@ import pathlib
 import subprocess
 import time
 
-from tests.integration.exchange import engine_model as em
+from tests.integration.exchange import journal_reader as jr
 from tools import wire as w
 from tests.integration.exchange.exchange_harness import BINARY, make_config
 
@@ -77,7 +77,7 @@ def journal_of_killed_exchange(start_exchange, tmp_path, n: int):
     # The files (not only the staging ring) hold all n: these tests damage the files.
     segment = config.journal_dir / SEGMENT
     deadline = time.monotonic() + 30
-    while len(em.read_journal(config.journal_dir, with_staging=False).requests) < n:
+    while len(jr.read_journal(config.journal_dir, with_staging=False).requests) < n:
         assert time.monotonic() < deadline, "the journal thread did not write the acknowledged records to the files"
         time.sleep(0.01)
     ex.kill()

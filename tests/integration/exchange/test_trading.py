@@ -19,6 +19,7 @@ import time
 import pytest
 
 from tests.integration.exchange import engine_model as em
+from tests.integration.exchange import journal_reader as jr
 from tests.integration.exchange import md_books as mb
 from tools import wire as w
 from tests.integration.exchange.exchange_harness import MdRecorder, make_config
@@ -117,7 +118,7 @@ def test_market_data_reproduces_the_book_and_the_journal_replays_to_the_same_rep
             t.session.close()
         md.wait_for(lambda: all(not md.books().book(i).orders for i in (0, 1)), 3.0, "the cancels on disconnect")
         counters = ex.stop()
-    model, scan = em.replay_journal(config.journal_dir, config.instruments)
+    model, scan = jr.replay_journal(config.journal_dir, config.instruments)
     assert scan.stopped_because == "end", scan.stopped_because
     received = sum(len(t.reports) for t in trackers)
     assert check_reports_against_model(trackers, model) == received

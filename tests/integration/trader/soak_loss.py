@@ -6,7 +6,7 @@ Definitions (docs/RELIABILITY.md "Chaos soak" repeats them):
 
 - An **acknowledged order** is an ExecutionReport with exec_type Accepted
   that the exchange wrote to a trader's session. It is **kept** when the
-  final journal's replay (engine_model.py) produces the same report (same
+  final journal's replay (journal_reader.py through engine_model.py) produces the same report (same
   exec_seq, addressed to the same client, every wire field equal) and the
   journal record that replay says produced it, as `nanotick-journal dump`
   prints it, is a `new` of that client with that client_order_id,

@@ -13,7 +13,7 @@ import dataclasses
 import shutil
 import subprocess
 
-from tests.integration.exchange import engine_model as em
+from tests.integration.exchange import journal_reader as jr
 from tools import wire as w
 from tests.integration.exchange.exchange_harness import BINARY, make_config
 from tests.integration.trader.soak_loss import check_loss, read_tap
@@ -48,7 +48,7 @@ def test_loss_check_finds_each_kind_of_loss(start_exchange, processes, tmp_path)
     ex.stop()
 
     reports = read_tap(tap.out)
-    model, _ = em.replay_journal(config.journal_dir, config.instruments)
+    model, _ = jr.replay_journal(config.journal_dir, config.instruments)
     clean = check_loss(reports, model, JOURNAL_TOOL, LEDGER_TOOL, config.journal_dir)
     assert (clean.acks_checked, clean.fills_checked, clean.replay_fills) == (TRADES + 1, 2 * TRADES, 2 * TRADES), clean
     assert clean.problems() == 0, clean.examples
@@ -81,7 +81,7 @@ def test_loss_check_finds_each_kind_of_loss(start_exchange, processes, tmp_path)
     segment = short / sell[2]
     data = segment.read_bytes()
     segment.write_bytes(data[:int(sell[3])] + bytes(len(data) - int(sell[3])))  # zeroed from that record on
-    short_model, _ = em.replay_journal(short, config.instruments)
+    short_model, _ = jr.replay_journal(short, config.instruments)
     loss = check_loss(reports, short_model, JOURNAL_TOOL, LEDGER_TOOL, short)
     assert loss.lost_acks == 1, loss  # the seller's ack
     assert loss.reports_differing == 1 + 2 * TRADES, loss  # its ack and both sides of every fill
