@@ -43,6 +43,11 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import pytest
 
+from tools.launcher import cli as launcher_cli
+from tools.launcher.commands import fuzz as launcher_fuzz
+from tools.launcher.commands import soak as launcher_soak
+from tools.launcher.commands import testing as launcher_testing
+
 REPO = pathlib.Path(__file__).resolve().parents[3]
 LAUNCHER = REPO / "nanotick"
 SOAK_TEST = REPO / "tests" / "integration" / "trader" / "test_soak.py"
@@ -172,17 +177,27 @@ def passages(source: str, text: str, first_line: int = 1, topic: str = "") -> Li
     return out
 
 
-def heredoc(launcher: str, function: str) -> Tuple[str, int]:
-    """The text of `cat <<EOF ... EOF` in a launcher function, and its first line."""
-    m = re.search(r"^" + re.escape(function) + r"\(\) \{\n  cat <<EOF\n(.*?)\nEOF\n", launcher, re.S | re.M)
-    assert m, f"nanotick: no `{function}() {{ cat <<EOF ... EOF` found; update this test"
-    return m.group(1), launcher[: m.start(1)].count("\n") + 1
+# The launcher is the Python package tools/launcher/ (./nanotick only
+# bootstraps it): its help texts, defaults and command table are read from
+# there. Its help texts keep the names of the bash functions that printed
+# them ("nanotick (test_usage)"), which the checks below name as sources.
+LAUNCHER_HELP = {"usage": launcher_cli, "test_usage": launcher_testing, "fuzz_usage": launcher_fuzz,
+                 "soak_usage": launcher_soak}
 
 
-def bash_function(launcher: str, name: str) -> str:
-    m = re.search(r"^" + re.escape(name) + r"\(\) \{\n(.*?)^\}\n", launcher, re.S | re.M)
-    assert m, f"nanotick: no function {name}() found; update this test"
-    return m.group(1)
+def launcher_help(function: str) -> Tuple[str, int]:
+    """A launcher help text, and the line of its module where it is written."""
+    module = LAUNCHER_HELP[function]
+    text, anchor = (module.usage(), r"^def usage\(") if function == "usage" else (module.USAGE, r"^USAGE = ")
+    source = pathlib.Path(module.__file__).read_text()
+    m = re.search(anchor, source, re.M)
+    assert m, f"{module.__name__}: no {anchor} found; update this test"
+    return text, source[: m.start()].count("\n") + 2
+
+
+def launcher_source(module) -> Tuple[str, str]:
+    path = pathlib.Path(module.__file__)
+    return path.read_text(), rel(path)
 
 
 def doc_files() -> List[pathlib.Path]:
@@ -197,9 +212,8 @@ def all_passages() -> List[Passage]:
     out: List[Passage] = []
     for path in doc_files():
         out += passages(rel(path), path.read_text())
-    launcher = LAUNCHER.read_text()
     for function, topic in (("usage", ""), ("test_usage", "test"), ("fuzz_usage", "fuzz"), ("soak_usage", "soak")):
-        text, line = heredoc(launcher, function)
+        text, line = launcher_help(function)
         out += passages(f"nanotick ({function})", text, line, topic)
     soak = SOAK_TEST.read_text()
     doc = re.match(r'\s*"""(.*?)"""', soak, re.S)
@@ -237,19 +251,11 @@ class CodeValues:
 
 
 def code_values() -> CodeValues:
-    launcher = LAUNCHER.read_text()
-    fuzz = re.search(r"^\s*local seconds=(\d+)\b", bash_function(launcher, "cmd_fuzz"), re.M)
-    assert fuzz, "nanotick cmd_fuzz(): no `local seconds=N` (the default time per target); update this test"
-    cmd_test = bash_function(launcher, "cmd_test")
-    fuzz_ci = re.search(r'cmd_fuzz --seconds "\$\{NANOTICK_FUZZ_SECONDS:-(\d+)\}"', cmd_test)
-    assert fuzz_ci, "nanotick cmd_test(): no `cmd_fuzz --seconds \"${NANOTICK_FUZZ_SECONDS:-N}\"`; update this test"
-    soak = re.search(r"^\s*local minutes=(\d+)\b", bash_function(launcher, "cmd_soak"), re.M)
-    assert soak, "nanotick cmd_soak(): no `local minutes=N` (the default soak length); update this test"
     # The CI soak: whatever the test command or CI sets NANOTICK_SOAK_SECONDS
     # to, else test_soak.py's own default.
     soak_ci: Optional[Tuple[float, str]] = None
-    for text, where in ((cmd_test, "nanotick cmd_test()"), (CI_RUN.read_text(), rel(CI_RUN))):
-        m = re.search(r"NANOTICK_SOAK_SECONDS=\"?(\d+)\b", text)
+    for text, where in (launcher_source(launcher_testing), (CI_RUN.read_text(), rel(CI_RUN))):
+        m = re.search(r"NANOTICK_SOAK_SECONDS[\"']?\]?\s*=\s*[\"']?(\d+)\b", text)
         if m:
             soak_ci = (float(m.group(1)), where)
             break
@@ -257,7 +263,8 @@ def code_values() -> CodeValues:
         m = re.search(r'os\.environ\.get\("NANOTICK_SOAK_SECONDS",\s*"(\d+(?:\.\d+)?)"\)', SOAK_TEST.read_text())
         assert m, f"{rel(SOAK_TEST)}: no os.environ.get(\"NANOTICK_SOAK_SECONDS\", \"N\"); update this test"
         soak_ci = (float(m.group(1)), rel(SOAK_TEST))
-    return CodeValues(float(fuzz.group(1)), float(fuzz_ci.group(1)), float(soak.group(1)) * 60, *soak_ci)
+    return CodeValues(float(launcher_fuzz.DEFAULT_SECONDS), float(launcher_testing.FUZZ_SECONDS),
+                      float(launcher_soak.DEFAULT_MINUTES) * 60, *soak_ci)
 
 
 # ---------------------------------------------------------------- duration claims
@@ -454,20 +461,16 @@ def test_docs_that_list_the_fuzz_targets_list_all_of_them(docs):
 
 
 def case_commands() -> Set[str]:
-    body = bash_function(LAUNCHER.read_text(), "main")
-    m = re.search(r'case "\$cmd" in\n(.*?)\n\s*esac', body, re.S)
-    assert m, "nanotick main(): no `case \"$cmd\" in ... esac`; update this test"
-    out: Set[str] = set()
-    for label in re.findall(r"^\s*([^\s()]+)\)", m.group(1), re.M):
-        out |= {c for c in label.split("|") if c not in ("*", "-h", "--help", "help")}
-    assert out, "nanotick main(): no command found in its case"
+    """The commands the launcher dispatches (tools/launcher/cli.py COMMANDS)."""
+    out = {c.name for c in launcher_cli.COMMANDS}
+    assert out, "tools/launcher/cli.py: no command in COMMANDS; update this test"
     return out
 
 
 def usage_commands() -> Set[str]:
-    text, _ = heredoc(LAUNCHER.read_text(), "usage")
+    text, _ = launcher_help("usage")
     section = text.split("\ncommands:\n", 1)
-    assert len(section) == 2, "nanotick usage(): no 'commands:' list; update this test"
+    assert len(section) == 2, "nanotick --help: no 'commands:' list; update this test"
     body = section[1].split("\n\n", 1)[0]
     # A command's line starts two spaces in; its continuation lines further.
     return set(re.findall(r"^  ([a-z][a-z0-9-]*)\s", body, re.M))
