@@ -21,6 +21,7 @@ import shutil
 import time
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
+from tools.counters import labels
 from tools.counters.counters_file import CountersFileError, Value, read
 
 # "nanotick-exchange: ..." / "nanotick-trader[mm1]: ..." (apps/app_main.hpp: each program's logger).
@@ -79,10 +80,7 @@ def trader_row(label: str, values: Dict[str, Value], rate: float) -> str:
 
 
 # What a row's rate counts: the sum of these counters' changes per second.
-RATE_OF = {
-    "exchange": ("requests_sequenced",),
-    "trader": ("orders.placed", "orders.modifies", "orders.cancels"),
-}
+RATE_OF = labels.RATE_OF
 
 
 class CountersRows:

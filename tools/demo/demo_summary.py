@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from tools.counters import labels
 from tools.counters.counters_file import CountersFileError, read
 from tools.counters.summary_text import parse_counters  # noqa: F401 (also this module's API)
 
-TRADER_KEYS = ("fills", "volume", "pnl.realised", "pnl.total", "orders.placed", "orders.modifies", "orders.cancels",
-               "tick_to_trade_ns.p50", "tick_to_trade_ns.p99", "tick_to_trade_ns.count")
-EXCHANGE_KEYS = ("requests_sequenced", "messages_in", "messages_out")
+TRADER_KEYS = labels.TRADER_SUMMARY  # the labels, with their meanings: tools/counters/labels.py
+EXCHANGE_KEYS = labels.EXCHANGE_SUMMARY
 
 
 def read_counters(path: pathlib.Path) -> Dict[str, str]:

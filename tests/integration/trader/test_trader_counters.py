@@ -1,7 +1,8 @@
 """The trader's counters file (docs/TELEMETRY.md "The counters file") read from
 outside while it trades: the session, the books and the fills show as they
 happen, and after a clean stop the file is marked stopped and holds what
-the trader printed (its summary is the file's text)."""
+the trader printed (its summary is the file's text); it carries every label
+the tools read by name."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 import time
 
 from tests.integration.trader.trader_harness import TraderSpec, market_maker_instruments, random_instruments
+from tools.counters import labels
 from tools.counters.counters_file import read
 
 
@@ -38,6 +40,9 @@ def test_trader_counters_are_live_and_final(config, start_exchange, start_trader
                     lambda v: v.get("session.logged_on") == 1 and v.get("md.instruments", 0) > 0
                     and v.get("md.books_live") == v.get("md.instruments"))
     assert live["orders.placed"] >= 0 and read(path).status == "running" and read(path).process == "trader-mm"
+    # The labels the tools read by name (tools/counters/labels.py) are the trader's own.
+    have = [c.label for c in read(path).counters]
+    assert not labels.missing(have, labels.TRADER, labels.TRADER_PREFIXES), have
     rnd_proc = start_trader(rnd.write(tmp_path), duration_s=4.0)
     wait_for(path, "a fill", lambda v: v.get("fills", 0) > 0 and v.get("engine.fills", 0) > 0)
     assert rnd_proc.wait_exit(15.0) == 0, rnd_proc.describe()
