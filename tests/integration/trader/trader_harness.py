@@ -294,7 +294,7 @@ def assert_books_equal_multicast(dump: BookDump, incremental: list, instruments:
     """The dumped books equal, order by order in priority order, the books rebuilt from the
     recorded incremental multicast channel (`incremental`: MdRecorder packets from seq 1) up to
     the dump's next_seq; every book is live. Returns the messages applied."""
-    from tests.integration.exchange import md_books as mb  # the exchange suite's (on sys.path via conftest.py)
+    from tests.integration.exchange import md_books as mb  # the exchange suite's books
 
     assert dump.states == {i: "live" for i in range(instruments)}, f"not every book is live at exit: {dump.states}"
     books = mb.IncrementalBooks()
