@@ -27,11 +27,13 @@
 #include <thread>
 #include <vector>
 
+#include "access/client_table.hpp"
+#include "client/order_entry_client.hpp"
+#include "client/venue_address.hpp"
 #include "market/reject_reason.hpp"
 #include "net/socket_address.hpp"
 #include "proto/order_entry.hpp"
-#include "trading/order_entry_client.hpp"
-#include "venue/demo_credentials.hpp"
+#include "venue/api_key.hpp"
 #include "venue/key_file.hpp"
 #include "venue/venue_config.hpp"
 
@@ -63,8 +65,10 @@ std::uint32_t instrument_id(const VenueConfig& cfg, const std::string& symbol) {
   throw UsageError("no instrument '" + symbol + "' in the exchange's config");
 }
 
-std::uint32_t client_id(const VenueConfig& cfg, const std::string& arg) {
-  for (const auto& c : cfg.clients)
+// By id or name, from the exchange config's client table: the admin is the
+// venue's operator, on the venue's host (the one client program that reads it).
+std::uint32_t client_id(const nanotick::access::ClientTable& clients, const std::string& arg) {
+  for (const auto& c : clients.clients)
     if (c.name == arg || std::to_string(c.id) == arg) return c.id;
   throw UsageError("no client '" + arg + "' (an id or a name) in the exchange's config");
 }
@@ -94,7 +98,7 @@ std::string read_key(const std::string& key_file) {
 // admin session may be sent is counted and otherwise ignored.
 struct AdminHandler {
   std::vector<nanotick::proto::AdminResponse> answers;
-  std::optional<nanotick::trading::Disconnect> ended;
+  std::optional<nanotick::client::Disconnect> ended;
   bool logged_on = false;
   std::uint64_t other_messages = 0;
   std::uint16_t session_reject = 0;
@@ -104,7 +108,7 @@ struct AdminHandler {
   void on_cancel_reject(const nanotick::proto::OrderReject&) { ++other_messages; }
   void on_modify_reject(const nanotick::proto::OrderReject&) { ++other_messages; }
   void on_session_reject(const nanotick::proto::SessionReject& r) { session_reject = r.reason; }
-  void on_disconnected(const nanotick::trading::Disconnect& d) { ended = d; }
+  void on_disconnected(const nanotick::client::Disconnect& d) { ended = d; }
   void on_order_written(std::uint32_t, std::uint64_t) {}
   void on_admin_response(const nanotick::proto::AdminResponse& r) { answers.push_back(r); }
 };
@@ -112,10 +116,9 @@ struct AdminHandler {
 int run(const VenueConfig& cfg, const std::string& address, std::uint32_t admin_id, const std::string& key,
         const std::vector<Step>& steps, std::uint32_t timeout_ms) {
   using Clock = std::chrono::steady_clock;
-  nanotick::trading::OrderEntryClientConfig oc;
-  oc.exchange = nanotick::net::parse_socket_address(address.empty() ? cfg.server.order_entry : address);
-  // An exchange listening on every interface is reached on this host's loopback.
-  if (oc.exchange.ip.value == 0) oc.exchange.ip = nanotick::net::parse_ipv4("127.0.0.1");
+  nanotick::client::OrderEntryClientConfig oc;
+  oc.exchange = address.empty() ? nanotick::client::venue_order_entry_address(cfg.server)
+                                : nanotick::net::parse_socket_address(address);
   oc.client_id = admin_id;
   oc.api_key = key;
   oc.heartbeat_ms = 0;  // the exchange's default: always within its bounds
@@ -124,7 +127,7 @@ int run(const VenueConfig& cfg, const std::string& address, std::uint32_t admin_
   oc.reconnect_initial_ms = timeout_ms;  // one attempt: a second would outlive the deadline
   oc.reconnect_max_ms = timeout_ms;
   AdminHandler h;
-  nanotick::trading::OrderEntryClient<AdminHandler> session(oc, h);
+  nanotick::client::OrderEntryClient<AdminHandler> session(oc, h);
   // Each wait (the logon, each answer, the logout) has timeout_ms of its own.
   auto deadline = Clock::now();
   const auto wait_for = [&](auto done) {
@@ -138,7 +141,7 @@ int run(const VenueConfig& cfg, const std::string& address, std::uint32_t admin_
   if (!wait_for([&] { return h.logged_on; })) {
     std::fprintf(stderr, "nanotick-admin: no logon to %s as client %u%s\n",
                  (address.empty() ? cfg.server.order_entry : address).c_str(), admin_id,
-                 h.ended ? (std::string(": ") + std::string(nanotick::trading::to_string(h.ended->reason)) +
+                 h.ended ? (std::string(": ") + std::string(nanotick::client::to_string(h.ended->reason)) +
                             " (detail " + std::to_string(h.ended->detail) + ")")
                                .c_str()
                          : ": timed out");
@@ -148,9 +151,9 @@ int run(const VenueConfig& cfg, const std::string& address, std::uint32_t admin_
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     const auto sent = session.send_admin_request(i + 1, s.action, s.instrument, s.target, s.amount);
-    if (sent.status != nanotick::trading::SendStatus::kSent) {
+    if (sent.status != nanotick::client::SendStatus::kSent) {
       std::fprintf(stderr, "nanotick-admin: %s: not sent (%s)\n", s.what.c_str(),
-                   std::string(nanotick::trading::to_string(sent.status)).c_str());
+                   std::string(nanotick::client::to_string(sent.status)).c_str());
       return kExitNoAnswer;
     }
     if (!wait_for([&] { return h.answers.size() > i || h.session_reject != 0; })) {
@@ -224,12 +227,13 @@ int main(int argc, char** argv) {
   }
   try {
     const VenueConfig cfg = nanotick::venue::load_venue_config(config_path);
+    const nanotick::access::ClientTable clients = nanotick::access::load_client_table(config_path);
     std::vector<Step> steps;
     if (halt->parsed() || resume->parsed()) {
       const AdminAction a = halt->parsed() ? AdminAction::kHaltInstrument : AdminAction::kResumeInstrument;
       steps.push_back({a, instrument_id(cfg, symbol), 0, (halt->parsed() ? "halt " : "resume ") + symbol});
     } else {
-      const std::uint32_t target = client_id(cfg, client);
+      const std::uint32_t target = client_id(clients, client);
       const std::string who = "client " + std::to_string(target);
       if (block->parsed() || kill->parsed()) steps.push_back({AdminAction::kBlockClient, 0, target, "block " + who});
       if (unblock->parsed()) steps.push_back({AdminAction::kUnblockClient, 0, target, "unblock " + who});

@@ -11,10 +11,12 @@
 #include <exception>
 #include <string>
 
-#include "venue/credential.hpp"
+#include "access/credential.hpp"
+#include "venue/api_key.hpp"
 
 int main(int argc, char** argv) {
-  using namespace nanotick::venue;
+  using namespace nanotick::access;
+  using nanotick::venue::validate_api_key;
   CLI::App app{"Make a client API key and its stored hash", "nanotick-credential"};
   std::string key;
   std::string check;

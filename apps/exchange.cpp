@@ -17,11 +17,12 @@
 #include <string>
 #include <thread>
 
+#include "access/demo_credentials.hpp"
 #include "config/toml_reader.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/exchange_server.hpp"
 #include "telemetry/writer.hpp"
-#include "venue/demo_credentials.hpp"
+#include "venue/api_key.hpp"
 
 using namespace nanotick::apps;  // install_stop_handlers, stop_signal, ProcessLog, log_line (app_main.hpp)
 
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
     ProcessLog process_log("nanotick-exchange");
     ExchangeConfig config = load_exchange_config(config_path);
     for (std::size_t i = 0; i < config.clients.size(); ++i)
-      if (const std::string_view demo = nanotick::venue::demo_credential_name(config.clients[i].credential);
+      if (const std::string_view demo = nanotick::access::demo_credential_name(config.clients[i].credential);
           !demo.empty())
         log_line(nanotick::venue::demo_credential_warning(
             config_path + ": clients[" + std::to_string(i) + "] (id " + std::to_string(config.clients[i].id) + ")",

@@ -39,11 +39,11 @@
 #include <string>
 #include <vector>
 
+#include "client/order_entry_client.hpp"
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
 #include "proto/order_entry.hpp"
-#include "trading/order_entry_client.hpp"
-#include "venue/demo_credentials.hpp"
+#include "venue/api_key.hpp"
 #include "venue/key_file.hpp"
 
 namespace {
@@ -97,7 +97,7 @@ struct LoadHandler {
   std::uint64_t answered = 0;
   std::uint64_t rejected = 0;  // answers that were refusals (order or session rejects)
   bool logged_on = false;
-  std::optional<nanotick::trading::Disconnect> ended;
+  std::optional<nanotick::client::Disconnect> ended;
 
   void answer(std::uint32_t ref_seq, bool refused) {
     if (ref_seq == 0 || ref_seq >= due_ns.size() || due_ns[ref_seq] == 0) return;
@@ -114,11 +114,11 @@ struct LoadHandler {
   void on_cancel_reject(const nanotick::proto::OrderReject& r) { answer(r.ref_seq, true); }
   void on_modify_reject(const nanotick::proto::OrderReject& r) { answer(r.ref_seq, true); }
   void on_session_reject(const nanotick::proto::SessionReject& r) { answer(r.ref_seq, true); }
-  void on_disconnected(const nanotick::trading::Disconnect& d) { ended = d; }
+  void on_disconnected(const nanotick::client::Disconnect& d) { ended = d; }
   void on_order_written(std::uint32_t, std::uint64_t) {}
 };
 
-using Session = nanotick::trading::OrderEntryClient<LoadHandler>;
+using Session = nanotick::client::OrderEntryClient<LoadHandler>;
 
 // Nearest rank, as the report: the sample of rank ceil(p/100 * n).
 double percentile(const std::vector<std::uint64_t>& sorted, double p) {
@@ -162,7 +162,7 @@ int run(const Options& o) {
   std::vector<std::unique_ptr<LoadHandler>> handlers;
   std::vector<std::unique_ptr<Session>> sessions;
   for (const Credentials& c : creds) {
-    nanotick::trading::OrderEntryClientConfig oc;
+    nanotick::client::OrderEntryClientConfig oc;
     oc.exchange = exchange;
     if (!o.shm_path.empty()) {
       oc.transport = nanotick::ipc::Transport::kShm;
@@ -188,7 +188,7 @@ int run(const Options& o) {
       if (handlers[i]->ended && !handlers[i]->logged_on) {
         std::fprintf(stderr, "nanotick-loadgen: client %u could not log on to %s: %s\n", creds[i].client_id,
                      o.shm_path.empty() ? o.exchange.c_str() : o.shm_path.c_str(),
-                     std::string(nanotick::trading::to_string(handlers[i]->ended->reason)).c_str());
+                     std::string(nanotick::client::to_string(handlers[i]->ended->reason)).c_str());
         return kExitFailed;
       }
       all = all && handlers[i]->logged_on;
@@ -220,7 +220,7 @@ int run(const Options& o) {
                                                               nanotick::market::OrderType::kLimit,
                                                               nanotick::market::StpMode::kNone, o.price, 1)
                                 : sessions[i]->send_cancel(id, o.instrument);
-      if (r.status != nanotick::trading::SendStatus::kSent) break;  // output full: due still, sent later
+      if (r.status != nanotick::client::SendStatus::kSent) break;  // output full: due still, sent later
       if (r.seq < handlers[i]->due_ns.size()) handlers[i]->due_ns[r.seq] = due(next);
       max_send_lag = std::max(max_send_lag, now - due(next));
       ++next;
@@ -235,7 +235,7 @@ int run(const Options& o) {
       answered += handlers[i]->answered;
       if (handlers[i]->ended) {
         std::fprintf(stderr, "nanotick-loadgen: client %u's session ended: %s (detail %u)\n", creds[i].client_id,
-                     std::string(nanotick::trading::to_string(handlers[i]->ended->reason)).c_str(),
+                     std::string(nanotick::client::to_string(handlers[i]->ended->reason)).c_str(),
                      unsigned(handlers[i]->ended->detail));
         return kExitFailed;
       }

@@ -27,7 +27,7 @@
 #include "trading/strategies/random_strategy.hpp"
 #include "trading/trader.hpp"
 #include "trading/trader_config.hpp"
-#include "venue/demo_credentials.hpp"
+#include "venue/api_key.hpp"
 #include "venue/key_file.hpp"
 
 using namespace nanotick::apps;  // install_stop_handlers, stop_signal, ProcessLog, log_line (app_main.hpp)

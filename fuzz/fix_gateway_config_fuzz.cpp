@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
+#include "access/credential.hpp"
 #include "config/toml_reader.hpp"
 #include "fix/fix_gateway_config.hpp"
-#include "venue/credential.hpp"
 
 namespace {
 
@@ -37,9 +37,9 @@ void write_venue(const std::filesystem::path& dir) {
                                           "max_price = 1000000\nmax_order_qty = 1000\nmax_orders = 1024\n"
                                           "max_levels = 256\n"
                                           "[[clients]]\nid = 1\nname = \"one\"\ncredential = \""
-                                       << nanotick::venue::CredentialHash::make(kKey).to_string()
+                                       << nanotick::access::CredentialHash::make(kKey).to_string()
                                        << "\"\n[[clients]]\nid = 9\nname = \"ops\"\nrole = \"admin\"\ncredential = \""
-                                       << nanotick::venue::CredentialHash::make(kKey).to_string() << "\"\n";
+                                       << nanotick::access::CredentialHash::make(kKey).to_string() << "\"\n";
 }
 
 }  // namespace

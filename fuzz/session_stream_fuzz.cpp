@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "access/credential.hpp"
 #include "exchange/exchange_config.hpp"
 #include "exchange/pipeline.hpp"
 #include "exchange/sessions/order_gateway.hpp"
 #include "net/tcp.hpp"
 #include "proto/order_entry_codec.hpp"
-#include "venue/credential.hpp"
 
 namespace nx = nanotick::exchange;
 namespace nn = nanotick::net;
@@ -46,7 +46,7 @@ struct Venue {
         "snapshot = \"239.255.42.2:9202\"\n[journal]\ndir = \"unused\"\n"
         "[[instruments]]\nsymbol = \"A\"\ntick_size = 1\nmin_price = 1\nmax_price = 1000000\nmax_order_qty = 1000000\n"
         "[[clients]]\nid = 1\ncredential = \"" +
-        nanotick::venue::CredentialHash::make(kKey).to_string() +
+        nanotick::access::CredentialHash::make(kKey).to_string() +
         "\"\nrate_burst = 100000\nrate_limit_per_s = 1000000\n";
     config = nx::parse_exchange_config(toml, "fuzz.toml");
     gateway = std::make_unique<nx::OrderGateway>(config, ring, 1);

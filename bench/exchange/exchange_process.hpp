@@ -21,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
+#include "access/credential.hpp"
 #include "common/child_process.hpp"
 #include "net/socket_address.hpp"
-#include "venue/credential.hpp"
 
 namespace nanotick::bench {
 
@@ -79,7 +79,7 @@ inline std::string exchange_toml(const ExchangeSetup& s, const std::filesystem::
     << "max_order_qty = 1000000\nmax_orders = 65536\nmax_levels = 4096\n\n";
   for (const BenchClient& c : clients) {
     t << "[[clients]]\nid = " << c.id << "\nname = \"bench" << c.id << "\"\ncredential = \""
-      << venue::CredentialHash::make(c.key).to_string() << "\"\n"
+      << access::CredentialHash::make(c.key).to_string() << "\"\n"
       << "rate_limit_per_s = 100000000\nrate_burst = 100000000\ncancel_on_disconnect = true\n\n";
   }
   return t.str();

@@ -312,7 +312,7 @@ std::vector<nb::BenchClient> make_clients(int n) {
   std::vector<nb::BenchClient> clients(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < clients.size(); ++i) {
     clients[i].id = static_cast<std::uint32_t>(i + 1);
-    clients[i].key = nanotick::venue::generate_api_key();
+    clients[i].key = nanotick::access::generate_api_key();
   }
   return clients;
 }

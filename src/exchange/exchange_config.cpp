@@ -80,7 +80,7 @@ controls::ControlsConfig ExchangeConfig::controls() const {
   c.accounts_required = accounts_required;
   for (const ClientConfig& client : clients) {
     if (!client.account) continue;
-    const venue::ClientAccount& a = *client.account;
+    const access::ClientAccount& a = *client.account;
     controls::ClientLimits l;
     l.client = client.id;
     l.cash = a.cash;
@@ -108,6 +108,7 @@ ExchangeConfig parse_exchange_config(std::string_view toml_text, const std::stri
   ExchangeConfig cfg;
   // The venue's sections, read as the trading client reads them.
   venue::VenueConfig venue = venue::read_venue(root);
+  access::ClientTable clients = access::read_client_table(root, venue.instruments);
   // The exchange's own: where acknowledged orders are kept (required: a
   // default there would be a silent guess) and its threads.
   cfg.journal = read_journal(root.required_table("journal", "[journal] gives dir, where acknowledged orders are kept"));
@@ -117,8 +118,8 @@ ExchangeConfig parse_exchange_config(std::string_view toml_text, const std::stri
   cfg.server = std::move(venue.server);
   cfg.market_data = std::move(venue.market_data);
   cfg.engine = std::move(venue.instruments);
-  cfg.clients = std::move(venue.clients);
-  cfg.accounts_required = venue.accounts_required;
+  cfg.clients = std::move(clients.clients);
+  cfg.accounts_required = clients.accounts_required;
   try {
     cfg.controls().validate(cfg.engine);
   } catch (const std::invalid_argument& e) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "access/client_table.hpp"
 #include "controls/account_limits.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread_layout.hpp"
@@ -22,7 +23,7 @@
 
 namespace nanotick::exchange {
 
-using venue::ClientConfig;
+using access::ClientConfig;
 using venue::MarketDataConfig;
 using venue::ServerConfig;
 

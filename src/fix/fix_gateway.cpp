@@ -9,20 +9,13 @@
 #include <thread>
 #include <utility>
 
+#include "client/venue_address.hpp"
 #include "exchange/ledger/trade_ledger.hpp"
 #include "fix/fix_listen_socket.hpp"
 
 namespace nanotick::fix {
 
 namespace {
-
-// The venue's order-entry address as a client reaches it: a wildcard listen
-// address is reached on loopback.
-net::SocketAddress venue_address(const venue::VenueConfig& venue) {
-  net::SocketAddress a = net::parse_socket_address(venue.server.order_entry, net::PortZero::kAllowed);
-  if (a.ip.value == 0) a.ip = net::parse_ipv4("127.0.0.1");
-  return a;
-}
 
 std::string order_map_file(const std::string& store_dir, const FixSessionConfig& s) {
   return (std::filesystem::path(store_dir) / (s.sender_comp_id + "-" + s.target_comp_id + ".orders")).string();
@@ -47,16 +40,18 @@ FixGateway::FixGateway(const FixGatewayConfig& config, FixGatewayOptions options
   std::filesystem::create_directories(config.store_dir);
   for (std::size_t i = 0; i < config.sessions.size(); ++i) {
     const FixSessionConfig& s = config.sessions[i];
-    trading::OrderEntryClientConfig c;
+    client::OrderEntryClientConfig c;
     c.transport = options_.transport;
     if (c.transport == ipc::Transport::kShm) {
       c.shm_path = config.venue.server.shm_path;
       if (c.shm_path.empty()) throw std::runtime_error("--transport shm: the venue config has no server.shm_path");
     } else {
-      c.exchange = options_.exchange ? *options_.exchange : venue_address(config.venue);
-      if (c.exchange.port == 0)
-        throw std::runtime_error("the venue's order-entry port is 0 (ephemeral) in " + config.exchange_config +
+      try {
+        c.exchange = options_.exchange ? *options_.exchange : client::venue_order_entry_address(config.venue.server);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(config.exchange_config + ": " + e.what() +
                                  ": give the running exchange's address with --exchange");
+      }
     }
     c.client_id = s.client_id;
     c.api_key = s.api_key;
@@ -76,7 +71,7 @@ void FixGateway::start() {
       if (s->client().stopped())
         throw std::runtime_error("client " + std::to_string(s->client().config().client_id) +
                                  ": the venue refused the logon (" +
-                                 std::string(trading::to_string(s->client().last_disconnect().reason)) + ")");
+                                 std::string(client::to_string(s->client().last_disconnect().reason)) + ")");
       all = all && s->client().logged_on();
     }
     if (all) break;
@@ -85,7 +80,7 @@ void FixGateway::start() {
         if (!s->client().logged_on())
           throw std::runtime_error("client " + std::to_string(s->client().config().client_id) +
                                    ": no venue logon within " + std::to_string(options_.logon_wait_ms) + " ms (last: " +
-                                   std::string(trading::to_string(s->client().last_disconnect().reason)) +
+                                   std::string(client::to_string(s->client().last_disconnect().reason)) +
                                    "); is the exchange running at its order-entry address?");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -6,8 +6,10 @@
 #include <span>
 #include <utility>
 
+#include "access/client_table.hpp"
+#include "access/credential.hpp"
 #include "config/toml_reader.hpp"
-#include "venue/credential.hpp"
+#include "venue/api_key.hpp"
 #include "venue/key_file.hpp"
 
 namespace nanotick::fix {
@@ -61,8 +63,12 @@ FixGatewayConfig parse_fix_gateway_config(std::string_view text, const std::stri
   if (!gateway) root.fail("gateway", "the [gateway] table is required (exchange_config, listen, store_dir)");
   config::TableReader& g = *gateway;
   c.exchange_config = resolve(path, g.required_string("exchange_config"));
+  // The venue's clients too (access/client_table.hpp): each session's client
+  // and key are checked against them here.
+  access::ClientTable venue_clients;
   try {
     c.venue = venue::load_venue_config(c.exchange_config);
+    venue_clients = access::load_client_table(c.exchange_config);
   } catch (const std::exception& e) {
     g.fail("exchange_config", e.what());
   }
@@ -97,9 +103,7 @@ FixGatewayConfig parse_fix_gateway_config(std::string_view text, const std::stri
     if (!pairs.emplace(s.sender_comp_id, s.target_comp_id).second)
       t.fail("sender_comp_id", "the pair " + s.sender_comp_id + " -> " + s.target_comp_id + " is configured twice");
     s.client_id = static_cast<std::uint32_t>(t.required_integer("client_id", 1, 65535));
-    const venue::ClientConfig* client = nullptr;
-    for (const auto& vc : c.venue.clients)
-      if (vc.id == s.client_id) client = &vc;
+    const access::ClientConfig* client = venue_clients.find_client(s.client_id);
     if (client == nullptr) t.fail("client_id", "no client " + std::to_string(s.client_id) + " in " + c.exchange_config);
     if (client->admin) t.fail("client_id", "client " + std::to_string(s.client_id) + " is an admin: FIX trades only");
     if (!client->cancel_on_disconnect)
@@ -110,7 +114,7 @@ FixGatewayConfig parse_fix_gateway_config(std::string_view text, const std::stri
       t.fail("client_id", "client " + std::to_string(s.client_id) + " has two FIX sessions (the venue allows it one)");
     const std::string password_hash = t.required_string("password_hash");
     try {
-      s.password = venue::CredentialHash::parse(password_hash);
+      s.password = access::CredentialHash::parse(password_hash);
     } catch (const std::exception& e) {
       t.fail("password_hash", "\"" + password_hash + "\": " + e.what() +
                                   "; the hash of the FIX client's Password (554), from ./nanotick credential");

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "access/credential.hpp"
 #include "net/socket_address.hpp"
-#include "venue/credential.hpp"
 #include "venue/venue_config.hpp"
 
 namespace nanotick::fix {
@@ -25,7 +25,7 @@ struct FixSessionConfig {
   // The hash of the Password (554) the FIX client's Logon must carry
   // (password_hash, made by ./nanotick credential: the venue's own salted
   // SHA-256). The plaintext is the client's only.
-  venue::CredentialHash password;
+  access::CredentialHash password;
 };
 
 struct FixGatewayConfig {

@@ -22,7 +22,7 @@ using Kind = FixOrderRequest::Kind;
 }  // namespace
 
 FixOrderSession::FixOrderSession(std::size_t index, const FixSessionConfig& session, const venue::VenueConfig& venue,
-                                 trading::OrderEntryClientConfig client, const std::string& order_map_path, LogFn log)
+                                 client::OrderEntryClientConfig client, const std::string& order_map_path, LogFn log)
     : index_(index),
       name_(session.sender_comp_id + "->" + session.target_comp_id),
       venue_(venue),
@@ -76,7 +76,7 @@ void FixOrderSession::report_missed_fills(FixOrder& o, const std::vector<exchang
 std::string FixOrderSession::logon_refusal() const {
   if (client_.logged_on()) return "";
   return std::string("the venue session of client ") + std::to_string(client_.config().client_id) +
-         " is not logged on (" + std::string(trading::to_string(client_.state())) + ")";
+         " is not logged on (" + std::string(client::to_string(client_.state())) + ")";
 }
 
 std::optional<market::InstrumentId> FixOrderSession::instrument(const std::string& symbol) const {
@@ -198,7 +198,7 @@ void FixOrderSession::new_order(const FixOrderRequest& r) {
   o.qty = *qty;
   o.after_exec_seq = last_exec_seq_;
   FixOrder& saved = orders_.add(std::move(o));  // before the venue can answer for it
-  const trading::SendResult sent =
+  const client::SendResult sent =
       client_.send_new_order(saved.number, *id, *side, *type, market::StpMode::kNone, price, *qty);
   if (!sent.sent()) {
     saved.status = ord_status::kRejected;
@@ -206,8 +206,7 @@ void FixOrderSession::new_order(const FixOrderRequest& r) {
     FixExecutionReport er = report_of(saved, kExecRejected);
     er.exec_id = "G" + std::to_string(saved.number) + "-R";
     er.ord_rej_reason = ord_rej_reason::kOther;
-    er.text =
-        std::string("the venue session could not take the order: ") + std::string(trading::to_string(sent.status));
+    er.text = std::string("the venue session could not take the order: ") + std::string(client::to_string(sent.status));
     ++counters_.refused_here;
     return send(er);
   }
@@ -253,7 +252,7 @@ void FixOrderSession::cancel_or_replace(const FixOrderRequest& r) {
   if (!client_.logged_on())
     return refuse_cancel(r, o, cxl_rej_reason::kOther, "the venue session is not logged on: try again");
 
-  trading::SendResult sent;
+  client::SendResult sent;
   if (r.kind == Kind::kCancel) {
     sent = client_.send_cancel(o->number, o->instrument);
   } else {
@@ -274,7 +273,7 @@ void FixOrderSession::cancel_or_replace(const FixOrderRequest& r) {
   if (!sent.sent())
     return refuse_cancel(
         r, o, cxl_rej_reason::kOther,
-        std::string("the venue session could not take the request: ") + std::string(trading::to_string(sent.status)));
+        std::string("the venue session could not take the request: ") + std::string(client::to_string(sent.status)));
   ++(r.kind == Kind::kCancel ? counters_.cancels : counters_.replaces);
   pending_[sent.seq] = Pending{r.kind, o->number, r.cl_ord_id, r.orig_cl_ord_id};
   replace_in_flight_[o->number] = sent.seq;
@@ -426,8 +425,8 @@ void FixOrderSession::on_session_reject(const proto::SessionReject& m) {
   refuse_cancel(p, p.kind == Kind::kCancel ? '1' : '2', cxl_rej_reason::kOther, text);
 }
 
-void FixOrderSession::on_disconnected(const trading::Disconnect& d) {
-  const std::string why = std::string("venue session ended: ") + std::string(trading::to_string(d.reason)) +
+void FixOrderSession::on_disconnected(const client::Disconnect& d) {
+  const std::string why = std::string("venue session ended: ") + std::string(client::to_string(d.reason)) +
                           (d.fatal ? " (no retry)" : "; reconnecting in " + std::to_string(d.retry_in_ms) + " ms");
   if (d.was_logged_on || d.fatal) log_(name_ + ": " + why);
   if (d.was_logged_on) end_of_venue_session(why + " (cancel on disconnect)");

@@ -26,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "client/order_entry_client.hpp"
 #include "core/histogram.hpp"
 #include "core/tsc_clock.hpp"
 #include "exchange/ledger/trade_record.hpp"
@@ -34,7 +35,6 @@
 #include "fix/fix_order_map.hpp"
 #include "fix/fix_session_layer.hpp"
 #include "proto/order_entry.hpp"
-#include "trading/order_entry_client.hpp"
 #include "venue/venue_config.hpp"
 
 namespace nanotick::fix {
@@ -53,11 +53,11 @@ struct FixOrderSessionCounters {
 
 class FixOrderSession {
  public:
-  using Client = trading::OrderEntryClient<FixOrderSession>;
+  using Client = client::OrderEntryClient<FixOrderSession>;
   using LogFn = std::function<void(const std::string&)>;
 
   FixOrderSession(std::size_t index, const FixSessionConfig& session, const venue::VenueConfig& venue,
-                  trading::OrderEntryClientConfig client, const std::string& order_map_path, LogFn log);
+                  client::OrderEntryClientConfig client, const std::string& order_map_path, LogFn log);
 
   // Once the session layer exists (answers go through it). Orders the last
   // run left open are reported here: first any fill of theirs in the venue's
@@ -89,7 +89,7 @@ class FixOrderSession {
   void on_cancel_reject(const proto::OrderReject& reject) { on_order_reject(reject, '1'); }
   void on_modify_reject(const proto::OrderReject& reject) { on_order_reject(reject, '2'); }
   void on_session_reject(const proto::SessionReject& reject);
-  void on_disconnected(const trading::Disconnect& d);
+  void on_disconnected(const client::Disconnect& d);
   void on_order_written(std::uint32_t, std::uint64_t) noexcept {}
 
  private:

@@ -58,13 +58,13 @@
 #include <string_view>
 #include <vector>
 
+#include "client/order_entry_client_types.hpp"
 #include "core/counter.hpp"
 #include "core/int_hash_map.hpp"
 #include "core/object_pool.hpp"
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
 #include "proto/order_entry.hpp"
-#include "trading/order_entry_client_types.hpp"
 #include "trading/order_manager_types.hpp"
 #include "trading/trading_types.hpp"
 #include "trading/working_exposure.hpp"
@@ -105,7 +105,7 @@ class OrderManager {
     else if (pool_.available() == 0) bad = SubmitStatus::kPoolExhausted;
     if (bad != SubmitStatus::kSent) return refuse(bad, 0);
     const ClientOrderId id = take_id();
-    const SendResult r = sender_.send_new_order(id, rq.instrument, rq.side, rq.type, stp, rq.price, rq.qty);
+    const client::SendResult r = sender_.send_new_order(id, rq.instrument, rq.side, rq.type, stp, rq.price, rq.qty);
     if (!r.sent()) return refuse(status_of(r), id);
     Order* o = pool_.allocate();  // available() was checked
     o->id = id;
@@ -134,7 +134,7 @@ class OrderManager {
     if (o == nullptr) return refuse(SubmitStatus::kUnknownOrder, id);
     if (o->done) return refuse(SubmitStatus::kOrderDone, id);
     if (o->cancel_seq != 0) return refuse(SubmitStatus::kRequestInFlight, id);
-    const SendResult r = sender_.send_cancel(id, o->instrument);
+    const client::SendResult r = sender_.send_cancel(id, o->instrument);
     if (!r.sent()) return refuse(status_of(r), id);
     o->cancel_seq = r.seq;
     (void)by_seq_.insert(r.seq, o);
@@ -154,7 +154,7 @@ class OrderManager {
     if (o->type != OrderType::kLimit) return refuse(SubmitStatus::kNotModifiable, id);
     if (total_qty <= 0) return refuse(SubmitStatus::kInvalidQty, id);
     if (price == o->price && total_qty == o->qty) return refuse(SubmitStatus::kNoChange, id);
-    const SendResult r = sender_.send_modify(id, o->instrument, price, total_qty);
+    const client::SendResult r = sender_.send_modify(id, o->instrument, price, total_qty);
     if (!r.sent()) return refuse(status_of(r), id);
     o->modify_seq = r.seq;
     o->pending_price = price;
@@ -355,8 +355,8 @@ class OrderManager {
     counters_.refused[static_cast<std::size_t>(s)].add();
     return {s, id, 0};
   }
-  static SubmitStatus status_of(SendResult r) noexcept {
-    return r.status == SendStatus::kOutputFull ? SubmitStatus::kOutputFull : SubmitStatus::kNotLoggedOn;
+  static SubmitStatus status_of(client::SendResult r) noexcept {
+    return r.status == client::SendStatus::kOutputFull ? SubmitStatus::kOutputFull : SubmitStatus::kNotLoggedOn;
   }
 
   // The next id not held by a kept order (the loop ends: at most max_orders are held).

@@ -12,12 +12,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "client/order_entry_client_types.hpp"
 #include "core/counter.hpp"
 #include "core/counters_file.hpp"
 #include "market/reject_reason.hpp"
 #include "market/types.hpp"
 #include "proto/order_entry.hpp"
-#include "trading/order_entry_client_types.hpp"
 #include "trading/trading_types.hpp"
 
 namespace nanotick::trading {
@@ -165,9 +165,9 @@ void place_order_manager_counters(core::CountersFile& file, OrderManagerCounters
 template <typename S>
 concept OrderSender = requires(S& s, ClientOrderId id, InstrumentId in, Side side, OrderType type, market::StpMode stp,
                                Price price, Qty qty) {
-  { s.send_new_order(id, in, side, type, stp, price, qty) } -> std::same_as<SendResult>;
-  { s.send_cancel(id, in) } -> std::same_as<SendResult>;
-  { s.send_modify(id, in, price, qty) } -> std::same_as<SendResult>;
+  { s.send_new_order(id, in, side, type, stp, price, qty) } -> std::same_as<client::SendResult>;
+  { s.send_cancel(id, in) } -> std::same_as<client::SendResult>;
+  { s.send_modify(id, in, price, qty) } -> std::same_as<client::SendResult>;
 };
 
 }  // namespace nanotick::trading

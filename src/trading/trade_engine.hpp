@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "book/book_replica.hpp"
+#include "client/order_entry_client.hpp"
 #include "core/compiler.hpp"
 #include "core/counter.hpp"
 #include "core/counters_file.hpp"
@@ -52,7 +53,6 @@
 #include "proto/order_entry.hpp"
 #include "telemetry/instrument.hpp"
 #include "trading/features.hpp"
-#include "trading/order_entry_client.hpp"
 #include "trading/order_manager.hpp"
 #include "trading/position_keeper.hpp"
 #include "trading/risk_manager.hpp"
@@ -287,7 +287,7 @@ class TradeEngine {
   bool stopping() const noexcept { return stopping_; }
 
   // The last session end the gateway reported, and how many there were.
-  const Disconnect& last_disconnect() const noexcept { return last_disconnect_; }
+  const client::Disconnect& last_disconnect() const noexcept { return last_disconnect_; }
   std::uint64_t disconnect_events() const noexcept { return disconnect_events_; }
 
   // ---- market data consumer (MdHandler) --------------------------------------------------------
@@ -370,7 +370,7 @@ class TradeEngine {
   void on_session_reject(const proto::SessionReject& r) noexcept {
     handle(order_manager_step([&] { return orders_.on_session_reject(r); }));
   }
-  void on_disconnected(const Disconnect& d) noexcept {
+  void on_disconnected(const client::Disconnect& d) noexcept {
     last_disconnect_ = d;
     ++disconnect_events_;
     if (!d.was_logged_on && !logged_on_) return;  // a failed connect attempt: nothing was open
@@ -539,7 +539,7 @@ class TradeEngine {
   std::uint64_t md_key_rx_tsc_ = 0;
   bool logged_on_ = false;
   bool stopping_ = false;
-  Disconnect last_disconnect_{};
+  client::Disconnect last_disconnect_{};
   std::uint64_t disconnect_events_ = 0;
   std::uint64_t current_rx_tsc_ = 0;
   TickStamps ticks_;

@@ -69,6 +69,11 @@
 #include <fmt/format.h>
 
 #include "book/book_replica.hpp"
+#include "client/datagram_ring.hpp"
+#include "client/md_consumer.hpp"
+#include "client/md_feed.hpp"
+#include "client/md_ring_feed.hpp"
+#include "client/order_entry_client.hpp"
 #include "core/agent_runner.hpp"
 #include "core/counters_file.hpp"
 #include "core/idle_strategy.hpp"
@@ -77,11 +82,6 @@
 #include "core/tsc_clock.hpp"
 #include "net/socket_address.hpp"
 #include "telemetry/instrument.hpp"
-#include "trading/datagram_ring.hpp"
-#include "trading/md_consumer.hpp"
-#include "trading/md_feed.hpp"
-#include "trading/md_ring_feed.hpp"
-#include "trading/order_entry_client.hpp"
 #include "trading/trade_engine.hpp"
 #include "trading/trader_config.hpp"
 #include "trading/trader_gauges.hpp"
@@ -101,12 +101,14 @@ class Trader {
   // The order manager's sender: the gateway (a member declared below).
   struct GatewaySender {
     Trader* trader;
-    SendResult send_new_order(ClientOrderId id, InstrumentId in, Side side, OrderType type, market::StpMode stp,
-                              Price price, Qty qty) noexcept {
+    client::SendResult send_new_order(ClientOrderId id, InstrumentId in, Side side, OrderType type, market::StpMode stp,
+                                      Price price, Qty qty) noexcept {
       return trader->gateway_.send_new_order(id, in, side, type, stp, price, qty);
     }
-    SendResult send_cancel(ClientOrderId id, InstrumentId in) noexcept { return trader->gateway_.send_cancel(id, in); }
-    SendResult send_modify(ClientOrderId id, InstrumentId in, Price price, Qty qty) noexcept {
+    client::SendResult send_cancel(ClientOrderId id, InstrumentId in) noexcept {
+      return trader->gateway_.send_cancel(id, in);
+    }
+    client::SendResult send_modify(ClientOrderId id, InstrumentId in, Price price, Qty qty) noexcept {
       return trader->gateway_.send_modify(id, in, price, qty);
     }
     void cork() noexcept { trader->gateway_.cork(); }
@@ -128,18 +130,18 @@ class Trader {
         capacities_(book::capacities_of(config.instruments)),
         sender_{this},
         sockets_(feed_config(config)),
-        md_ring_(config.transport == ipc::Transport::kShm ? std::make_unique<MdRingFeed>(ring_config(config))
+        md_ring_(config.transport == ipc::Transport::kShm ? std::make_unique<client::MdRingFeed>(ring_config(config))
                                                           : nullptr),
         consumer_(capacities_, consumer_config(config), engine_),
         engine_(engine_config(config), strategy, sender_, consumer_.books()),
         gateway_(config.session, engine_) {
     if (config.threads.mode == core::ThreadMode::kDedicated) {
-      if (config.market_data.max_datagram_bytes > kMaxDatagramBytes)
+      if (config.market_data.max_datagram_bytes > client::kMaxDatagramBytes)
         throw std::invalid_argument(config.source +
                                     ": threads.mode: dedicated needs market data datagrams of at most " +
-                                    std::to_string(kMaxDatagramBytes) + " bytes (the exchange's md mtu is " +
+                                    std::to_string(client::kMaxDatagramBytes) + " bytes (the exchange's md mtu is " +
                                     std::to_string(config.market_data.max_datagram_bytes) + "); use compact");
-      ring_ = std::make_unique<DatagramRing>();
+      ring_ = std::make_unique<client::DatagramRing>();
     }
     place_counters();
   }
@@ -186,7 +188,7 @@ class Trader {
     std::optional<ReceiverAgent> receiver_agent;  // before its runner: outlives it
     std::optional<core::ConfiguredAgentRunner<ReceiverAgent>> receiver;
     if (ring_) {
-      receiver_agent.emplace(*this, ReceiverSink{DatagramRingSink{*ring_}});
+      receiver_agent.emplace(*this, ReceiverSink{client::DatagramRingSink{*ring_}});
       const core::RunnerConfig& r = config_.threads.runner("receiver");
       core::IdleConfig idle_config;
       idle_config.kind = r.idle;
@@ -212,7 +214,8 @@ class Trader {
       poll_quietly();
     }
     gateway_.logout();
-    while (engine_.now_ns() < deadline + core::kNsPerSec && gateway_.state() != SessionState::kStopped) poll_quietly();
+    while (engine_.now_ns() < deadline + core::kNsPerSec && gateway_.state() != client::SessionState::kStopped)
+      poll_quietly();
   }
 
   // The figures of one status line as of now; the rate is over the time since
@@ -272,11 +275,11 @@ class Trader {
       out += key + ' ' + std::to_string(value) + '\n';
     };
     line("orders.open_at_end", engine_.orders().open_orders());
-    const MdConsumerCounters& mc = consumer_.counters();
+    const client::MdConsumerCounters& mc = consumer_.counters();
     std::uint64_t invalid = 0;
     for (const auto& bad : mc.invalid) invalid += bad.get();
     line("md.packets.invalid", invalid);
-    const MdFeedCounters& fc = sockets_.counters();
+    const client::MdFeedCounters& fc = sockets_.counters();
     line("md.datagrams_truncated", fc.truncated[0].get() + fc.truncated[1].get());
     line("md.recv_errors", fc.recv_errors[0].get() + fc.recv_errors[1].get());
     return out;
@@ -312,8 +315,8 @@ class Trader {
   bool session_failed() const noexcept { return session_failed_; }
 
   const Engine& engine() const noexcept { return engine_; }
-  const OrderEntryClient<Engine>& gateway() const noexcept { return gateway_; }
-  const MdConsumer<Engine>& consumer() const noexcept { return consumer_; }
+  const client::OrderEntryClient<Engine>& gateway() const noexcept { return gateway_; }
+  const client::MdConsumer<Engine>& consumer() const noexcept { return consumer_; }
 
  private:
   static constexpr int kRingBatch = 64;  // datagrams taken from the ring per pass
@@ -329,7 +332,7 @@ class Trader {
     Trader* trader;
     NT_ALWAYS_INLINE void on_datagram(proto::Channel channel, std::span<const std::uint8_t> bytes, TimeNs now,
                                       std::uint64_t rx_tsc) noexcept {
-      const std::uint64_t key = NT_RECORDING() ? incremental_md_key(channel, bytes) : 0;
+      const std::uint64_t key = NT_RECORDING() ? client::incremental_md_key(channel, bytes) : 0;
       if (key != 0) [[unlikely]] {
         if constexpr (kStampsRead) NT_HOP_AT(tr_udp_read, rx_tsc, key);
         NT_HOP(tr_engine_dequeue, key);
@@ -342,11 +345,12 @@ class Trader {
 
   // The receiver thread's sink (dedicated layout): stamps tr_udp_read, then into the ring.
   struct ReceiverSink {
-    DatagramRingSink ring;
+    client::DatagramRingSink ring;
     NT_ALWAYS_INLINE void on_datagram(proto::Channel channel, std::span<const std::uint8_t> bytes, TimeNs now,
                                       std::uint64_t rx_tsc) noexcept {
       if (NT_RECORDING()) {
-        if (const std::uint64_t key = incremental_md_key(channel, bytes); key != 0) NT_HOP_AT(tr_udp_read, rx_tsc, key);
+        if (const std::uint64_t key = client::incremental_md_key(channel, bytes); key != 0)
+          NT_HOP_AT(tr_udp_read, rx_tsc, key);
       }
       ring.on_datagram(channel, bytes, now, rx_tsc);
     }
@@ -427,7 +431,7 @@ class Trader {
         t.seen_disconnects_ = t.engine_.disconnect_events();
         status(SessionEnd::of(t.engine_.last_disconnect()));
       }
-      if (t.gateway_.state() == SessionState::kStopped) t.session_failed_ = true;
+      if (t.gateway_.state() == client::SessionState::kStopped) t.session_failed_ = true;
       if (interval != 0 && t.engine_.now_ns() >= next_status) {
         status(t.status_figures());
         next_status += interval;
@@ -442,8 +446,8 @@ class Trader {
   }
   using BusySpinIdle = core::BusySpinIdle;
 
-  static MdFeedConfig feed_config(const TraderConfig& c) {
-    MdFeedConfig f;
+  static client::MdFeedConfig feed_config(const TraderConfig& c) {
+    client::MdFeedConfig f;
     f.interface = net::parse_ipv4(c.market_data.interface);
     f.incremental = net::parse_multicast_group(c.market_data.incremental);
     f.snapshot = net::parse_multicast_group(c.market_data.snapshot);
@@ -451,8 +455,8 @@ class Trader {
     f.incremental_multicast = c.transport != ipc::Transport::kShm;  // shm: MdRingFeed reads it
     return f;
   }
-  static MdRingFeedConfig ring_config(const TraderConfig& c) {
-    MdRingFeedConfig r;
+  static client::MdRingFeedConfig ring_config(const TraderConfig& c) {
+    client::MdRingFeedConfig r;
     r.path = c.market_data.shm_path;
     // The order-entry session's connect and reconnect timing: one rule for
     // everything the trader connects to.
@@ -461,8 +465,8 @@ class Trader {
     r.reconnect_max_ms = c.session.reconnect_max_ms;
     return r;
   }
-  static MdConsumerConfig consumer_config(const TraderConfig& c) {
-    MdConsumerConfig m;
+  static client::MdConsumerConfig consumer_config(const TraderConfig& c) {
+    client::MdConsumerConfig m;
     m.reorder_packets = c.market_data.reorder_packets;
     m.reorder_ns = core::ns_from_us(c.market_data.reorder_us);
     m.buffer_messages = c.market_data.buffer_messages;
@@ -487,18 +491,18 @@ class Trader {
   core::Counter ring_depth_;     // dedicated layout: datagrams waiting in the ring (sampled with the gauges)
   std::vector<book::InstrumentCapacity> capacities_;
   GatewaySender sender_;
-  MdSockets sockets_;
-  std::unique_ptr<MdRingFeed> md_ring_;  // transport "shm": the incremental channel
+  client::MdSockets sockets_;
+  std::unique_ptr<client::MdRingFeed> md_ring_;  // transport "shm": the incremental channel
   TimeNs next_socket_poll_ns_ = 0;       // transport "shm", compact: the next look at the snapshot socket
   // The consumer calls on_trading_state only when its handler has it: a
   // trade engine that lost it would send orders into halts unnoticed.
   static_assert(
       requires(Engine& e) { e.on_trading_state(InstrumentId{}, true); },
-      "the trade engine must hear the venue's halts (MdConsumer's optional on_trading_state)");
-  MdConsumer<Engine> consumer_;
+      "the trade engine must hear the venue's halts (client::MdConsumer's optional on_trading_state)");
+  client::MdConsumer<Engine> consumer_;
   Engine engine_;
-  OrderEntryClient<Engine> gateway_;
-  std::unique_ptr<DatagramRing> ring_;  // dedicated layout only
+  client::OrderEntryClient<Engine> gateway_;
+  std::unique_ptr<client::DatagramRing> ring_;  // dedicated layout only
   ConsumerSink<true> read_sink_{this};      // compact: the sockets feed the consumer on this thread
   ConsumerSink<false> dequeue_sink_{this};  // dedicated: the ring does (the receiver stamped the read)
   bool session_failed_ = false;

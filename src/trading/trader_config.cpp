@@ -1,7 +1,5 @@
 #include "trading/trader_config.hpp"
 
-#include "trading/md_consumer.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -11,11 +9,13 @@
 #include <span>
 #include <stdexcept>
 
+#include "client/md_consumer.hpp"
+#include "client/venue_address.hpp"
 #include "config/thread_layout_reader.hpp"
 #include "config/toml_reader.hpp"
 #include "net/socket_address.hpp"
 #include "trading/order_manager.hpp"
-#include "venue/credential.hpp"
+#include "venue/api_key.hpp"
 #include "venue/venue_config.hpp"
 
 namespace nanotick::trading {
@@ -240,40 +240,27 @@ const config::ThreadRoles kThreadRoles{
 };
 
 net::SocketAddress default_exchange_address(const TableReader& t, const venue::VenueConfig& ex) {
-  net::SocketAddress a;
   try {
-    a = net::parse_socket_address(ex.server.order_entry, net::PortZero::kAllowed);
+    return client::venue_order_entry_address(ex.server);
   } catch (const std::invalid_argument& e) {
-    t.fail("exchange", std::string("the exchange config's server.order_entry is not usable (") + e.what() +
-                           "): give session.exchange");
+    t.fail("exchange", std::string("the exchange config's ") + e.what() + ": give session.exchange");
   }
-  if (a.port == 0)
-    t.fail("exchange",
-           "the exchange config's server.order_entry has port 0 (an ephemeral port): give session.exchange");
-  // An exchange listening on every interface is reached on this host's loopback.
-  if (a.ip.value == 0) a.ip = net::parse_ipv4("127.0.0.1");
-  return a;
 }
 
-OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex, const std::string& ex_path,
-                                    ipc::Transport transport) {
-  OrderEntryClientConfig s;
+client::OrderEntryClientConfig read_session(TableReader t, const venue::VenueConfig& ex, const std::string& ex_path,
+                                            ipc::Transport transport) {
+  client::OrderEntryClientConfig s;
   s.transport = transport;
+  // Whether the venue knows this client and its key is the venue's to say
+  // (UnknownClient, BadCredentials: fatal at the first logon); the trader
+  // does not read who else may log on there.
   s.client_id = static_cast<std::uint32_t>(t.required_integer("client_id", 1, market::kMaxClientId));
-  const venue::ClientConfig* client = ex.find_client(s.client_id);
-  if (client == nullptr)
-    t.fail("client_id", "no [[clients]] entry with id " + std::to_string(s.client_id) + " in " + ex_path +
-                            " (the exchange would answer UnknownClient)");
   s.api_key = t.required_string("api_key");
   try {
     venue::validate_api_key(s.api_key);
   } catch (const std::invalid_argument& e) {
     t.fail("api_key", e.what());
   }
-  // A wrong key is known now; at the first logon it would stop the trader (a fatal BadCredentials).
-  if (!client->credential.matches(std::span<const char>(s.api_key.data(), s.api_key.size())))
-    t.fail("api_key", "does not match the credential of client " + std::to_string(s.client_id) + " (\"" + client->name +
-                          "\") in " + ex_path + " (the exchange would answer BadCredentials)");
   s.heartbeat_ms = t.u32("heartbeat_ms", s.heartbeat_ms, 0, kMaxMs);
   if (s.heartbeat_ms != 0 &&
       (s.heartbeat_ms < ex.server.min_heartbeat_ms || s.heartbeat_ms > ex.server.max_heartbeat_ms))
@@ -337,7 +324,7 @@ TraderConfig::MarketData read_market_data(TableReader t, const venue::MarketData
   m.incremental = checked_group(t, "incremental", t.string("incremental", ex.incremental));
   m.snapshot = checked_group(t, "snapshot", t.string("snapshot", ex.snapshot));
   if (m.incremental == m.snapshot) t.fail("snapshot", "must differ from market_data.incremental");
-  m.reorder_packets = t.u32("reorder_packets", m.reorder_packets, 0, MdConsumerConfig::kMaxReorderPackets);
+  m.reorder_packets = t.u32("reorder_packets", m.reorder_packets, 0, client::MdConsumerConfig::kMaxReorderPackets);
   m.reorder_us = t.u32("reorder_us", m.reorder_us, 0, 1'000'000);
   m.buffer_messages = t.u32("buffer_messages", m.buffer_messages, 16, 1 << 24);
   m.max_datagram_bytes = ex.mtu;

@@ -16,13 +16,13 @@
 #include <string_view>
 #include <vector>
 
+#include "client/order_entry_client.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread_layout.hpp"
 #include "core/thread_mode.hpp"
 #include "market/instrument_table.hpp"
 #include "market/types.hpp"
 #include "trading/features.hpp"
-#include "trading/order_entry_client.hpp"
 #include "trading/risk_manager.hpp"
 #include "trading/strategies/strategy_params.hpp"
 
@@ -45,7 +45,7 @@ struct TraderConfig {
   // multicast, or both over shared memory ([trader] transport; the snapshot
   // channel is multicast either way: docs/TRADER.md "Transport").
   ipc::Transport transport = ipc::Transport::kTcp;
-  OrderEntryClientConfig
+  client::OrderEntryClientConfig
       session;  // exchange address / shm_path default to the exchange config's server.order_entry / shm_path
 
   struct MarketData {

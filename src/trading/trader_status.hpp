@@ -14,8 +14,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "client/order_entry_client_types.hpp"
 #include "proto/order_entry.hpp"
-#include "trading/order_entry_client_types.hpp"
 
 namespace nanotick::trading {
 
@@ -60,20 +60,22 @@ struct SessionEnd {
   std::string_view detail;  // empty: none (written in parentheses)
   std::uint32_t retry_in_ms = 0;  // 0: no retry line (fatal, or none planned)
 
-  static SessionEnd of(const Disconnect& d) noexcept {
+  static SessionEnd of(const client::Disconnect& d) noexcept {
     SessionEnd e{
         d.fatal ? "session ended for good" : "session ended", to_string(d.reason), {}, d.fatal ? 0 : d.retry_in_ms};
     switch (d.reason) {
-      case DisconnectReason::kLogonRejected:
+      case client::DisconnectReason::kLogonRejected:
         e.detail = proto::to_string(static_cast<proto::LogonRejectReason>(d.detail));
         break;
-      case DisconnectReason::kServerLogout:
+      case client::DisconnectReason::kServerLogout:
         e.detail = proto::to_string(static_cast<proto::LogoutReason>(d.detail));
         break;
-      case DisconnectReason::kProtocolError: e.detail = to_string(static_cast<ProtocolError>(d.detail)); break;
-      case DisconnectReason::kConnectFailed:
-      case DisconnectReason::kPeerClosed:
-      case DisconnectReason::kIoError:
+      case client::DisconnectReason::kProtocolError:
+        e.detail = to_string(static_cast<client::ProtocolError>(d.detail));
+        break;
+      case client::DisconnectReason::kConnectFailed:
+      case client::DisconnectReason::kPeerClosed:
+      case client::DisconnectReason::kIoError:
         if (d.detail != 0) e.detail = std::strerror(d.detail);
         break;
       default: break;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "client/client_types.hpp"
 #include "market/types.hpp"
 
 namespace nanotick::trading {
@@ -24,9 +25,11 @@ using market::Price;
 using market::Qty;
 using market::Side;
 
-// Monotonic time in nanoseconds (the caller's clock, e.g. the calibrated TSC
-// converted once per event). Same unit and type as the exchange's gateway.
-using TimeNs = std::uint64_t;
+// The client's time unit, validity check and market data trade
+// (client/client_types.hpp): the trade engine works in the same terms.
+using client::is_valid;
+using client::TimeNs;
+using client::TradeEvent;
 
 // 128-bit integer for intermediate products and sums of prices and
 // quantities: a product of two int64 values always fits, so exact PnL and
@@ -37,20 +40,8 @@ constexpr bool fits_int64(Int128 v) noexcept {
   return v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max();
 }
 
-constexpr bool is_valid(Side side) noexcept { return side == Side::kBuy || side == Side::kSell; }
-
 // +1 for a buy, -1 for a sell: the sign a fill of this side gives the position.
 constexpr std::int64_t sign_of(Side side) noexcept { return side == Side::kBuy ? 1 : -1; }
-
-// A trade printed on the market data feed (PROTOCOL.md Trade message): any
-// participant's, ours included. `aggressor` is the side of the incoming
-// (taker) order.
-struct TradeEvent {
-  InstrumentId instrument = 0;
-  Side aggressor = Side::kBuy;
-  Price price = 0;
-  Qty qty = 0;
-};
 
 // One of our orders traded (an ExecutionReport of type Fill): `side` is our
 // order's side, `price` and `qty` are the report's last_price and last_qty.

@@ -1,11 +1,13 @@
 // The venue's description: what a process needs to know to run the venue or
 // to trade on it -- where orders go and the session rules there ([server]),
 // where market data comes from ([market_data]), the instrument table
-// ([[instruments]]: InstrumentId = position) and the clients who may log on
-// ([[clients]]). The exchange and the trading client both read it from the
+// ([[instruments]]: InstrumentId = position). The exchange and its clients
+// (the trader, the FIX gateway, the admin command line) all read it from the
 // exchange's config file through this one reader, so they cannot disagree
-// about an instrument id or an address, and neither depends on the other.
-// The exchange's own sections ([journal], [threads]) are read by the exchange
+// about an instrument id or an address, and none depends on another. Who may
+// log on and with which credential ([accounts], [[clients]]) is the
+// exchange's alone: access/client_table.hpp reads it, and no client does. The
+// exchange's own sections ([journal], [threads]) are read by the exchange
 // (exchange/exchange_config.hpp).
 //
 // Keys marked "required" must be in the file (a missing one is an error naming
@@ -15,14 +17,10 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "config/toml_reader.hpp"
 #include "market/instrument_table.hpp"
-#include "venue/credential.hpp"
 
 namespace nanotick::venue {
 
@@ -76,46 +74,11 @@ struct MarketDataConfig {
   bool udp_from_ring = false;
 };
 
-// A client's account at the venue ([clients.account]; docs/CONTROLS.md
-// "Accounts"): opening cash and positions, and the limits of the venue's
-// pre-trade checks. Instruments by id (the config names them by symbol).
-struct ClientAccount {
-  std::int64_t cash = 0;
-  std::vector<std::pair<std::uint32_t, std::int64_t>> positions;  // (instrument, qty); others start flat
-  std::vector<std::uint32_t> instruments;                         // permitted; empty: every instrument
-  std::int64_t max_order_qty = 0;                                 // 0: the instrument's own limit only
-  std::int64_t max_notional = 0;                                  // 0: none
-  std::int64_t collar = 0;                                        // 0: none
-  std::int64_t short_limit = 0;
-  std::uint32_t max_open_orders = 0;                              // 0: none
-};
-
-// A client who may log on, with its limits.
-struct ClientConfig {
-  std::uint32_t id = 0;  // required, 1..65535: the engine's ClientId
-  std::string name;
-  CredentialHash credential;  // required
-  std::uint32_t rate_limit_per_s = 100'000;
-  std::uint32_t rate_burst = 1'000;
-  bool cancel_on_disconnect = true;
-  // role = "admin": its session may send admin requests (halt/resume an
-  // instrument, block/unblock a client, cancel all of a client's orders:
-  // docs/CONTROLS.md "Admin"); "trader" (the default) may not.
-  bool admin = false;
-  std::optional<ClientAccount> account;  // none: unchecked, unless accounts are required
-};
-
 struct VenueConfig {
-  // [accounts] required: a client without [clients.account] may not trade
-  // (its orders are refused NoAccount); false: it trades unchecked.
-  bool accounts_required = false;
   ServerConfig server;
   MarketDataConfig market_data;
   market::InstrumentTable instruments;  // [[instruments]], id = position; symbol, tick_size,
                                         // min_price, max_price and max_order_qty required
-  std::vector<ClientConfig> clients;
-
-  const ClientConfig* find_client(std::uint32_t id) const noexcept;
 };
 
 // Reads the venue's sections from a config file's root table, each key
@@ -128,7 +91,8 @@ void validate_instruments(const VenueConfig& venue, const std::string& source);
 
 // The venue's description from the exchange config at `path`: its sections
 // checked as strictly as the exchange checks them; the exchange's own sections
-// ([journal], [threads]) allowed but not read; anything else refused.
+// ([accounts], [[clients]], [journal], [threads]) allowed but not read: a
+// client has no business with who else may log on; anything else refused.
 VenueConfig load_venue_config(const std::string& path);
 
 }  // namespace nanotick::venue

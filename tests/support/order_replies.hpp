@@ -30,25 +30,25 @@ struct SentMessage {
 struct RecordingSender {
   std::vector<SentMessage> sent;
   std::uint32_t next_seq = 2;  // 1 is the Logon
-  trading::SendStatus status = trading::SendStatus::kSent;
+  client::SendStatus status = client::SendStatus::kSent;
 
-  trading::SendResult record(proto::MsgType t, trading::ClientOrderId id, trading::InstrumentId in, trading::Price p,
-                             trading::Qty q, trading::Side side = trading::Side::kBuy,
-                             trading::OrderType type = trading::OrderType::kLimit) {
-    if (status != trading::SendStatus::kSent) return {0, status};
+  client::SendResult record(proto::MsgType t, trading::ClientOrderId id, trading::InstrumentId in, trading::Price p,
+                            trading::Qty q, trading::Side side = trading::Side::kBuy,
+                            trading::OrderType type = trading::OrderType::kLimit) {
+    if (status != client::SendStatus::kSent) return {0, status};
     sent.push_back(SentMessage{t, id, in, p, q, next_seq, side, type});
-    return {next_seq++, trading::SendStatus::kSent};
+    return {next_seq++, client::SendStatus::kSent};
   }
-  trading::SendResult send_new_order(trading::ClientOrderId id, trading::InstrumentId in, trading::Side side,
-                                     trading::OrderType type, market::StpMode, trading::Price p,
-                                     trading::Qty q) noexcept {
+  client::SendResult send_new_order(trading::ClientOrderId id, trading::InstrumentId in, trading::Side side,
+                                    trading::OrderType type, market::StpMode, trading::Price p,
+                                    trading::Qty q) noexcept {
     return record(proto::MsgType::kNewOrder, id, in, p, q, side, type);
   }
-  trading::SendResult send_cancel(trading::ClientOrderId id, trading::InstrumentId in) noexcept {
+  client::SendResult send_cancel(trading::ClientOrderId id, trading::InstrumentId in) noexcept {
     return record(proto::MsgType::kCancelOrder, id, in, 0, 0);
   }
-  trading::SendResult send_modify(trading::ClientOrderId id, trading::InstrumentId in, trading::Price p,
-                                  trading::Qty q) noexcept {
+  client::SendResult send_modify(trading::ClientOrderId id, trading::InstrumentId in, trading::Price p,
+                                 trading::Qty q) noexcept {
     return record(proto::MsgType::kModifyOrder, id, in, p, q);
   }
   const SentMessage& last() const { return sent.back(); }

@@ -16,7 +16,7 @@
 
 #include "net/socket_address.hpp"
 #include "proto/order_entry_codec.hpp"
-#include "venue/credential.hpp"
+#include "access/credential.hpp"
 
 namespace nx = nanotick::exchange;
 namespace np = nanotick::proto;
@@ -37,9 +37,9 @@ nx::ExchangeConfig make_config(std::uint32_t max_sessions = 8, std::uint32_t bur
       "snapshot = \"239.255.42.2:9202\"\n[journal]\ndir = \"run/journal\"\n"
       "[[instruments]]\nsymbol = \"A\"\ntick_size = 1\nmin_price = 1\nmax_price = 1000000\n"
       "max_order_qty = 1000000\n";
-  toml += "[[clients]]\nid = 1\ncredential = \"" + nanotick::venue::CredentialHash::make(kKey1).to_string() +
+  toml += "[[clients]]\nid = 1\ncredential = \"" + nanotick::access::CredentialHash::make(kKey1).to_string() +
           "\"\nrate_burst = " + std::to_string(burst) + "\nrate_limit_per_s = 1\n";
-  toml += "[[clients]]\nid = 2\ncredential = \"" + nanotick::venue::CredentialHash::make(kKey2).to_string() +
+  toml += "[[clients]]\nid = 2\ncredential = \"" + nanotick::access::CredentialHash::make(kKey2).to_string() +
           "\"\ncancel_on_disconnect = true\n";
   return nx::parse_exchange_config(toml, "test.toml");
 }

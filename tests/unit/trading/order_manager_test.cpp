@@ -324,10 +324,10 @@ TEST_F(OrderManagerTest, DisconnectMakesOpenOrdersUnknownUntilSettled) {
   EXPECT_TRUE(om.needs_reconcile());
 
   // Not logged on yet: nothing goes out.
-  sender.status = nt::SendStatus::kNotLoggedOn;
+  sender.status = nanotick::client::SendStatus::kNotLoggedOn;
   EXPECT_EQ(om.reconcile(100), 0u);
   // A fill of an unknown order arriving on the new session (ref_seq 0) still counts.
-  sender.status = nt::SendStatus::kSent;
+  sender.status = nanotick::client::SendStatus::kSent;
   sender.new_session();
   auto ev = om.on_execution_report(fill(filling, 5));
   EXPECT_EQ(ev.type, nt::OrderEventType::kFill);
@@ -442,12 +442,12 @@ TEST_F(OrderManagerTest, CommandsAreValidatedWithSpecificResults) {
 }
 
 TEST_F(OrderManagerTest, SenderRefusalChangesNothing) {
-  sender.status = nt::SendStatus::kNotLoggedOn;
+  sender.status = nanotick::client::SendStatus::kNotLoggedOn;
   EXPECT_EQ(om.submit(limit(nt::Side::kBuy, 100, 10)).status, nt::SubmitStatus::kNotLoggedOn);
   EXPECT_EQ(om.open_orders(), 0u);
-  sender.status = nt::SendStatus::kSent;
+  sender.status = nanotick::client::SendStatus::kSent;
   const nt::Order& o = live(nt::Side::kBuy, 100, 10);
-  sender.status = nt::SendStatus::kOutputFull;
+  sender.status = nanotick::client::SendStatus::kOutputFull;
   EXPECT_EQ(om.cancel(o.id).status, nt::SubmitStatus::kOutputFull);
   EXPECT_EQ(om.reprice(o.id, 99).status, nt::SubmitStatus::kOutputFull);
   EXPECT_EQ(o.state, nt::OrderState::kLive);

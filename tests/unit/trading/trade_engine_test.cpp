@@ -217,7 +217,7 @@ TEST(TradeEngineRisk, ResultsCarryTheOrderIdAndTheOrderManagersReason) {
   EXPECT_EQ(gone.status, nt::ActionStatus::kRefused);
   EXPECT_EQ(gone.submit, nt::SubmitStatus::kUnknownOrder);
   EXPECT_TRUE(rig.engine.cancel(placed.id).sent());
-  rig.sender.status = nt::SendStatus::kNotLoggedOn;
+  rig.sender.status = nanotick::client::SendStatus::kNotLoggedOn;
   const nt::ActionResult offline = rig.engine.place(rq);
   EXPECT_EQ(offline.status, nt::ActionStatus::kRefused);
   EXPECT_EQ(offline.submit, nt::SubmitStatus::kNotLoggedOn);

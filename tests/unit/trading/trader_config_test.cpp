@@ -18,7 +18,6 @@
 
 #include "config/toml_reader.hpp"
 #include "support/toml_text.hpp"
-#include "venue/credential.hpp"
 
 namespace nt = nanotick::trading;
 namespace fs = std::filesystem;
@@ -82,8 +81,8 @@ max_order_qty = 1000000
 [[clients]]
 id = 9
 name = "tester"
-credential = ")" + nanotick::venue::CredentialHash::make(kKey).to_string() +
-                                           "\"\n");
+credential = "sha256:00000000000000000000000000000000:0000000000000000000000000000000000000000000000000000000000000000"
+)");  // well formed, of no key: the trader does not read the client table (the venue checks the key)
   }
 
   std::string source() const { return (dir_ / "trader-test.toml").string(); }
@@ -219,10 +218,10 @@ TEST_F(TraderConfigTest, MinimalFileTakesTheDocumentedDefaultsAndTheExchangesSid
   EXPECT_EQ(c.global_risk.max_open_orders, nt::GlobalRiskLimits{}.max_open_orders);
   EXPECT_EQ(c.global_risk.orders_per_second, nt::GlobalRiskLimits{}.orders_per_second);
   EXPECT_EQ(c.global_risk.burst, nt::GlobalRiskLimits{}.burst);
-  EXPECT_EQ(c.session.connect_timeout_ms, nt::OrderEntryClientConfig{}.connect_timeout_ms);
-  EXPECT_EQ(c.session.logon_timeout_ms, nt::OrderEntryClientConfig{}.logon_timeout_ms);
-  EXPECT_EQ(c.session.reconnect_initial_ms, nt::OrderEntryClientConfig{}.reconnect_initial_ms);
-  EXPECT_EQ(c.session.reconnect_max_ms, nt::OrderEntryClientConfig{}.reconnect_max_ms);
+  EXPECT_EQ(c.session.connect_timeout_ms, nanotick::client::OrderEntryClientConfig{}.connect_timeout_ms);
+  EXPECT_EQ(c.session.logon_timeout_ms, nanotick::client::OrderEntryClientConfig{}.logon_timeout_ms);
+  EXPECT_EQ(c.session.reconnect_initial_ms, nanotick::client::OrderEntryClientConfig{}.reconnect_initial_ms);
+  EXPECT_EQ(c.session.reconnect_max_ms, nanotick::client::OrderEntryClientConfig{}.reconnect_max_ms);
   EXPECT_TRUE(c.features[0].fair_price);
   EXPECT_EQ(c.features[0].fair_price_kind, nt::FairPriceKind::kMicroprice);
   EXPECT_FALSE(c.features[0].imbalance);
@@ -615,13 +614,21 @@ TEST_F(TraderConfigTest, InstrumentValuesAreCheckedAgainstTheVenueAndEachOther) 
                "must be <= max_open_orders (64)");
 }
 
-TEST_F(TraderConfigTest, TheSessionMustMatchAClientOfTheExchange) {
+// Whether the venue knows the client and its key is the venue's to say at
+// logon (UnknownClient, BadCredentials): the trader does not read who may log
+// on there, nor link what checks a key. Only the key's form is its own to check.
+TEST_F(TraderConfigTest, TheVenueNotTheTraderChecksTheClientAndItsKey) {
   const std::string aaa = "[[instruments]]\nsymbol = \"AAA\"\n";
-  expect_error(replaced(trader("random", aaa), "client_id = 9", "client_id = 8"), "session.client_id",
-               "no [[clients]] entry with id 8");
-  expect_error(replaced(trader("random", aaa), kKey, "test-key-0123456789abcdeX"), "session.api_key",
-               "does not match the credential of client 9 (\"tester\")");
+  EXPECT_EQ(parse(replaced(trader("random", aaa), "client_id = 9", "client_id = 8")).session.client_id, 8u);
+  EXPECT_EQ(parse(replaced(trader("random", aaa), kKey, "test-key-0123456789abcdeX")).session.api_key,
+            "test-key-0123456789abcdeX");
   expect_error(replaced(trader("random", aaa), kKey, "short"), "session.api_key", "16");
+  // The exchange config's client table is not read: not even a broken one stops the trader.
+  const fs::path ex = dir_ / "exchange.toml";
+  std::ifstream in(ex);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  write_file(ex, replaced(text, "credential = \"sha256:", "credential = \"not-a-hash:"));
+  EXPECT_EQ(parse(trader("random", aaa)).session.client_id, 9u);
 }
 
 // [trader] transport = "shm": order entry and the incremental market data
