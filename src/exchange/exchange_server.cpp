@@ -17,6 +17,7 @@
 #include "engine/book_state.hpp"
 #include "engine/types.hpp"
 #include "exchange/engine_agent.hpp"
+#include "exchange/ledger/report_replay.hpp"
 #include "exchange/ledger/trade_ledger.hpp"
 #include "exchange/ledger/trade_tap.hpp"
 #include "exchange/marketdata/md_publisher.hpp"
@@ -136,10 +137,13 @@ struct ExchangeServer::Impl {
   MdRing md_to_publisher;       // dedicated mode: engine -> publisher
   MdRing md_to_snapshots;       // publisher -> snapshot publisher (both modes)
   LedgerRing ledger_ring;       // engine's TradeTap -> the aux thread's TradeLedger
+  ReplayRequestRing replay_requests;  // gateway -> the aux thread's ReportReplayer (PROTOCOL.md §1.8)
+  ReplayAnswerRing replay_answers;    // ReportReplayer -> gateway
   std::unique_ptr<JournalDirLock> journal_lock;  // first made, last released: the directory is ours throughout
   std::unique_ptr<JournalWriter> journal;
   std::unique_ptr<TradeLedger> ledger;  // <journal dir>/trades.ledger
   std::unique_ptr<TradeTap> trade_tap;  // the engine thread's end of it
+  std::unique_ptr<ReportReplayer> replayer;  // ReportsRequests served from it, on its thread
   std::unique_ptr<OrderGateway> gateway;
   std::unique_ptr<Sequencer> sequencer;
   std::unique_ptr<ipc::MdRingServer> md_ring;  // [market_data] shm_path: the incremental feed in shared memory
@@ -154,7 +158,7 @@ struct ExchangeServer::Impl {
   std::unique_ptr<DedicatedPipeline> dedicated;
   // Off the critical path, both layouts: snapshot feed + journal syncing on
   // one thread, the snapshotter (milliseconds per snapshot) on another.
-  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, MdUdpForwarder&, TradeLedger&>;
+  using Aux = core::CompositeAgent<SnapshotPublisher&, JournalSyncer&, MdUdpForwarder&, TradeLedger&, ReportReplayer&>;
   std::unique_ptr<Aux> aux;
   std::optional<core::ConfiguredAgentRunner<Aux>> aux_runner;
   std::optional<core::ConfiguredAgentRunner<Snapshotter>> snapshot_runner;
@@ -193,7 +197,8 @@ struct ExchangeServer::Impl {
 //   dedicated  "gateway"   gateway + report drainer + answer flusher
 //              "sequencer", "engine" (its outputs go into ReportRing / MdRing: RingSink),
 //              "md"        MdRing drainer + md publisher
-//   both       "aux"       snapshot publisher + journal syncer + trade ledger writer (+ the incremental datagrams, sent
+//   both       "aux"       snapshot publisher + journal syncer + trade ledger writer + report replayer (+ the
+//                          incremental datagrams, sent
 //                          from the shm ring, with market_data.udp_sender = "aux");  "snapshotter"
 // The engine's type depends on its sink, so each layout is a class of its own
 // (CompactPipeline, DedicatedPipeline); what both do with their engine is
@@ -436,6 +441,8 @@ ExchangeServer::ExchangeServer(const ExchangeConfig& config, Log log, telemetry:
           std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count())
           << 20,
       telemetry != nullptr ? kAnswerStampSlots : 0);
+  s.replayer = std::make_unique<ReportReplayer>(s.ledger->path(), s.ledger.get(), s.replay_requests, s.replay_answers);
+  s.gateway->enable_report_replay(s.replay_requests, s.replay_answers);
   // Recovered resting orders of cancel-on-disconnect clients have no session
   // any more: a mass cancel per such client goes first (sequenced and
   // journaled, executed by the engine like any request).
@@ -473,6 +480,7 @@ void ExchangeServer::place_counters() {
   s.snapshots->place_counters(f);
   s.snapshotter->place_counters(f);
   s.ledger->place_counters(f);
+  s.replayer->place_counters(f);
   f.begin_group();
   f.place(s.trade_tap->ring_full_waits_counter(), "ledger.ring_full_waits");
   f.begin_group();
@@ -499,7 +507,7 @@ ExchangeServer::~ExchangeServer() { shutdown(); }
 void ExchangeServer::start() {
   Impl& s = *impl_;
   s.started = true;  // first: whatever starts below is stopped by shutdown(), even if a later start throws
-  s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer, *s.forwarder, *s.ledger);
+  s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer, *s.forwarder, *s.ledger, *s.replayer);
   s.aux_runner.emplace(make_runner(*s.aux, s.config, "aux"));
   s.snapshot_runner.emplace(make_runner(*s.snapshotter, s.config, "snapshotter"));
   s.aux_runner->start();

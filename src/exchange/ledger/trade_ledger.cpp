@@ -18,7 +18,7 @@ namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'L', 'E', 'D', 'G', '0', '1'};
 constexpr std::uint32_t kVersion = 1;
-constexpr std::size_t kHeaderBytes = 64;
+constexpr std::size_t kHeaderBytes = kLedgerHeaderBytes;
 constexpr std::size_t kBatch = 256;
 constexpr std::uint64_t kSyncEveryNs = 1'000'000;
 
@@ -32,7 +32,7 @@ struct Header {
 };
 static_assert(sizeof(Header) == kHeaderBytes);
 
-std::uint32_t crc_of(const TradeRecord& t) noexcept { return core::crc32c(0, &t, offsetof(TradeRecord, crc)); }
+std::uint32_t crc_of(const TradeRecord& t) noexcept { return trade_record_crc(t); }
 
 std::string errno_text(int e) { return std::strerror(e); }
 
@@ -57,6 +57,10 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
 }
 
 }  // namespace
+
+std::uint32_t trade_record_crc(const TradeRecord& t) noexcept {
+  return core::crc32c(0, &t, offsetof(TradeRecord, crc));
+}
 
 LedgerContents read_trade_ledger(const std::string& path) {
   const std::vector<std::uint8_t> bytes = read_file(path);

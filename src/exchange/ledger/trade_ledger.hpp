@@ -27,6 +27,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,11 @@ struct LedgerContents {
   std::uint64_t valid_after_min_seq = 0;  // their trade_seqs
   std::uint64_t valid_after_max_seq = 0;
 };
+
+// The file: a header of kLedgerHeaderBytes, then TradeRecords, each ending
+// in the CRC-32C of its other bytes (trade_record_crc).
+inline constexpr std::size_t kLedgerHeaderBytes = 64;
+std::uint32_t trade_record_crc(const TradeRecord& t) noexcept;
 
 // Reads and checks `path` (throws if it cannot be opened or has no valid header).
 LedgerContents read_trade_ledger(const std::string& path);

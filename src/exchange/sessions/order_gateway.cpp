@@ -91,6 +91,8 @@ void OrderGateway::place_counters(core::CountersFile& file) {
     file.place(g.admin_refusals[i],
                "admin.refused." + std::to_string(static_cast<unsigned>(GatewayCounters::kAdminRefusals[i])));
   file.place(g.admin_cancels, "admin.cancels");
+  file.place(g.replay_requests, "replay.requests");
+  file.place(g.replay_answers_dropped, "replay.answers_dropped");
   if (stamp_answers_) file.place(g.answers_unstamped, "telemetry.answers_unstamped");
   for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
     file.place(g.session_rejects[i],
@@ -155,6 +157,7 @@ int OrderGateway::do_work() noexcept {
     if (ev.readable() || ev.hangup() || ev.error()) read_session(s, now);
     if (ev.writable()) flush(s);
   }
+  if (replay_answers_ != nullptr) work += send_replayed(now);
   if (pending_cancel_head_ != pending_cancels_.size()) {
     push_pending_cancels();
     ++work;  // not idle while cancels wait (shutdown waits for them)
@@ -279,6 +282,7 @@ void OrderGateway::open_session(Session& s, std::uint64_t now) noexcept {
   s.output_held_back = false;
   s.kernel_room = 0;
   s.input_blocked = false;
+  s.first_after_logon = false;
   s.in.clear();
   s.out.reset();
   s.received_seq.fill(0);
@@ -351,6 +355,7 @@ void OrderGateway::process_input(Session& s, std::uint64_t now) noexcept {
         logout_and_close(s, proto::LogoutReason::kNotLoggedOn, now);
         return;
       }
+      s.first_after_logon = false;
       if (s.seq.check(f.header.seq) == proto::SeqCheck::kExpected) s.seq.accept();  // the reject tells the next one
       session_reject(s, f.header, f.reason, now);
       s.in.consume(f.length);
@@ -374,6 +379,8 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
     handle_logon(s, proto::read_message<proto::Logon>(bytes), now);
     return true;
   }
+  const bool first = s.first_after_logon;  // a ReportsRequest is valid only as the first message (§1.8)
+  s.first_after_logon = false;
   if (const proto::SeqCheck c = s.seq.check(h.seq); c != proto::SeqCheck::kExpected) {
     // Rules 6-7: not processed, expected unchanged.
     session_reject(
@@ -391,6 +398,10 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
       logout_and_close(s, proto::LogoutReason::kClientRequest, now);
       return false;
     case MsgType::kHeartbeat: s.seq.accept(); return true;
+    case MsgType::kReportsRequest:
+      if (handle_reports_request(s, h, proto::read_message<proto::ReportsRequest>(bytes), first, now)) return true;
+      s.first_after_logon = first;  // retried as it was
+      return false;
     case MsgType::kNewOrder:
     case MsgType::kCancelOrder:
     case MsgType::kModifyOrder:
@@ -501,6 +512,7 @@ void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t
   ack.heartbeat_ms = hb;
   ack.session_id = session_id_base_ + ++next_session_serial_;
   send(s, ack, now);
+  s.first_after_logon = true;
 }
 
 template <typename M>
@@ -749,6 +761,9 @@ void OrderGateway::begin_shutdown() noexcept {
       logout_and_close(*sp, proto::LogoutReason::kServerShutdown, now);
 }
 
+// The replay side (order_gateway_replay.cpp) sends these.
+template bool OrderGateway::send<proto::ExecutionReport>(Session&, proto::ExecutionReport, std::uint64_t) noexcept;
+template bool OrderGateway::send<proto::ReportsReplayed>(Session&, proto::ReportsReplayed, std::uint64_t) noexcept;
 // The report side (order_gateway_reports.cpp) sends these.
 template void OrderGateway::send_answer<proto::ExecutionReport>(Session&, const proto::ExecutionReport&, std::uint64_t,
                                                                 std::uint64_t, std::uint64_t) noexcept;

@@ -38,6 +38,7 @@
 #include "core/tsc_clock.hpp"
 #include "engine/events.hpp"
 #include "exchange/exchange_config.hpp"
+#include "exchange/ledger/report_replay.hpp"
 #include "exchange/pipeline.hpp"
 #include "exchange/sessions/session.hpp"
 #include "ipc/shm_listener.hpp"
@@ -79,6 +80,8 @@ struct GatewayCounters {
                                                                       engine::RejectReason::kNotAdmin};
   std::array<core::Counter, kAdminRefusals.size()> admin_refusals;
   core::Counter admin_cancels;  // orders an admin's cancel-all cancelled
+  core::Counter replay_requests;  // ReportsRequests taken (docs/PROTOCOL.md §1.8)
+  core::Counter replay_answers_dropped;  // replayed reports whose connection had ended
   core::Counter answers_unstamped;  // telemetry: answers sent without ex_tcp_write (a session's stamp ring was full)
   std::array<core::Counter, proto::kSessionRejectReasons> session_rejects;  // by SessionRejectReason (index = code)
   std::array<core::Counter, proto::kLogonRejectReasons> logon_rejects;  // by LogonRejectReason (0 unused)
@@ -146,6 +149,15 @@ class OrderGateway {
   // gateway calls it itself when such a client's session ends.
   void queue_mass_cancel(std::uint32_t client) noexcept;
 
+  // Start-up, before the gateway's thread runs: ReportsRequests go to a
+  // ReportReplayer through `requests`, its answers come back through
+  // `answers` (ledger/report_replay.hpp). Without it a ReportsRequest is
+  // answered at once with ReportsReplayed{count 0}.
+  void enable_report_replay(ReplayRequestRing& requests, ReplayAnswerRing& answers) noexcept {
+    replay_requests_ = &requests;
+    replay_answers_ = &answers;
+  }
+
   const net::SocketAddress& listen_address() const noexcept { return listener_.local_address(); }
   const GatewayCounters& counters() const noexcept { return counters_; }
   // Start-up, before the gateway's thread runs: every counter above, each
@@ -192,6 +204,12 @@ class OrderGateway {
   // An AdminRequest (its seq accepted): refused with an AdminResponse, or sequenced.
   bool handle_admin(Session& s, const proto::Header& h, const proto::AdminRequest& m, std::uint64_t tsc,
                     std::uint64_t now) noexcept;
+  // A ReportsRequest (its seq not yet accepted; `first`: the first message
+  // after the LogonAck). False: no room to pass it on, retried next pass.
+  bool handle_reports_request(Session& s, const proto::Header& h, const proto::ReportsRequest& m, bool first,
+                              std::uint64_t now) noexcept;
+  // The replayer's answers sent on (order_gateway_replay.cpp); work done.
+  int send_replayed(std::uint64_t now) noexcept;
   void forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept;
   void push_pending_cancels() noexcept;
   void begin_shutdown() noexcept;
@@ -228,7 +246,9 @@ class OrderGateway {
   const core::TscClock& clock_;
   std::uint64_t session_id_base_;
   net::TcpListener listener_;
-  std::unique_ptr<ipc::ShmListener> shm_listener_;  // null: no shared-memory sessions offered
+  std::unique_ptr<ipc::ShmListener> shm_listener_;
+  ReplayRequestRing* replay_requests_ = nullptr;  // enable_report_replay()
+  ReplayAnswerRing* replay_answers_ = nullptr;  // null: no shared-memory sessions offered
   net::EpollPoller poller_;
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::int32_t> session_of_client_;  // client id -> logged-on session index, -1 none

@@ -60,6 +60,7 @@ struct Session {
   std::uint64_t kernel_room = 0;  // bytes we may still hand to the kernel before asking it how much it holds
   bool write_shut = false;  // kClosing: our side of the stream is shut
   bool input_blocked = false;  // input waits: sequencer ring full, or our output backed up
+  bool first_after_logon = false;  // no message since the LogonAck yet: a ReportsRequest may come (§1.8)
   TokenBucket rate;
   core::ByteBuffer in;
   // Answers, each waiting in `out.stamps()` for its write with its
