@@ -74,4 +74,11 @@ class WireError(ValueError):
         super().__init__(f"{what}: {detail}")
         self.what = what
 
-
+# What `from tools.wire import *` (tools/wire/__init__.py) takes from here.
+__all__ = [
+    "BUY", "CANCEL_FOK_UNFILLABLE", "CANCEL_IOC_RESIDUAL", "CANCEL_MASS", "CANCEL_MODIFY_BELOW_FILLED",
+    "CANCEL_SELF_TRADE", "CANCEL_USER", "CREDENTIAL_BYTES", "EXEC_ACCEPTED", "EXEC_CANCELLED", "EXEC_FILL",
+    "EXEC_MODIFIED", "EXEC_REJECTED", "EngineReject", "FOK", "HEADER_SIZE", "IOC", "LIMIT", "LogonRejectReason",
+    "LogoutReason", "MARKET", "MAX_MESSAGE_LENGTH", "REPORT_REPLAYED", "SELL", "STP_CANCEL_BOTH",
+    "STP_CANCEL_INCOMING", "STP_CANCEL_RESTING", "STP_NONE", "SessionRejectReason", "VERSION", "WireError",
+]

@@ -259,3 +259,10 @@ class MulticastReceiver:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+# What `from tools.wire import *` (tools/wire/__init__.py) takes from here.
+__all__ = [
+    "CHANNEL_INCREMENTAL", "CHANNEL_SNAPSHOT", "MD_MESSAGES", "MdAddOrder", "MdDeleteOrder", "MdInstrumentState",
+    "MdMessage", "MdModifyOrder", "MdSnapshotEnd", "MdSnapshotOrder", "MdSnapshotStart", "MdTopOfBook", "MdTrade",
+    "MulticastReceiver", "PACKET_HEADER_SIZE", "Packet", "TRADING_HALTED", "TRADING_OPEN", "decode_packet",
+]

@@ -364,3 +364,13 @@ class StreamFramer:
         frame = bytes(self._buf[:length])
         del self._buf[:length]
         return frame
+
+# What `from tools.wire import *` (tools/wire/__init__.py) takes from here.
+__all__ = [
+    "ADMIN_ADJUST", "ADMIN_BLOCK", "ADMIN_CANCEL_ALL", "ADMIN_HALT", "ADMIN_RESUME", "ADMIN_UNBLOCK",
+    "ALL_INSTRUMENTS", "AdminRequest", "AdminResponse", "CLIENT_MESSAGES", "CancelOrder", "CancelReject",
+    "EXCHANGE_MESSAGES", "ExecutionReport", "Heartbeat", "Logon", "LogonAck", "LogonReject", "Logout", "Message",
+    "ModifyOrder", "ModifyReject", "NewOrder", "ORDER_MESSAGE_TYPES", "ReportsReplayed", "ReportsRequest",
+    "ServerHeartbeat", "ServerLogout", "SessionReject", "StreamFramer", "decode_client_message",
+    "decode_exchange_message", "decode_header", "decode_message", "encode_header",
+]

@@ -301,3 +301,8 @@ class ShmOrderEntryClient(OrderEntryClient):
             self.sock.close()
         finally:
             self.closed = True
+
+# What `from tools.wire import *` (tools/wire/__init__.py) takes from here.
+__all__ = [
+    "ConnectionClosed", "OrderEntryClient", "ShmOrderEntryClient",
+]
