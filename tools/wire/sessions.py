@@ -187,7 +187,8 @@ class OrderEntryClient:
                 replayed.append(msg)
             else:
                 live.append(msg)
-        if msg.count != len(replayed) or (replayed and msg.through_exec_seq < replayed[-1].exec_seq):
+        if (msg.count != len(replayed) or msg.through_exec_seq < after_exec_seq
+                or (replayed and msg.through_exec_seq < replayed[-1].exec_seq)):
             raise AssertionError(f"{msg} after {len(replayed)} replayed reports (last {replayed[-1:]})")
         return replayed, msg, live
 
