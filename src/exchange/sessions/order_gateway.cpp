@@ -6,6 +6,7 @@
 
 #include "core/time_units.hpp"
 #include "engine/order.hpp"
+#include "exchange/sessions/order_gateway_send.hpp"
 #include "exchange/sessions/wire_translation.hpp"
 #include "net/socket_address.hpp"
 #include "proto/order_entry_codec.hpp"
@@ -59,73 +60,6 @@ OrderGateway::OrderGateway(const ExchangeConfig& config, RequestRing& requests, 
 }
 
 OrderGateway::~OrderGateway() = default;
-
-void OrderGateway::place_counters(core::CountersFile& file) {
-  GatewayCounters& g = counters_;
-  file.begin_group();
-  file.place(g.connections_accepted, "connections_accepted");
-  file.place(g.connections_refused, "connections_refused");
-  file.place(g.shm_connections_accepted, "shm.connections_accepted");
-  file.place(g.shm_connections_refused, "shm.connections_refused");
-  file.place(g.shm_setup_failures, "shm.setup_failures");
-  file.place(g.shm_broken_rings, "shm.broken_rings");
-  file.place(g.shm_peer_gone, "shm.peer_process_gone");
-  file.place(g.sessions_logged_on, "sessions_logged_on");
-  file.place(g.sessions_closed, "sessions_closed");
-  file.place(g.sessions_live, "sessions_live", core::CounterKind::kGauge);
-  file.place(g.connections_open, "connections_open", core::CounterKind::kGauge);
-  file.place(g.messages_in, "messages_in");
-  file.place(g.messages_out, "messages_out");
-  file.place(g.bytes_in, "bytes_in");
-  file.place(g.bytes_out, "bytes_out");
-  file.place(g.requests_forwarded, "requests_forwarded");
-  file.place(g.reports_dropped, "reports_dropped_client_gone");
-  file.place(g.answers_dropped, "answers_dropped_slow_consumer");
-  file.place(g.disconnect_cancels, "disconnect_cancels");
-  file.place(g.disconnect_mass_cancels, "disconnect_mass_cancels");
-  file.place(g.disconnect_cancels_dropped, "disconnect_cancels_dropped");
-  file.place(g.pending_cancels, "pending_cancels", core::CounterKind::kGauge);
-  file.place(g.admin_requests, "admin.requests");
-  file.place(g.admin_refused, "admin.refused");
-  for (std::size_t i = 0; i < g.admin_refusals.size(); ++i)
-    file.place(g.admin_refusals[i],
-               "admin.refused." + std::to_string(static_cast<unsigned>(GatewayCounters::kAdminRefusals[i])));
-  file.place(g.admin_cancels, "admin.cancels");
-  file.place(g.replay_requests, "replay.requests");
-  file.place(g.replay_answers_dropped, "replay.answers_dropped");
-  if (stamp_answers_) file.place(g.answers_unstamped, "telemetry.answers_unstamped");
-  for (std::size_t i = 1; i < g.session_rejects.size(); ++i)
-    file.place(g.session_rejects[i],
-               "session_reject." + std::string(proto::to_string(static_cast<proto::SessionRejectReason>(i))));
-  for (std::size_t i = 1; i < g.logon_rejects.size(); ++i)
-    file.place(g.logon_rejects[i],
-               "logon_reject." + std::string(proto::to_string(static_cast<proto::LogonRejectReason>(i))));
-  // Engine rejects by reason code (docs/MATCHING.md; 1xx invalid, 2xx state, 3xx capacity; 4xx the venue's
-  // controls, docs/CONTROLS.md): the codes that exist.
-  const std::string_view unknown = market::to_string(static_cast<market::RejectReason>(GatewayCounters::kRejectCodes));
-  for (std::size_t code = 1; code < g.engine_rejects.size(); ++code)
-    if (market::to_string(static_cast<market::RejectReason>(code)) != unknown)
-      file.place(g.engine_rejects[code], "engine_reject." + std::to_string(code));
-  for (std::size_t i = 0; i < g.logouts.size(); ++i)
-    file.place(g.logouts[i], "logout." + std::string(proto::to_string(static_cast<proto::LogoutReason>(i))));
-  // Each client's fills (what its own positions must agree with).
-  for (std::size_t i = 0; i < config_.clients.size(); ++i) {
-    ClientFillTotals& f = client_fills_[i];
-    const std::string k = "client." + std::to_string(config_.clients[i].id) + ".";
-    file.place(f.fills, k + "fills");
-    file.place(f.bought_qty, k + "bought_qty");
-    file.place(f.sold_qty, k + "sold_qty");
-    file.place(f.bought_notional, k + "bought_notional", core::CounterKind::kGauge);
-    file.place(f.sold_notional, k + "sold_notional", core::CounterKind::kGauge);
-  }
-  ack_latency_summary_.place(file, "ack_latency_ns");
-  ack_ready_latency_summary_.place(file, "ack_ready_latency_ns");
-}
-
-void OrderGateway::publish_latency_summaries() noexcept {
-  ack_latency_summary_.publish(ack_latency_);
-  ack_ready_latency_summary_.publish(ack_ready_latency_);
-}
 
 int OrderGateway::do_work() noexcept {
   const std::uint64_t now = clock_.now_ns();
@@ -204,17 +138,6 @@ void OrderGateway::disarm_doorbells() noexcept {
   doorbells_armed_ = false;
   for (const auto& sp : sessions_)
     if (sp->link.is_shm()) sp->link.shm().disarm_doorbell();
-}
-
-int OrderGateway::flush_answers() noexcept {
-  int progressed = 0;  // a session whose socket is full is no work: the thread may idle
-  for (const auto& sp : sessions_) {
-    const std::size_t before = sp->out.size();
-    if (before == 0) continue;
-    flush(*sp);
-    progressed += sp->out.size() < before;
-  }
-  return progressed;
 }
 
 void OrderGateway::accept_all(std::uint64_t now) noexcept {
@@ -440,32 +363,6 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
   }
 }
 
-bool OrderGateway::handle_admin(Session& s, const proto::Header& h, const proto::AdminRequest& m, std::uint64_t tsc,
-                                std::uint64_t now) noexcept {
-  // Refused here, never sequenced (exec_seq 0): what only the gateway knows
-  // -- the sender's role and the configured clients. The rest is the
-  // controls' to check, deterministically, in the sequenced stream.
-  const engine::RequestType type = admin_request_type(m.action);
-  engine::RejectReason why = engine::RejectReason::kNone;
-  if (s.client == nullptr || !s.client->admin) why = engine::RejectReason::kNotAdmin;
-  else if (!engine::is_admin_request(type)) why = engine::RejectReason::kInvalidRequestType;
-  else if (type != engine::RequestType::kHaltInstrument && type != engine::RequestType::kResumeInstrument &&
-           config_.find_client(m.target_client) == nullptr)
-    why = engine::RejectReason::kUnknownTargetClient;
-  if (why != engine::RejectReason::kNone) {
-    counters_.admin_refused.add();
-    for (std::size_t i = 0; i < GatewayCounters::kAdminRefusals.size(); ++i)
-      if (GatewayCounters::kAdminRefusals[i] == why) counters_.admin_refusals[i].add();
-    send(s, admin_refusal(m, h.seq, why), now);
-    return true;
-  }
-  engine::Request rq = to_request(m, s.client_id);
-  rq.event_id = make_event_id(s.client_id, s.generation, h.seq);
-  counters_.admin_requests.add();
-  forward(s, rq, h.seq, tsc);
-  return true;
-}
-
 void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept {
   // A limit order may rest: from now on the session's end queues a mass cancel
   // (sequenced behind this order, so it covers it even before its acknowledgement).
@@ -513,53 +410,6 @@ void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t
   ack.session_id = session_id_base_ + ++next_session_serial_;
   send(s, ack, now);
   s.first_after_logon = true;
-}
-
-template <typename M>
-bool OrderGateway::send(Session& s, M m, std::uint64_t now) noexcept {
-  if (s.state == SessionState::kFree || s.state == SessionState::kClosing) return false;
-  m.header.seq = s.seq.next_out();
-  bool queued = s.out.append(m);
-  if (!queued) {
-    flush(s);  // make room by writing what the socket takes now
-    if (s.state == SessionState::kFree) return false;
-    queued = s.out.append(m);
-  }
-  if (!queued) {
-    // The client does not read: its unwritten answers are dropped, a Logout
-    // is queued in the room that leaves, and the session closes.
-    drop_unwritten_output(s);
-    logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
-    return false;
-  }
-  s.seq.sent();
-  s.liveness.sent(now);
-  counters_.messages_out.add();
-  return true;
-}
-
-template <typename M>
-void OrderGateway::send_answer(Session& s, const M& m, std::uint64_t cause_event_id, std::uint64_t received_tsc,
-                               std::uint64_t now) noexcept {
-  if (!send(s, m, now)) return;
-  // An answer waits for its write when its order's ack latency ends there
-  // (its first answer) or when telemetry stamps it (ex_tcp_write).
-  const bool stamp = stamp_answers_ && NT_RECORDING();
-  if (received_tsc == 0 && !stamp) return;
-  // Its last byte is the last queued.
-  if (!s.out.stamps().push(s.out.queued_end(), (std::uint64_t{s.client_id} << 32) | m.ref_seq,
-                           stamp ? telemetry_order_key(cause_event_id) : kUnstampedAnswer, received_tsc) &&
-      stamp)
-    counters_.answers_unstamped.add();
-}
-
-void OrderGateway::take_written_answers(Session& s, std::uint64_t tsc) noexcept {
-  s.out.stamps().stamp_written(s.out.written(), tsc);
-  s.out.stamps().take_stamped([this, tsc](const proto::WrittenStamps::Entry& e) {
-    if (e.start_tsc != 0)
-      ack_latency_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(tsc - e.start_tsc))));
-    if (e.aux != kUnstampedAnswer) NT_HOP_AT(ex_tcp_write, tsc, e.key, e.aux);
-  });
 }
 
 void OrderGateway::session_reject(Session& s, const proto::Header& h, proto::SessionRejectReason reason,
@@ -621,155 +471,5 @@ void OrderGateway::release(Session& s) noexcept {
   counters_.connections_open.set(open_connections_);
   counters_.sessions_closed.add();
 }
-
-// Drops the answers not yet written, finishing a partly written one first so
-// the client still reads whole messages; the seqs of the dropped answers are
-// given back, so a Logout queued next follows the last answer the client can
-// read (PROTOCOL.md §1.5).
-void OrderGateway::drop_unwritten_output(Session& s) noexcept {
-  const std::uint32_t dropped = s.out.drop_unwritten();  // never written: no ack latency, no stamp
-  s.seq.unsend(dropped);
-  counters_.answers_dropped.add(dropped);
-}
-
-void OrderGateway::flush(Session& s) noexcept {
-  if (s.state == SessionState::kFree) return;
-  // Answers about to be handed to send(): their ack latency up to here.
-  std::uint64_t ready_tsc = 0;
-  s.out.stamps().take_handed([this, &ready_tsc](const proto::WrittenStamps::Entry& e) {
-    if (e.start_tsc == 0) return;
-    if (ready_tsc == 0) ready_tsc = clock_.now();
-    ack_ready_latency_.record(
-        static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(ready_tsc - e.start_tsc))));
-  });
-  s.output_held_back = false;
-  while (!s.out.empty()) {
-    const std::span<const std::uint8_t> bytes = s.out.pending();
-    const std::size_t n = bytes_to_write(s, bytes);
-    if (n == 0) {  // the kernel holds all we allow it: what waits stays whole messages here
-      s.output_held_back = true;
-      if (s.output_stalled_ns == 0) s.output_stalled_ns = clock_.now_ns();
-      break;
-    }
-    const net::IoResult r = s.link.write_some(bytes.first(n));
-    if (r.status == net::IoStatus::kWouldBlock) {
-      if (s.output_stalled_ns == 0) s.output_stalled_ns = clock_.now_ns();
-      break;
-    }
-    if (r.status != net::IoStatus::kOk) {
-      if (r.error == EPROTO && s.link.is_shm()) counters_.shm_broken_rings.add();
-      release(s);
-      return;
-    }
-    s.out.wrote(r.bytes);
-    s.kernel_room -= std::min<std::uint64_t>(s.kernel_room, r.bytes);
-    s.output_stalled_ns = 0;
-    counters_.bytes_out.add(r.bytes);
-    if (n < bytes.size() && r.bytes == n) {  // the rest waits for the kernel to drain (no need to ask again now)
-      s.output_held_back = true;
-      break;
-    }
-  }
-  if (s.out.stamps().has_written(s.out.written())) take_written_answers(s, clock_.now());
-  if (s.state == SessionState::kClosing && s.out.empty() && !s.write_shut) {
-    s.link.shutdown_write();  // then wait for the peer's EOF (read_session) or the deadline
-    s.write_shut = true;
-  }
-  update_write_interest(s);
-}
-
-// How many of `bytes` (the front of `out`) to hand to the kernel now. The
-// kernel may take part of a message when its buffer fills, and a client
-// that never reads again would then see its stream end inside that message,
-// with our Logout stuck behind it (PROTOCOL.md 1.5). So the kernel is given
-// whole messages only, and never more than a quarter of its send buffer
-// limit in all (half while closing): the rest of its buffer is the reserve
-// from which the rest of a message partly written and the Logout are always
-// taken whole. Asking the kernel costs two system calls; it is done only
-// when the output would pass what we know it can take (kernel_room), which
-// for a client that reads is once per quarter buffer written.
-std::size_t OrderGateway::bytes_to_write(Session& s, std::span<const std::uint8_t> bytes) noexcept {
-  if (bytes.size() <= s.kernel_room) [[likely]]
-    return bytes.size();
-  const long queued = s.link.queued_output_bytes();
-  const int limit = s.link.send_buffer_limit();
-  if (queued < 0 || limit <= 0) return bytes.size();  // cannot tell: the kernel decides, as it would anyway
-  const auto cap = static_cast<std::uint64_t>(limit) / (s.state == SessionState::kClosing ? 2 : 4);
-  const auto held = static_cast<std::uint64_t>(queued);
-  s.kernel_room = held < cap ? cap - held : 0;
-  return s.out.whole_messages_within(s.kernel_room);  // a message partly written is always finished
-}
-
-void OrderGateway::update_write_interest(Session& s) noexcept {
-  // Output we hold back ourselves waits for the kernel's queue to drain,
-  // which no epoll event reports (the socket is writable all along: EPOLLOUT
-  // would wake every pass); flush_answers() retries it each pass instead.
-  // Shared memory has no writable event (its control socket is always
-  // writable): flush_answers() retries its output each pass likewise.
-  const bool want = !s.out.empty() && !s.output_held_back && !s.link.is_shm();
-  if (want == s.write_interest || s.state == SessionState::kFree) return;
-  if (!poller_.modify(s.link.fd(), want ? net::Interest::kReadWrite : net::Interest::kRead, s.index))
-    s.write_interest = want;
-}
-
-void OrderGateway::run_timers(std::uint64_t now) noexcept {
-  for (const auto& sp : sessions_) {
-    Session& s = *sp;
-    switch (s.state) {
-      case SessionState::kFree: break;
-      case SessionState::kAwaitingLogon:
-        if (now - s.liveness.connected_ns() >= core::ns_from_ms(config_.server.logon_timeout_ms))
-          logout_and_close(s, proto::LogoutReason::kLogonTimeout, now);
-        break;
-      case SessionState::kActive: {
-        // A session whose input we are holding back (backpressure) is not
-        // silent; but one that has not taken any of its output for 3
-        // intervals does not read: a slow consumer.
-        // Nor is one whose held input waits for us: what it left incomplete
-        // is timed from when we take the rest (the clock restarts).
-        if (s.input_blocked) {
-          s.liveness.heard(now);
-          s.partial_since_ns = now;
-        }
-        if (s.liveness.stalled_too_long(s.output_stalled_ns, now)) {
-          drop_unwritten_output(s);
-          logout_and_close(s, proto::LogoutReason::kSlowConsumer, now);
-        } else if (s.partial_since_ns != 0 && !s.in.empty() &&
-                   now - s.partial_since_ns >= core::ns_from_ms(config_.server.partial_message_timeout_ms)) {
-          // Heard from, never silent, yet no message completes: a client
-          // holding its slot by trickling bytes (or a broken sender).
-          logout_and_close(s, proto::LogoutReason::kPartialMessageTimeout, now);
-        } else if (s.liveness.silent(now)) {
-          logout_and_close(s, proto::LogoutReason::kHeartbeatTimeout, now);
-        } else if (s.liveness.heartbeat_due(now)) {
-          send(s, proto::make_message<proto::ServerHeartbeat>(0), now);
-        }
-        break;
-      }
-      case SessionState::kClosing:
-        if (now >= s.close_deadline_ns) release(s);
-        break;
-    }
-  }
-}
-
-void OrderGateway::begin_shutdown() noexcept {
-  accepting_ = false;
-  const std::uint64_t now = clock_.now_ns();
-  for (const auto& sp : sessions_)
-    if (sp->state == SessionState::kActive || sp->state == SessionState::kAwaitingLogon)
-      logout_and_close(*sp, proto::LogoutReason::kServerShutdown, now);
-}
-
-// The replay side (order_gateway_replay.cpp) sends these.
-template bool OrderGateway::send<proto::ExecutionReport>(Session&, proto::ExecutionReport, std::uint64_t) noexcept;
-template bool OrderGateway::send<proto::ReportsReplayed>(Session&, proto::ReportsReplayed, std::uint64_t) noexcept;
-// The report side (order_gateway_reports.cpp) sends these.
-template void OrderGateway::send_answer<proto::ExecutionReport>(Session&, const proto::ExecutionReport&, std::uint64_t,
-                                                                std::uint64_t, std::uint64_t) noexcept;
-template void OrderGateway::send_answer<proto::OrderReject>(Session&, const proto::OrderReject&, std::uint64_t,
-                                                            std::uint64_t, std::uint64_t) noexcept;
-template void OrderGateway::send_answer<proto::AdminResponse>(Session&, const proto::AdminResponse&, std::uint64_t,
-                                                              std::uint64_t, std::uint64_t) noexcept;
 
 }  // namespace nanotick::exchange

@@ -4,6 +4,7 @@
 // asked -- if that connection is still the one on the slot. Same class and
 // thread as order_gateway.cpp.
 #include "exchange/sessions/order_gateway.hpp"
+#include "exchange/sessions/order_gateway_send.hpp"
 #include "proto/order_entry_codec.hpp"
 
 namespace nanotick::exchange {

@@ -4,6 +4,7 @@
 // order_gateway.cpp.
 #include "engine/order.hpp"
 #include "exchange/sessions/order_gateway.hpp"
+#include "exchange/sessions/order_gateway_send.hpp"
 #include "exchange/sessions/wire_translation.hpp"
 #include "proto/order_entry_codec.hpp"
 
