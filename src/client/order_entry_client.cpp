@@ -97,6 +97,9 @@ void place_session_counters(core::CountersFile& file, OrderEntryClientCounters& 
   file.place(c.modify_rejects, "session.modify_rejects");
   file.place(c.output_full, "session.output_full");
   file.place(c.partial_writes, "session.partial_writes");
+  file.place(c.reports_requests, "session.reports_requests");
+  file.place(c.replayed_reports, "session.replayed_reports");
+  file.place(c.replays_completed, "session.replays_completed");
   const auto by_code = [&file](auto& counters, std::size_t first, const std::string& prefix, auto name_of) {
     for (std::size_t r = first; r < counters.size(); ++r)
       file.place(counters[r], prefix + (r + 1 < counters.size() ? std::string(name_of(r)) : std::string("other")));

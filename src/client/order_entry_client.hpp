@@ -50,6 +50,7 @@
 
 #include "client/order_entry_client_types.hpp"
 #include "client/reconnect_backoff.hpp"
+#include "client/report_replay.hpp"
 #include "core/agent.hpp"
 #include "core/byte_buffer.hpp"
 #include "core/counters_file.hpp"
@@ -181,6 +182,21 @@ class OrderEntryClient {
     return send_order(m);
   }
 
+  // Missed reports (PROTOCOL.md §1.8): from the next logon on, each session
+  // first asks the venue for this client's fills with exec_seq >
+  // after_exec_seq; they come to on_execution_report again, flagged
+  // proto::kReportReplayed, then the handler's on_reports_replayed (optional)
+  // hears the replay is complete. The mark then moves on by itself (the
+  // highest exec_seq replayed or filled since: client/report_replay.hpp), so a
+  // reconnect asks only for what this client has not been told. Asked while
+  // logged on, it applies from the next logon (the request must be a
+  // session's first message).
+  void request_reports_after(std::uint64_t after_exec_seq) noexcept { replay_.ask_after(after_exec_seq); }
+  // A ReportsRequest went out in this session and its ReportsReplayed has not come yet.
+  bool replaying() const noexcept { return replay_.pending(); }
+  // What the next logon asks for (the fills after it), once asked.
+  std::uint64_t reports_after_exec_seq() const noexcept { return replay_.after_exec_seq(); }
+
   // Corked, order messages are queued but not written until uncork(): the
   // orders one decision makes (a market maker's bid and ask) leave in one
   // write, one system call instead of one each.
@@ -305,6 +321,7 @@ class OrderEntryClient {
     d.fatal = fatal;
     d.was_logged_on = was_logged_on_;
     was_logged_on_ = false;
+    replay_.on_disconnect();
     if (fatal) {
       state_ = SessionState::kStopped;
     } else {
@@ -402,139 +419,20 @@ class OrderEntryClient {
     });
   }
 
-  // ---- input ------------------------------------------------------------------------
+  // ---- input (order_entry_client_input.hpp) --------------------------------------------
 
-  int read_input() noexcept {
-    int reads = 0;
-    std::size_t budget = config_.read_budget_bytes;
-    while (!close_pending_ && budget > 0) {
-      std::span<std::uint8_t> room = in_.writable();
-      if (room.empty()) {
-        protocol_error(ProtocolError::kInputOverflow);
-        break;
-      }
-      if (room.size() > budget) room = room.first(budget);
-      const net::IoResult r = link_.read_some(room);
-      if (r.status == net::IoStatus::kWouldBlock) break;
-      if (r.status != net::IoStatus::kOk) {
-        close_later(r.status == net::IoStatus::kClosed ? DisconnectReason::kPeerClosed : DisconnectReason::kIoError,
-                    static_cast<std::uint16_t>(r.error), false);
-        break;
-      }
-      ++reads;
-      budget -= r.bytes;
-      in_.commit(r.bytes);
-      counters_.bytes_in.add(r.bytes);
-      process_input();
-    }
-    return reads;
-  }
-
-  void process_input() noexcept {
-    while (!close_pending_) {
-      const std::span<const std::uint8_t> bytes = in_.readable();
-      const proto::Frame f = proto::next_frame(bytes, proto::Direction::kFromExchange);
-      if (f.status == proto::FrameStatus::kNeedMore) return;
-      if (f.status != proto::FrameStatus::kMessage) return protocol_error(ProtocolError::kMalformed);
-      counters_.messages_in.add();
-      if (const proto::SeqCheck c = seq_.check(f.header.seq); c != proto::SeqCheck::kExpected)
-        return protocol_error(c == proto::SeqCheck::kGap ? ProtocolError::kSeqGap : ProtocolError::kSeqRepeat);
-      seq_.accept();
-      liveness_.heard(now_ns_);
-      dispatch(f.header.type, bytes.data());
-      in_.consume(f.length);
-    }
-  }
-
+  int read_input() noexcept;
+  void process_input() noexcept;
+  void dispatch(proto::MsgType type, const std::uint8_t* bytes) noexcept;
   static std::size_t slot(std::uint16_t code, std::size_t first, std::size_t last) noexcept {
     return code >= first && code <= last ? code : last + 1;  // last + 1: a code the spec does not define
-  }
-
-  void dispatch(proto::MsgType type, const std::uint8_t* bytes) noexcept {
-    using proto::MsgType;
-    const bool logged_on = state_ == SessionState::kActive || state_ == SessionState::kLoggingOut;
-    switch (type) {
-      case MsgType::kLogonAck: {
-        if (state_ != SessionState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
-        const auto m = proto::read_message<proto::LogonAck>(bytes);
-        if (m.client_id != config_.client_id || m.heartbeat_ms == 0) return protocol_error(ProtocolError::kBadLogonAck);
-        liveness_.set_interval_ns(core::ns_from_ms(m.heartbeat_ms));
-        session_id_ = m.session_id;
-        state_ = SessionState::kActive;
-        backoff_.reset();
-        counters_.logons.add();
-        handler_.on_logon(m);
-        return;
-      }
-      case MsgType::kLogonReject: {
-        if (state_ != SessionState::kLoggingOn) return protocol_error(ProtocolError::kUnexpectedMessage);
-        const auto m = proto::read_message<proto::LogonReject>(bytes);
-        counters_.logon_rejects[slot(m.reason, 1, proto::kLogonRejectReasons - 1)].add();
-        // Retrying with the same configuration cannot succeed: stop and report.
-        const auto why = static_cast<proto::LogonRejectReason>(m.reason);
-        const bool fatal = why == proto::LogonRejectReason::kBadCredentials ||
-                           why == proto::LogonRejectReason::kUnknownClient ||
-                           why == proto::LogonRejectReason::kBadHeartbeat;
-        return close_later(DisconnectReason::kLogonRejected, m.reason, fatal);
-      }
-      case MsgType::kServerLogout: {
-        const auto m = proto::read_message<proto::ServerLogout>(bytes);
-        counters_.logouts_received[slot(m.reason, 0, proto::kLogoutReasons - 1)].add();
-        return close_later(DisconnectReason::kServerLogout, m.reason, false);
-      }
-      case MsgType::kServerHeartbeat: counters_.heartbeats_received.add(); return;
-      case MsgType::kExecutionReport: {
-        if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
-        counters_.execution_reports.add();
-        const auto m = proto::read_message<proto::ExecutionReport>(bytes);
-        NT_HOP(tr_response_read, order_key_base_ | m.ref_seq);
-        handler_.on_execution_report(m);
-        return;
-      }
-      case MsgType::kCancelReject: {
-        if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
-        counters_.cancel_rejects.add();
-        const auto m = proto::read_message<proto::OrderReject>(bytes);
-        NT_HOP(tr_response_read, order_key_base_ | m.ref_seq);
-        handler_.on_cancel_reject(m);
-        return;
-      }
-      case MsgType::kModifyReject: {
-        if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
-        counters_.modify_rejects.add();
-        const auto m = proto::read_message<proto::OrderReject>(bytes);
-        NT_HOP(tr_response_read, order_key_base_ | m.ref_seq);
-        handler_.on_modify_reject(m);
-        return;
-      }
-      case MsgType::kSessionReject: {
-        const auto m = proto::read_message<proto::SessionReject>(bytes);
-        counters_.session_rejects[slot(m.reason, 0, proto::kSessionRejectReasons - 1)].add();
-        handler_.on_session_reject(m);
-        // Our numbering and the exchange's disagree: only a new session fixes that.
-        const auto why = static_cast<proto::SessionRejectReason>(m.reason);
-        if (why == proto::SessionRejectReason::kSeqGap || why == proto::SessionRejectReason::kSeqRepeat)
-          protocol_error(ProtocolError::kSeqRejected);
-        return;
-      }
-      case MsgType::kAdminResponse: {
-        // Only a handler that sends admin requests expects their answers.
-        if constexpr (requires(const proto::AdminResponse& a) { handler_.on_admin_response(a); }) {
-          if (!logged_on) return protocol_error(ProtocolError::kUnexpectedMessage);
-          handler_.on_admin_response(proto::read_message<proto::AdminResponse>(bytes));
-          return;
-        } else {
-          return protocol_error(ProtocolError::kUnexpectedMessage);
-        }
-      }
-      default: return protocol_error(ProtocolError::kUnexpectedMessage);  // next_frame passes exchange types only
-    }
   }
 
   const OrderEntryClientConfig config_;
   Handler& handler_;
   const core::TscClock& clock_;
   ReconnectBackoff backoff_;
+  ReportReplay replay_;  // request_reports_after(); §1.8
   ipc::StreamLink link_;  // TCP or shared memory (config_.transport)
   net::EpollPoller wait_set_{1};  // link_'s socket, for wait_fds(); never waited on here
   SessionState state_ = SessionState::kDisconnected;
@@ -563,3 +461,5 @@ class OrderEntryClient {
 };
 
 }  // namespace nanotick::client
+
+#include "client/order_entry_client_input.hpp"  // the input side: read, check, dispatch

@@ -115,6 +115,9 @@ struct OrderEntryClientCounters {
   core::Counter modify_rejects;
   core::Counter output_full;  // send_* refused with kOutputFull
   core::Counter partial_writes;  // the socket took part of what was offered: the rest waits in the buffer
+  core::Counter reports_requests;  // ReportsRequests sent (§1.8: one per logon, when asked)
+  core::Counter replayed_reports;  // ExecutionReports with kReportReplayed
+  core::Counter replays_completed;  // ReportsReplayed received
   // By wire reason code; the last slot counts codes the spec does not define.
   std::array<core::Counter, proto::kSessionRejectReasons + 1> session_rejects;  // by code, then other
   std::array<core::Counter, proto::kLogonRejectReasons + 1> logon_rejects;      // by code (0 unused), then other
@@ -130,7 +133,10 @@ void place_session_counters(core::CountersFile& file, OrderEntryClientCounters& 
 // What the gateway calls. Each exchange message type has its callback; the
 // message is passed decoded and checked (framing, version, length, session
 // seq). on_order_written gets the seq of an order message and the TSC taken
-// right after its last byte was written.
+// right after its last byte was written. Optional: on_admin_response(const
+// proto::AdminResponse&) for a handler that sends admin requests, and
+// on_reports_replayed(const proto::ReportsReplayed&) for one that asks for
+// missed reports (OrderEntryClient::request_reports_after).
 template <typename H>
 concept OrderEntryHandler =
     requires(H& h, const proto::LogonAck& ack, const proto::ExecutionReport& er, const proto::OrderReject& rj,

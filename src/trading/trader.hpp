@@ -5,7 +5,7 @@
 //
 //   UDP -> [MdSockets] --------+
 //   shm -> [MdRingFeed] -------+-> [MdConsumer -> TradeEngine -> Strategy -> OrderEntryClient] -> TCP / shm
-//   compact:   runner "engine" = all of it (EngineAgent on the caller's thread, run())
+//   compact:   runner "engine" = all of it (TradeEngineAgent on the caller's thread, run())
 //   dedicated: runner "receiver" = MdSockets -> DatagramRing (ReceiverAgent on a
 //              core::ConfiguredAgentRunner) | runner "engine" = the rest
 //
@@ -85,6 +85,7 @@
 #include "trading/trade_engine.hpp"
 #include "trading/trader_config.hpp"
 #include "trading/trader_gauges.hpp"
+#include "trading/trader_part_configs.hpp"
 #include "trading/trader_status.hpp"
 
 namespace nanotick::trading {
@@ -169,7 +170,7 @@ class Trader {
     return work;
   }
 
-  // Runs the "engine" runner on the calling thread (EngineAgent on
+  // Runs the "engine" runner on the calling thread (TradeEngineAgent on
   // core::run_on_this_thread, idling as `idle` says when a pass found
   // nothing to do) until stop() returns true (checked every pass) or the
   // session failed for good; then winds down. `status` is
@@ -196,7 +197,7 @@ class Trader {
           *receiver_agent, core::RunnerOptions{.thread_name = "md-receiver", .cpu = r.cpu}, idle_config));
       receiver->start();  // throws (naming the CPU) if the thread cannot be pinned where the config says
     }
-    EngineAgent<std::remove_reference_t<Status>> engine(*this, status);
+    TradeEngineAgent<std::remove_reference_t<Status>> engine(*this, status);
     core::run_on_this_thread(engine, idle, [&] { return engine.finished() || stop(); });
     publish_gauges();
     counters_.mark_stopped();  // run() ends here without an exception: the values are final
@@ -394,8 +395,8 @@ class Trader {
   // The "engine" runner's agent: a pass, then the duties between passes
   // (gauges, the session's news, status lines); on close, the wind-down.
   template <typename Status>
-  struct EngineAgent {
-    EngineAgent(Trader& t, Status& s)
+  struct TradeEngineAgent {
+    TradeEngineAgent(Trader& t, Status& s)
         : trader(t),
           status(s),
           interval(core::ns_from_ms(t.config_.status_interval_ms)),
@@ -446,32 +447,6 @@ class Trader {
   }
   using BusySpinIdle = core::BusySpinIdle;
 
-  static client::MdFeedConfig feed_config(const TraderConfig& c) {
-    client::MdFeedConfig f;
-    f.interface = net::parse_ipv4(c.market_data.interface);
-    f.incremental = net::parse_multicast_group(c.market_data.incremental);
-    f.snapshot = net::parse_multicast_group(c.market_data.snapshot);
-    f.max_datagram_bytes = c.market_data.max_datagram_bytes;
-    f.incremental_multicast = c.transport != ipc::Transport::kShm;  // shm: MdRingFeed reads it
-    return f;
-  }
-  static client::MdRingFeedConfig ring_config(const TraderConfig& c) {
-    client::MdRingFeedConfig r;
-    r.path = c.market_data.shm_path;
-    // The order-entry session's connect and reconnect timing: one rule for
-    // everything the trader connects to.
-    r.connect_timeout_ms = c.session.connect_timeout_ms;
-    r.reconnect_initial_ms = c.session.reconnect_initial_ms;
-    r.reconnect_max_ms = c.session.reconnect_max_ms;
-    return r;
-  }
-  static client::MdConsumerConfig consumer_config(const TraderConfig& c) {
-    client::MdConsumerConfig m;
-    m.reorder_packets = c.market_data.reorder_packets;
-    m.reorder_ns = core::ns_from_us(c.market_data.reorder_us);
-    m.buffer_messages = c.market_data.buffer_messages;
-    return m;
-  }
   static typename Engine::Config engine_config(const TraderConfig& c) {
     typename Engine::Config e;
     e.instruments = c.instruments;
