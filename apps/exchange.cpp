@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   app.add_option("--status", status_every, "print a status line every N seconds (0: never)")
       ->check(CLI::Range(0.0, 3600.0));
   ObservabilityOptions observe;
-  add_observability_options(app, observe, "exchange.ntt");
+  add_observability_options(app, observe, "exchange.ntt", thread_roles());
   CLI11_PARSE(app, argc, argv);
 
   install_stop_handlers();

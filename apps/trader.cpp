@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   std::string book_dump_path;
   app.add_option("--book-dump", book_dump_path, "at exit, write every book order by order to this file");
   ObservabilityOptions observe;
-  add_observability_options(app, observe, "<trader name>.ntt");
+  add_observability_options(app, observe, "<trader name>.ntt", thread_roles());
   CLI11_PARSE(app, argc, argv);
 
   install_stop_handlers();

@@ -147,4 +147,6 @@ ThreadConfig default_threads() {
   return config::read_thread_layout(TableReader(empty, "(defaults)", "threads"), kThreadRoles);
 }
 
+const config::ThreadRoles& thread_roles() noexcept { return kThreadRoles; }
+
 }  // namespace nanotick::exchange

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "access/client_table.hpp"
+#include "config/thread_layout_reader.hpp"
 #include "controls/account_limits.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread_layout.hpp"
@@ -73,5 +74,9 @@ ExchangeConfig parse_exchange_config(std::string_view toml_text, const std::stri
 ExchangeConfig load_exchange_config(const std::string& path);
 
 std::string_view to_string(FsyncPolicy p) noexcept;
+
+// The runners [threads] may name, per mode (what `nanotick-exchange --describe`
+// prints for tools/doctor).
+const config::ThreadRoles& thread_roles() noexcept;
 
 }  // namespace nanotick::exchange

@@ -474,4 +474,6 @@ core::ThreadLayout default_threads() {
   return config::read_thread_layout(config::TableReader(empty, "(defaults)", "threads"), kThreadRoles);
 }
 
+const config::ThreadRoles& thread_roles() noexcept { return kThreadRoles; }
+
 }  // namespace nanotick::trading

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "client/order_entry_client.hpp"
+#include "config/thread_layout_reader.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread_layout.hpp"
 #include "core/thread_mode.hpp"
@@ -81,5 +82,9 @@ TraderConfig load_trader_config(const std::string& path);
 
 // "market_maker", "liquidity_taker", "random": the names the config uses.
 std::string_view to_string(StrategyKind kind) noexcept;
+
+// The runners [threads] may name, per mode (what `nanotick-trader --describe`
+// prints for tools/doctor).
+const config::ThreadRoles& thread_roles() noexcept;
 
 }  // namespace nanotick::trading
