@@ -1,7 +1,7 @@
 """./nanotick doctor: checks this machine for low-latency work and the
 configured thread pinning against it (docs/TUNING.md).
 
-    python -m tools.doctor [--config EXCHANGE_TOML] [--trader TRADER_TOML]... [--json] [--root DIR]
+    python -m tools.doctor [--config EXCHANGE_TOML] [--trader TRADER_TOML]... [--json] [--root DIR] [--build-dir DIR]
 
 Prints one line per topic: its status (ok / info / change / problem), what
 was found and what to change. Exit status: 0 when the configured pinning
@@ -20,8 +20,9 @@ from dataclasses import asdict
 from typing import List, Optional
 
 from .findings import Finding, machine_findings
-from .layout import LAYOUTS, choose_layout, pinning_findings, runners_of
+from .layout import LAYOUTS, Runner, choose_layout, pinning_findings, runners_of
 from .machine import Machine
+from .roles import RolesUnavailable, roles_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEMO_TRADERS = ("mm1", "mm2", "taker", "random")
@@ -56,17 +57,26 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--root", type=pathlib.Path, default=pathlib.Path("/"),
                    help="filesystem root to read /sys and /proc under (default /; the tests use a made-up tree)")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.add_argument("--build-dir", type=pathlib.Path, default=None,
+                   help="the build whose nanotick-exchange and nanotick-trader describe their runners "
+                        "(default build/release)")
     args = p.parse_args(argv)
 
     facts = Machine(args.root).facts()
     found: List[Finding] = machine_findings(facts)
-    runners = runners_of("exchange", "exchange", _load(args.config, "exchange config"))
+    exchange = _load(args.config, "exchange config")
     traders = args.trader or [ROOT / "config" / f"trader-{n}.toml" for n in DEMO_TRADERS]
-    for t in traders:
-        data = _load(t, "trader config")
-        name = data.get("trader", {}).get("name", t.stem) if isinstance(data.get("trader"), dict) else t.stem
-        runners += runners_of(f"trader {name}", "trader", data)
-    pinning = pinning_findings(runners, facts)
+    trader_data = [(t, _load(t, "trader config")) for t in traders]
+    try:  # the runner roles are the binaries' (--describe)
+        runners: List[Runner] = runners_of("exchange", roles_of("exchange", args.build_dir), exchange)
+        for t, data in trader_data:
+            name = data.get("trader", {}).get("name", t.stem) if isinstance(data.get("trader"), dict) else t.stem
+            runners += runners_of(f"trader {name}", roles_of("trader", args.build_dir), data)
+        pinning = pinning_findings(runners, facts)
+    except RolesUnavailable as e:
+        pinning = []
+        found.append(Finding("configured pinning", "info", f"the configured [threads] were not checked: {e}",
+                             "build the programs (./nanotick build), which describe their runners"))
     found += pinning
     layout = choose_layout(facts, len(traders))
 

@@ -2,8 +2,8 @@
 fit the CPUs there are (the doctor's "problem" findings), and which layout
 the demo runs on this machine (docs/TUNING.md "Layouts").
 
-The runners per mode are the binaries' (src/exchange/exchange_config.cpp,
-src/trading/trader_config.cpp kThreadRoles); the keys are those of
+The runners per mode are the binaries' own, read from their --describe
+(roles.py); the keys are those of
 docs/EXCHANGE.md "Threads": [threads] mode, idle, cpus (pinning by runner
 position) and [threads.<role>] cpu, idle. The binaries check the syntax
 themselves; here only what the machine decides is checked.
@@ -18,13 +18,7 @@ from typing import Dict, List, Optional
 
 from .findings import Finding, cpulist
 from .machine import Facts
-
-RUNNERS = {
-    "exchange": {"compact": ["critical", "aux", "snapshotter"],
-                 "dedicated": ["gateway", "sequencer", "engine", "md", "aux", "snapshotter"]},
-    "trader": {"compact": ["engine"], "dedicated": ["engine", "receiver"]},
-}
-CRITICAL = {"exchange": {"critical", "gateway", "sequencer", "engine", "md"}, "trader": {"engine", "receiver"}}
+from .roles import Roles
 
 
 @dataclass
@@ -35,27 +29,27 @@ class Runner:
     idle: str
 
 
-def runners_of(process: str, kind: str, data: dict) -> List[Runner]:
-    """The runners a config's [threads] makes (kind "exchange" or "trader"); [] when its mode is unknown
-    (the binary refuses that config itself)."""
+def runners_of(process: str, roles: Roles, data: dict) -> List[Runner]:
+    """The runners a config's [threads] makes, given its binary's `roles` (roles.roles_of); [] when its mode
+    is unknown (the binary refuses that config itself)."""
     threads = data.get("threads", {})
     if not isinstance(threads, dict):
         return []
     mode = threads.get("mode", "compact")
-    roles = RUNNERS[kind].get(mode) if isinstance(mode, str) else None
-    if roles is None:
+    names = roles.runners.get(mode) if isinstance(mode, str) else None
+    if names is None:
         return []
     cpus = threads.get("cpus", [])
     cpus = cpus if isinstance(cpus, list) else []
     default_idle = threads.get("idle", "backoff")
     out = []
-    for i, role in enumerate(roles):
+    for i, role in enumerate(names):
         own = threads.get(role, {})
         own = own if isinstance(own, dict) else {}
         cpu = own.get("cpu", cpus[i] if i < len(cpus) else None)
         if not isinstance(cpu, int) or isinstance(cpu, bool) or cpu < 0:
             cpu = None
-        idle = own.get("idle", default_idle if role in CRITICAL[kind] else "backoff")
+        idle = own.get("idle", default_idle if role in roles.critical else "backoff")
         out.append(Runner(process, role, cpu, idle if isinstance(idle, str) else "backoff"))
     return out
 

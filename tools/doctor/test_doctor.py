@@ -12,10 +12,15 @@ import sys
 import pytest
 
 from tools.doctor import layout, machine
+from tools.doctor.roles import RolesUnavailable, parse_description, roles_of
 from tools.doctor.__main__ import main
 from tools.doctor.findings import machine_findings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+# The runner roles as the built binaries describe them (the doctor keeps no copy).
+EX, TR = roles_of("exchange"), roles_of("trader")
 
 
 def write_tree(root: pathlib.Path, files: dict) -> pathlib.Path:
@@ -112,23 +117,23 @@ def test_a_bare_or_hostile_tree_gives_findings_not_exceptions(tmp_path):
 
 def test_the_configured_pinning_must_fit_the_machine(tmp_path):
     facts = machine.Machine(write_tree(tmp_path, tuned(4))).facts()
-    ok = layout.runners_of("exchange", "exchange", {"threads": {"mode": "dedicated", "idle": "spin",
+    ok = layout.runners_of("exchange", EX, {"threads": {"mode": "dedicated", "idle": "spin",
                                                                  "cpus": [0, 1, 2, 3]}})
     assert [r.role for r in ok][:4] == ["gateway", "sequencer", "engine", "md"]
     assert [f.status for f in layout.pinning_findings(ok, facts)] == ["change"] * 2  # 0 and 1 are not isolated
 
-    beyond = layout.runners_of("exchange", "exchange", {"threads": {"critical": {"cpu": 9, "idle": "spin"}}})
-    shared = layout.runners_of("trader a", "trader", {"threads": {"idle": "spin", "cpus": [2]}}) + \
-        layout.runners_of("trader b", "trader", {"threads": {"engine": {"cpu": 2, "idle": "spin"}}})
-    crowd = sum((layout.runners_of(f"trader {i}", "trader", {"threads": {"idle": "spin"}}) for i in range(5)), [])
+    beyond = layout.runners_of("exchange", EX, {"threads": {"critical": {"cpu": 9, "idle": "spin"}}})
+    shared = layout.runners_of("trader a", TR, {"threads": {"idle": "spin", "cpus": [2]}}) + \
+        layout.runners_of("trader b", TR, {"threads": {"engine": {"cpu": 2, "idle": "spin"}}})
+    crowd = sum((layout.runners_of(f"trader {i}", TR, {"threads": {"idle": "spin"}}) for i in range(5)), [])
     for runners, words in ((beyond, "CPU 9, which this machine does not have"),
                            (shared, "spinning runners share CPU 2"), (crowd, "5 spinning runners on 4 CPUs")):
         found = layout.pinning_findings(runners, facts)
         assert any(f.status == "problem" and words in f.found for f in found), found
     # An unknown mode or malformed tables: no runners, no crash (the binary refuses the config itself).
-    assert layout.runners_of("x", "exchange", {"threads": {"mode": "sideways"}}) == []
-    assert layout.runners_of("x", "exchange", {"threads": "spin"}) == []
-    assert [r.cpu for r in layout.runners_of("x", "trader", {"threads": {"cpus": "0", "engine": {"cpu": True}}})] \
+    assert layout.runners_of("x", EX, {"threads": {"mode": "sideways"}}) == []
+    assert layout.runners_of("x", EX, {"threads": "spin"}) == []
+    assert [r.cpu for r in layout.runners_of("x", TR, {"threads": {"cpus": "0", "engine": {"cpu": True}}})] \
         == [None]
 
 
@@ -148,9 +153,9 @@ def test_the_demo_layout_follows_the_cpus(tmp_path):
     cpus = dedicated.exchange["cpus"] + [c for t in dedicated.traders for c in t["cpus"]]
     assert len(set(cpus)) == len(cpus) and set(cpus) <= set(range(4, 16)), "each on an isolated CPU of its own"
     # The chosen layout's own runners fit the machine it was chosen for.
-    runners = layout.runners_of("exchange", "exchange", {"threads": dedicated.exchange})
+    runners = layout.runners_of("exchange", EX, {"threads": dedicated.exchange})
     for i, t in enumerate(dedicated.traders):
-        runners += layout.runners_of(f"trader {i}", "trader", {"threads": t})
+        runners += layout.runners_of(f"trader {i}", TR, {"threads": t})
     assert not [f for f in layout.pinning_findings(runners, big) if f.status != "ok"]
 
 
@@ -178,3 +183,22 @@ def test_the_command_line_refuses_what_it_cannot_read(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tools.doctor", "--config", str(pinned_away)], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "CPU 4000, which this machine does not have" in done.stdout, done.stdout
+
+
+def test_roles_come_from_the_binaries_descriptions():
+    assert EX.runners["dedicated"][:4] == ["gateway", "sequencer", "engine", "md"] and "aux" not in EX.critical
+    assert TR.runners["compact"] == ["engine"]
+    bad = ['no json', '{"runners": {}}', '{"runners": {"compact": "engine"}, "critical": []}',
+           '{"runners": {"compact": ["engine"]}, "critical": [1]}']
+    for text in bad:
+        with pytest.raises(RolesUnavailable, match="nanotick-x --describe"):
+            parse_description(text, "nanotick-x")
+    with pytest.raises(RolesUnavailable, match="is missing"):
+        roles_of("exchange", "/nonexistent-build")
+
+
+def test_without_the_binaries_the_pinning_is_not_checked_and_it_says_so(capsys, tmp_path):
+    assert main(["--json", "--build-dir", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    pinning = [f for f in out["findings"] if f["topic"] == "configured pinning"]
+    assert [f["status"] for f in pinning] == ["info"] and "not checked" in pinning[0]["found"]

@@ -1,6 +1,6 @@
 """What the Python tools know of the exchange, held to what the binary itself
-shows: the runner roles tools/doctor plans CPUs for are the threads the
-exchange starts (it names each runner's thread "nt-<role>"), and the counter
+does: the runner roles it describes (--describe, which tools/doctor reads)
+are the threads it starts (it names each runner's thread "nt-<role>"), and the counter
 labels the tools read by name (tools/counters/labels.py) are in the counters
 file it writes (which carries every label it placed). A role or label renamed
 in C++ fails here instead of leaving the doctor or a summary wrong."""
@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from tests.integration.exchange.exchange_harness import make_config
+from tests.integration.exchange.exchange_harness import BINARY, make_config
 from tools.counters import labels
 from tools.counters.counters_file import read
-from tools.doctor.layout import RUNNERS
+from tools.doctor.roles import roles_of
 
 LOGGER_THREAD = "nt-log"  # the process logger's back end (apps/app_main.hpp): not a runner
 
@@ -37,12 +37,13 @@ def runner_threads(pid: int, expected: int, timeout: float = 10.0) -> set:
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("mode", sorted(RUNNERS["exchange"]))
-def test_doctor_runner_roles_are_the_threads_the_exchange_starts(start_exchange, tmp_path, mode):
+@pytest.mark.parametrize("mode", ["compact", "dedicated"])
+def test_the_described_runner_roles_are_the_threads_the_exchange_starts(start_exchange, tmp_path, mode):
+    described = roles_of("exchange", BINARY.parent.parent).runners[mode]
     config = make_config(tmp_path)
     config.threads = {"mode": mode, "idle": "backoff", "cpus": []}
     ex = start_exchange(config)
-    assert runner_threads(ex.proc.pid, len(RUNNERS["exchange"][mode])) == set(RUNNERS["exchange"][mode])
+    assert runner_threads(ex.proc.pid, len(described)) == set(described)
 
 
 def test_the_exchange_counters_file_has_every_label_the_tools_read(start_exchange, tmp_path):

@@ -1,7 +1,8 @@
-"""tools/doctor's runner roles of the trader (tools/doctor/layout.py RUNNERS)
-held to what the binary accepts: in each [threads] mode, a [threads.<role>]
-table for every role the doctor knows of that mode is taken (the trader
-starts), and one for a role of the other mode only is refused, naming it.
+"""The trader's runner roles as it describes them (--describe, which
+tools/doctor reads) held to what its config loader accepts: in each
+[threads] mode, a [threads.<role>] table for every described role of that
+mode is taken (the trader starts), and one for a role of the other mode
+only is refused, naming it.
 (The exchange's roles are checked against its threads' names:
 tests/integration/exchange/test_described_by_binaries.py.)"""
 
@@ -12,7 +13,13 @@ import signal
 import pytest
 
 from tests.integration.trader.trader_harness import TraderSpec, market_maker_instruments
-from tools.doctor.layout import RUNNERS
+from tests.integration.trader.trader_harness import TRADER_BINARY
+from tools.doctor.roles import RolesUnavailable, roles_of
+
+try:  # mode -> roles; without a built trader there is nothing to hold them to (its tests skip)
+    RUNNERS = roles_of("trader", TRADER_BINARY.parent.parent).runners
+except RolesUnavailable:
+    RUNNERS = {}
 
 
 def spec(config, mode: str, roles) -> TraderSpec:
@@ -23,16 +30,16 @@ def spec(config, mode: str, roles) -> TraderSpec:
                       extra=extra)
 
 
-@pytest.mark.parametrize("mode", sorted(RUNNERS["trader"]))
+@pytest.mark.parametrize("mode", sorted(RUNNERS))
 def test_every_doctor_role_of_a_mode_is_a_runner_of_the_trader(binaries, start_trader, config, tmp_path, mode):
     config.write()
-    proc = start_trader(spec(config, mode, RUNNERS["trader"][mode]).write(tmp_path))  # waits for "ready"
+    proc = start_trader(spec(config, mode, RUNNERS[mode]).write(tmp_path))  # waits for "ready"
     assert proc.stop(signal.SIGINT) == 0, proc.describe()
 
 
 # (mode, role): a role of another mode that `mode` lacks (today: compact's "receiver").
-OTHER_MODE_ROLES = [(mode, role) for mode in sorted(RUNNERS["trader"]) for other, roles in RUNNERS["trader"].items()
-                    if other != mode for role in roles if role not in RUNNERS["trader"][mode]]
+OTHER_MODE_ROLES = [(mode, role) for mode in sorted(RUNNERS) for other, roles in RUNNERS.items()
+                    if other != mode for role in roles if role not in RUNNERS[mode]]
 
 
 @pytest.mark.parametrize("mode,role", OTHER_MODE_ROLES)
