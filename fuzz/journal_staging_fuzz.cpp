@@ -1,4 +1,4 @@
-// Fuzz target: the journal's staging ring file (src/exchange/journal_staging.hpp)
+// Fuzz target: the journal's staging ring file (src/exchange/sequencing/journal_staging.hpp)
 // as start-up reads it back after a kill -9. The file sits in a shared,
 // world-visible directory (/dev/shm), so its bytes are not trusted: whatever
 // they are, read_staged_records must either refuse with a JournalError or

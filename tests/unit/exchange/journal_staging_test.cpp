@@ -1,4 +1,4 @@
-// The journal's staging ring (src/exchange/journal_staging.hpp): what a
+// The journal's staging ring (src/exchange/sequencing/journal_staging.hpp): what a
 // killed run left in it comes back at the next start, a ring that is not
 // this journal's is never replayed, a ring that proves records missing is
 // refused, and the appending thread takes no page fault and makes no system
