@@ -20,6 +20,7 @@ from tools.demo.demo_errors import EXIT_CANNOT_START, DemoError
 from tools.demo.demo_process import describe_exit
 from tools.doctor.layout import LAYOUTS, Layout, choose_layout
 from tools.doctor.machine import Machine
+from tools.doctor.roles import RolesUnavailable, roles_of
 
 DEFAULT_TRADERS = "mm1,mm2,taker,random"
 
@@ -149,7 +150,11 @@ def prepare(args: argparse.Namespace) -> Plan:
     traders = load_traders(root, [t.strip() for t in args.traders.split(",") if t.strip()], exchange, bin_dir.parent)
     telemetry = {b.name: offers_telemetry(b) for b in (exchange_bin, trader_bin)}
     try:
-        layout = choose_layout(Machine("/").facts(), len(traders), args.layout)
+        build = bin_dir.parent
+        layout = choose_layout(Machine("/").facts(), len(traders), roles_of("exchange", build),
+                               roles_of("trader", build), args.layout)
+    except RolesUnavailable as e:
+        raise DemoError(f"--layout {args.layout}: {e}", EXIT_CANNOT_START) from e
     except ValueError as e:
         raise DemoError(f"--layout {args.layout}: {e}", EXIT_CANNOT_START) from e
     run_dir = make_run_dir(root, args.run_dir)

@@ -20,7 +20,7 @@ from dataclasses import asdict
 from typing import List, Optional
 
 from .findings import Finding, machine_findings
-from .layout import LAYOUTS, Runner, choose_layout, pinning_findings, runners_of
+from .layout import LAYOUTS, Layout, Runner, choose_layout, pinning_findings, runners_of
 from .machine import Machine
 from .roles import RolesUnavailable, roles_of
 
@@ -67,30 +67,32 @@ def main(argv: Optional[List[str]] = None) -> int:
     exchange = _load(args.config, "exchange config")
     traders = args.trader or [ROOT / "config" / f"trader-{n}.toml" for n in DEMO_TRADERS]
     trader_data = [(t, _load(t, "trader config")) for t in traders]
+    layout: Optional[Layout] = None
     try:  # the runner roles are the binaries' (--describe)
-        runners: List[Runner] = runners_of("exchange", roles_of("exchange", args.build_dir), exchange)
+        ex_roles, tr_roles = roles_of("exchange", args.build_dir), roles_of("trader", args.build_dir)
+        runners: List[Runner] = runners_of("exchange", ex_roles, exchange)
         for t, data in trader_data:
             name = data.get("trader", {}).get("name", t.stem) if isinstance(data.get("trader"), dict) else t.stem
-            runners += runners_of(f"trader {name}", roles_of("trader", args.build_dir), data)
+            runners += runners_of(f"trader {name}", tr_roles, data)
         pinning = pinning_findings(runners, facts)
+        layout = choose_layout(facts, len(traders), ex_roles, tr_roles)
     except RolesUnavailable as e:
         pinning = []
         found.append(Finding("configured pinning", "info", f"the configured [threads] were not checked: {e}",
                              "build the programs (./nanotick build), which describe their runners"))
     found += pinning
-    layout = choose_layout(facts, len(traders))
 
     if args.json:
         print(json.dumps({"findings": [asdict(f) for f in found],
-                          "demo_layout": {"name": layout.name, "reason": layout.reason}}, indent=2))
+                          "demo_layout": layout and {"name": layout.name, "reason": layout.reason}}, indent=2))
     else:
         width = max(len(f.topic) for f in found)
         for f in found:
             print(f"[{f.status:^7}] {f.topic:<{width}}  {f.found}")
             if f.advice:
                 print(f"{'':>{width + 12}}-> {f.advice}")
-        print(f"\nThe demo's layout here (choices {', '.join(LAYOUTS)}; ./nanotick demo --layout): {layout.name}: "
-              f"{layout.reason}")
+        chosen = f"{layout.name}: {layout.reason}" if layout else "not computed (the binaries describe their runners)"
+        print(f"\nThe demo's layout here (choices {', '.join(LAYOUTS)}; ./nanotick demo --layout): {chosen}")
     return 1 if any(f.status == "problem" for f in pinning) else 0
 
 

@@ -116,10 +116,24 @@ class Layout:
 LAYOUTS = ("auto", "compact", "pinned", "dedicated")
 
 
-def needed_cpus(name: str, traders: int) -> int:
+def pinned_runners(roles: Roles, mode: str) -> int:
+    """How many of a mode's runners a layout pins, one CPU each: its critical runners, which come first in
+    `cpus` order (the binary's description; `cpus` pins by position, so only a leading run can be pinned)."""
+    n = 0
+    for role in roles.runners.get(mode, []):
+        if role not in roles.critical:
+            break
+        n += 1
+    return n
+
+
+def needed_cpus(name: str, traders: int, exchange: Roles, trader: Roles) -> int:
     """CPUs a layout wants: one per spinning runner, plus one left to the rest (the OS, the venue's auxiliary
     threads, the floor)."""
-    return {"compact": 1, "pinned": 1 + traders + 1, "dedicated": 4 + traders + 1}[name]
+    if name == "compact":
+        return 1
+    ex_mode = "dedicated" if name == "dedicated" else "compact"
+    return pinned_runners(exchange, ex_mode) + traders * pinned_runners(trader, "compact") + 1
 
 
 def _spare(facts: Facts) -> List[int]:
@@ -131,33 +145,37 @@ def _spare(facts: Facts) -> List[int]:
     return online[1:]
 
 
-def make_layout(name: str, facts: Facts, traders: int, reason: str) -> Layout:
-    """The layout `name` on this machine (cpus from _spare, in order: the exchange's critical runners first)."""
+def make_layout(name: str, facts: Facts, traders: int, reason: str, exchange: Roles, trader: Roles) -> Layout:
+    """The layout `name` on this machine (cpus from _spare, in order: the exchange's critical runners first),
+    for the binaries whose runner roles are `exchange` and `trader` (roles.roles_of)."""
     if name == "compact":
         return Layout(name, reason, {"mode": "compact", "idle": "block"},
                       [{"mode": "compact", "idle": "block"} for _ in range(traders)])
     cpus = _spare(facts)
-    ex_n = 4 if name == "dedicated" else 1
-    if len(cpus) < ex_n + traders:
-        raise ValueError(f"the {name} layout needs {ex_n + traders} CPUs for its spinning runners "
+    ex_mode = "dedicated" if name == "dedicated" else "compact"
+    ex_n, tr_n = pinned_runners(exchange, ex_mode), pinned_runners(trader, "compact")
+    if len(cpus) < ex_n + traders * tr_n:
+        raise ValueError(f"the {name} layout needs {ex_n + traders * tr_n} CPUs for its spinning runners "
                          f"({cpulist(cpus) or 'none'} free here)")
-    ex = {"mode": "dedicated" if name == "dedicated" else "compact", "idle": "spin", "cpus": cpus[:ex_n]}
-    tr = [{"mode": "compact", "idle": "spin", "cpus": [cpus[ex_n + i]]} for i in range(traders)]
+    ex = {"mode": ex_mode, "idle": "spin", "cpus": cpus[:ex_n]}
+    tr = [{"mode": "compact", "idle": "spin", "cpus": cpus[ex_n + i * tr_n:ex_n + (i + 1) * tr_n]}
+          for i in range(traders)]
     return Layout(name, reason, ex, tr)
 
 
-def choose_layout(facts: Facts, traders: int, wanted: str = "auto") -> Layout:
+def choose_layout(facts: Facts, traders: int, exchange: Roles, trader: Roles, wanted: str = "auto") -> Layout:
     """The demo's layout: `wanted` if not "auto" (ValueError when this machine cannot run it), else the most
     dedicated one this machine has CPUs for."""
     n = len(_spare(facts)) + 1
     if wanted != "auto":
-        return make_layout(wanted, facts, traders, f"--layout {wanted}")
+        return make_layout(wanted, facts, traders, f"--layout {wanted}", exchange, trader)
     for name in ("dedicated", "pinned"):
-        if n >= needed_cpus(name, traders):
+        need = needed_cpus(name, traders, exchange, trader)
+        if n >= need:
             return make_layout(name, facts, traders,
-                               f"{n} CPUs{' (isolated + 1)' if facts.isolated else ''} >= {needed_cpus(name, traders)}"
-                               f": every critical runner spins on a CPU of its own")
+                               f"{n} CPUs{' (isolated + 1)' if facts.isolated else ''} >= {need}"
+                               f": every critical runner spins on a CPU of its own", exchange, trader)
     return make_layout("compact", facts, traders,
-                       f"{n} CPUs < {needed_cpus('pinned', traders)} that pinned spinning runners need for "
-                       f"{traders} traders: one thread per process, asleep on its sockets when idle (latency "
-                       "figures are then wake-ups)")
+                       f"{n} CPUs < {needed_cpus('pinned', traders, exchange, trader)} that pinned spinning runners "
+                       f"need for {traders} traders: one thread per process, asleep on its sockets when idle "
+                       "(latency figures are then wake-ups)", exchange, trader)

@@ -139,16 +139,16 @@ def test_the_configured_pinning_must_fit_the_machine(tmp_path):
 
 def test_the_demo_layout_follows_the_cpus(tmp_path):
     two = machine.Machine(write_tree(tmp_path / "two", {"sys/devices/system/cpu/online": "0-1"})).facts()
-    assert layout.choose_layout(two, 4).name == "compact"
+    assert layout.choose_layout(two, 4, EX, TR).name == "compact"
     with pytest.raises(ValueError, match="pinned layout needs 5 CPUs"):
-        layout.choose_layout(two, 4, "pinned")
+        layout.choose_layout(two, 4, EX, TR, "pinned")
     six = machine.Machine(write_tree(tmp_path / "six", {"sys/devices/system/cpu/online": "0-5"})).facts()
-    pinned = layout.choose_layout(six, 4)
+    pinned = layout.choose_layout(six, 4, EX, TR)
     assert pinned.name == "pinned"
     assert pinned.exchange == {"mode": "compact", "idle": "spin", "cpus": [1]}
     assert [t["cpus"] for t in pinned.traders] == [[2], [3], [4], [5]]
     big = machine.Machine(write_tree(tmp_path / "big", tuned(16) | {"sys/devices/system/cpu/isolated": "4-15"})).facts()
-    dedicated = layout.choose_layout(big, 4)
+    dedicated = layout.choose_layout(big, 4, EX, TR)
     assert dedicated.name == "dedicated" and dedicated.exchange["cpus"] == [4, 5, 6, 7]
     cpus = dedicated.exchange["cpus"] + [c for t in dedicated.traders for c in t["cpus"]]
     assert len(set(cpus)) == len(cpus) and set(cpus) <= set(range(4, 16)), "each on an isolated CPU of its own"
