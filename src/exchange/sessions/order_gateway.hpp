@@ -40,6 +40,7 @@
 #include "exchange/exchange_config.hpp"
 #include "exchange/ledger/report_replay.hpp"
 #include "exchange/pipeline.hpp"
+#include "exchange/sessions/ack_latency.hpp"
 #include "exchange/sessions/session.hpp"
 #include "ipc/shm_listener.hpp"
 #include "net/epoll.hpp"
@@ -175,11 +176,11 @@ class OrderGateway {
   }
   // TCP read of an order message -> its first answer written to the socket,
   // ns. Written by the gateway's thread: read it after that thread stopped.
-  const core::LatencyHistogram& ack_latency() const noexcept { return ack_latency_; }
+  const core::LatencyHistogram& ack_latency() const noexcept { return ack_.written; }
   // TCP read of an order message -> its first answer handed to send(), ns:
   // the exchange's processing alone, without the kernel's share of the write
   // (on loopback a send() of one answer takes ~4.8 us by itself). Same thread rule.
-  const core::LatencyHistogram& ack_ready_latency() const noexcept { return ack_ready_latency_; }
+  const core::LatencyHistogram& ack_ready_latency() const noexcept { return ack_.ready; }
 
  private:
   static constexpr std::size_t kOverflowSlots = 4;  // room to tell a logon "max sessions"
@@ -278,10 +279,7 @@ class OrderGateway {
   std::vector<engine::Request> pending_cancels_;  // capacity reserved: never grows
   std::size_t pending_cancel_head_ = 0;
   GatewayCounters counters_;
-  core::LatencyHistogram ack_latency_;
-  core::LatencyHistogram ack_ready_latency_;
-  core::HistogramCounters ack_latency_summary_;
-  core::HistogramCounters ack_ready_latency_summary_;
+  AckLatency ack_;
   std::uint64_t last_summary_ns_ = 0;
 };
 

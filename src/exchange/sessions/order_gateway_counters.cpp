@@ -67,13 +67,9 @@ void OrderGateway::place_counters(core::CountersFile& file) {
     file.place(f.bought_notional, k + "bought_notional", core::CounterKind::kGauge);
     file.place(f.sold_notional, k + "sold_notional", core::CounterKind::kGauge);
   }
-  ack_latency_summary_.place(file, "ack_latency_ns");
-  ack_ready_latency_summary_.place(file, "ack_ready_latency_ns");
+  ack_.place(file);
 }
 
-void OrderGateway::publish_latency_summaries() noexcept {
-  ack_latency_summary_.publish(ack_latency_);
-  ack_ready_latency_summary_.publish(ack_ready_latency_);
-}
+void OrderGateway::publish_latency_summaries() noexcept { ack_.publish(); }
 
 }  // namespace nanotick::exchange

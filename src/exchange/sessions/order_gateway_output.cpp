@@ -25,7 +25,7 @@ void OrderGateway::take_written_answers(Session& s, std::uint64_t tsc) noexcept 
   s.out.stamps().stamp_written(s.out.written(), tsc);
   s.out.stamps().take_stamped([this, tsc](const proto::WrittenStamps::Entry& e) {
     if (e.start_tsc != 0)
-      ack_latency_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(tsc - e.start_tsc))));
+      ack_.written.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(tsc - e.start_tsc))));
     if (e.aux != kUnstampedAnswer) NT_HOP_AT(ex_tcp_write, tsc, e.key, e.aux);
   });
 }
@@ -47,8 +47,7 @@ void OrderGateway::flush(Session& s) noexcept {
   s.out.stamps().take_handed([this, &ready_tsc](const proto::WrittenStamps::Entry& e) {
     if (e.start_tsc == 0) return;
     if (ready_tsc == 0) ready_tsc = clock_.now();
-    ack_ready_latency_.record(
-        static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(ready_tsc - e.start_tsc))));
+    ack_.ready.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(ready_tsc - e.start_tsc))));
   });
   s.output_held_back = false;
   while (!s.out.empty()) {
