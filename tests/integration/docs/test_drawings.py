@@ -57,3 +57,31 @@ def test_the_reader_parses_roles_as_the_drawing_writes_them() -> None:
         "exchange": {"compact": ["critical", "aux", "snapshotter"], "dedicated": ["gateway", "engine"]},
         "trader": {"dedicated": ["receiver", "engine"]},
     }
+
+
+ARCHITECTURE = REPO / "docs" / "ARCHITECTURE.md"
+
+
+def walk_paths(text: str) -> List[str]:
+    """The `path`s the step-by-step walk in ARCHITECTURE.md names (its tables' last column)."""
+    m = re.search(r"^## One order and one market data packet, step by step\n(.*?)^## ", text, re.S | re.M)
+    assert m, "docs/ARCHITECTURE.md: no section '## One order and one market data packet, step by step'"
+    return re.findall(r"`((?:src|apps|tools)/[^`]+)`", m.group(1))
+
+
+def test_every_step_of_the_walk_is_where_the_doc_says() -> None:
+    paths = walk_paths(ARCHITECTURE.read_text())
+    assert len(paths) >= 20, f"the walk names only {len(paths)} files"
+    missing = [p for p in paths if not (REPO / p).is_file()]
+    assert not missing, f"docs/ARCHITECTURE.md's walk names files that do not exist: {missing}"
+
+
+def test_the_walk_stays_on_its_side() -> None:
+    # Client-side steps live in src/client or src/trading, venue-side ones in src/exchange:
+    # a step drawn in the wrong process's folder is the reach this issue removed.
+    text = ARCHITECTURE.read_text()
+    rows = re.findall(r"^\| (the client[^|]*|received[^|]*|gaps found[^|]*) \| ([^|]*) \|$", text, re.M)
+    assert len(rows) >= 4
+    for what, where in rows:
+        for path in re.findall(r"`([^`]+)`", where):
+            assert path.startswith(("src/client/", "src/trading/")), f"client step '{what}' drawn in {path}"
