@@ -1,7 +1,9 @@
 // Running agents: on a dedicated thread (AgentRunner), on the caller's thread
 // (AgentInvoker), or with the idle strategy config names, on a thread of its
 // own (make_agent_runner -> ConfiguredAgentRunner) or on the calling thread
-// (run_on_this_thread).
+// (run_on_this_thread). make_agent_runner(agent, RunnerConfig, thread_name) is
+// the one step from a runner's [threads] entry to a running thread that every
+// process takes (exchange, trader, floors, FIX gateway).
 //
 // The runner's duty cycle is
 //     agent.on_start();                                   // on the agent thread
@@ -30,6 +32,7 @@
 #include "core/compiler.hpp"
 #include "core/idle_strategy.hpp"
 #include "core/thread.hpp"
+#include "core/thread_layout.hpp"
 
 namespace nanotick::core {
 
@@ -397,6 +400,18 @@ ConfiguredAgentRunner<A> make_agent_runner(A& agent, RunnerOptions options, cons
       return ConfiguredAgentRunner<A>(std::make_unique<R>(agent, std::move(options)));
     }
   });
+}
+
+// The runner a thread layout configures (core/thread_layout.hpp: the CPU to
+// pin to and the idle kind, from a process's [threads] table), on a thread
+// named `thread_name`. Every process builds its runners here, so a runner's
+// config means the same everywhere. Start-up code: may throw on bad
+// parameters; pinning fails (naming the CPU) at start().
+template <Agent A>
+ConfiguredAgentRunner<A> make_agent_runner(A& agent, const RunnerConfig& runner, std::string thread_name) {
+  IdleConfig idle;
+  idle.kind = runner.idle;
+  return make_agent_runner(agent, RunnerOptions{.thread_name = std::move(thread_name), .cpu = runner.cpu}, idle);
 }
 
 // Runs an agent's duty cycle on the calling thread -- a process's own thread

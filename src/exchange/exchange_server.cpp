@@ -145,8 +145,9 @@ void ExchangeServer::start() {
   Impl& s = *impl_;
   s.started = true;  // first: whatever starts below is stopped by shutdown(), even if a later start throws
   s.aux = std::make_unique<Impl::Aux>(*s.snapshots, *s.syncer, *s.forwarder, *s.ledger, *s.replayer);
-  s.aux_runner.emplace(make_runner(*s.aux, s.config, "aux"));
-  s.snapshot_runner.emplace(make_runner(*s.snapshotter, s.config, "snapshotter"));
+  s.aux_runner.emplace(core::make_agent_runner(*s.aux, s.config.threads.runner("aux"), "nt-aux"));
+  s.snapshot_runner.emplace(
+      core::make_agent_runner(*s.snapshotter, s.config.threads.runner("snapshotter"), "nt-snapshotter"));
   s.aux_runner->start();
   s.snapshot_runner->start();
   on_pipeline(s, [](auto& p) { p.start(); });

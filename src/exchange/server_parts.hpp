@@ -62,16 +62,6 @@ bool wait_for(F&& done, std::chrono::milliseconds limit) {
   return true;
 }
 
-// A runner for `agent` as the [threads] table configures `role`, on a thread named "nt-<role>".
-template <typename A>
-core::ConfiguredAgentRunner<A> make_runner(A& agent, const ExchangeConfig& c, const char* role) {
-  const core::RunnerConfig& r = c.threads.runner(role);
-  core::IdleConfig idle;
-  idle.kind = r.idle;
-  return core::make_agent_runner(agent, core::RunnerOptions{.thread_name = std::string("nt-") + role, .cpu = r.cpu},
-                                 idle);
-}
-
 template <typename Runner>
 std::string describe(Runner& r) {
   try {
@@ -240,7 +230,7 @@ class CompactPipeline {
   void start() {
     critical_ = std::make_unique<Critical>(*s_.gateway, *s_.sequencer, engine_, *s_.publisher);
     bound_ = std::make_unique<BoundCritical>(*critical_, recorder_);
-    critical_runner_.emplace(make_runner(*bound_, s_.config, "critical"));
+    critical_runner_.emplace(core::make_agent_runner(*bound_, s_.config.threads.runner("critical"), "nt-critical"));
     critical_runner_->start();
   }
   void stop(const ExchangeServer::Log& log) { stop_runner(critical_runner_, "critical", log); }
@@ -295,10 +285,12 @@ class DedicatedPipeline {
     bound_sequencer_ = std::make_unique<BoundSequencer>(*s_.sequencer, sequencer_recorder_);
     bound_engine_ = std::make_unique<BoundEngine>(engine_, engine_recorder_);
     bound_md_ = std::make_unique<BoundMd>(*md_, md_recorder_);
-    gateway_runner_.emplace(make_runner(*bound_gateway_, s_.config, "gateway"));
-    sequencer_runner_.emplace(make_runner(*bound_sequencer_, s_.config, "sequencer"));
-    engine_runner_.emplace(make_runner(*bound_engine_, s_.config, "engine"));
-    md_runner_.emplace(make_runner(*bound_md_, s_.config, "md"));
+    gateway_runner_.emplace(
+        core::make_agent_runner(*bound_gateway_, s_.config.threads.runner("gateway"), "nt-gateway"));
+    sequencer_runner_.emplace(
+        core::make_agent_runner(*bound_sequencer_, s_.config.threads.runner("sequencer"), "nt-sequencer"));
+    engine_runner_.emplace(core::make_agent_runner(*bound_engine_, s_.config.threads.runner("engine"), "nt-engine"));
+    md_runner_.emplace(core::make_agent_runner(*bound_md_, s_.config.threads.runner("md"), "nt-md"));
     gateway_runner_->start();
     sequencer_runner_->start();
     engine_runner_->start();

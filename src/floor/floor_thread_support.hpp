@@ -16,9 +16,7 @@ namespace nanotick::floors {
 template <core::Agent A>
 void start_agent(std::optional<core::ConfiguredAgentRunner<A>>& runner, A& agent, const char* name, int cpu,
                  core::IdleKind kind) {
-  core::IdleConfig idle;
-  idle.kind = kind;
-  runner.emplace(core::make_agent_runner(agent, {name, cpu}, idle));
+  runner.emplace(core::make_agent_runner(agent, core::RunnerConfig{.role = name, .cpu = cpu, .idle = kind}, name));
   runner->start();
 }
 

@@ -190,11 +190,7 @@ class Trader {
     std::optional<core::ConfiguredAgentRunner<ReceiverAgent>> receiver;
     if (ring_) {
       receiver_agent.emplace(*this, ReceiverSink{client::DatagramRingSink{*ring_}});
-      const core::RunnerConfig& r = config_.threads.runner("receiver");
-      core::IdleConfig idle_config;
-      idle_config.kind = r.idle;
-      receiver.emplace(core::make_agent_runner(
-          *receiver_agent, core::RunnerOptions{.thread_name = "md-receiver", .cpu = r.cpu}, idle_config));
+      receiver.emplace(core::make_agent_runner(*receiver_agent, config_.threads.runner("receiver"), "md-receiver"));
       receiver->start();  // throws (naming the CPU) if the thread cannot be pinned where the config says
     }
     TradeEngineAgent<std::remove_reference_t<Status>> engine(*this, status);
