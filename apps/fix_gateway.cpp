@@ -8,12 +8,16 @@
 #include <sys/stat.h>
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "app_main.hpp"
+#include "core/agent_runner.hpp"
+#include "core/idle_strategy.hpp"
 #include "fix/fix_gateway.hpp"
 #include "fix/fix_gateway_config.hpp"
 #include "net/socket_address.hpp"
@@ -29,14 +33,15 @@ int main(int argc, char** argv) {
   namespace apps = nanotick::apps;
   namespace fix = nanotick::fix;
   CLI::App app{"nanotick-fix-gateway: FIX 4.4 order entry for the venue (QuickFIX acceptor)"};
-  std::string config_path, exchange, transport = "tcp", idle = "backoff", message_log;
+  std::string config_path, exchange, transport = "tcp", idle, message_log;
   app.add_option("--config", config_path, "the gateway's config (config/fix-gateway.toml)")
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--exchange", exchange, "the exchange's order-entry address ip:port (default: its config's)");
   app.add_option("--transport", transport, "to the exchange: tcp or shm (its server.shm_path)")
       ->check(CLI::IsMember({"tcp", "shm"}));
-  app.add_option("--idle", idle, "spin (a CPU of its own) or backoff (waits up to 200 us when idle)")
+  app.add_option("--idle", idle,
+                 "spin (a CPU of its own) or backoff (waits up to 200 us when idle); default: the config's [threads]")
       ->check(CLI::IsMember({"spin", "backoff"}));
   app.add_option("--message-log", message_log, "write every FIX message in and out under this directory");
   std::uint32_t logon_timeout_ms = 10'000;
@@ -58,7 +63,10 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   options.transport = transport == "shm" ? nanotick::ipc::Transport::kShm : nanotick::ipc::Transport::kTcp;
-  options.spin = idle == "spin";
+  // The gateway's runner as its [threads] table configures it; --idle overrides the idle kind.
+  nanotick::core::RunnerConfig runner_config = config.threads.runner("gateway");
+  if (!idle.empty()) runner_config.idle = nanotick::core::parse_idle_kind(idle);
+  options.spin = runner_config.idle == nanotick::core::IdleKind::spin;
   options.message_log_dir = message_log;
   options.logon_wait_ms = logon_timeout_ms;
   // Everything the gateway writes holds its clients' order flow (QuickFIX's
@@ -70,18 +78,24 @@ int main(int argc, char** argv) {
   int status = 0;
   try {
     fix::FixGateway gateway(config, options, [](const std::string& line) { apps::log_line(line); });
-    gateway.start();
+    // The gateway is a core agent on a runner like every process's: its
+    // on_start (the venue logons, then QuickFIX listening) runs on the
+    // runner's thread and start() rethrows its failure; this thread waits for
+    // a stop signal or the agent's failure.
+    auto runner = nanotick::core::make_agent_runner(gateway, runner_config, "nt-fix-gateway");
+    runner.start();
     apps::log_line("ready: FIX 4.4 on " + config.listen.to_string() +
                    (config.listen.ip.value == 0 ? " (every interface)" : "") + ", " +
-                   std::to_string(config.sessions.size()) + " session(s), data dictionary " + config.data_dictionary);
-    while (apps::stop_signal() == 0 && gateway.failure().empty()) gateway.poll();
-    if (!gateway.failure().empty()) {
-      apps::log_line("error: " + gateway.failure() + "; stopping");
+                   std::to_string(config.sessions.size()) + " session(s), data dictionary " + config.data_dictionary +
+                   ", idle " + std::string(nanotick::core::to_string(runner_config.idle)));
+    while (apps::stop_signal() == 0 && !runner.has_failed()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!runner.has_failed()) apps::log_line(std::string("stopping on ") + apps::stop_signal_name());
+    try {
+      runner.stop();  // on_close logs the sessions out; rethrows the agent's failure
+    } catch (const std::exception& e) {
+      apps::log_line(std::string("error: ") + e.what() + "; stopped");
       status = kExitFailed;
-    } else {
-      apps::log_line(std::string("stopping on ") + apps::stop_signal_name());
     }
-    gateway.stop();
     const fix::FixLogonCounters& lc = gateway.logon_counters();
     if (const fix::FixSessionLayer* layer = gateway.session_layer(); layer != nullptr) {
       const fix::FixSessionLayerCounters& q = layer->counters();
@@ -100,7 +114,8 @@ int main(int argc, char** argv) {
                      std::to_string(c.replaces) + ", refused by the gateway " + std::to_string(c.refused_here) +
                      ", venue reports " + std::to_string(c.venue_reports) + ", cancelled at session end " +
                      std::to_string(c.cancelled_on_session_end) + ", resends ignored " +
-                     std::to_string(c.poss_dup_ignored));
+                     std::to_string(c.poss_dup_ignored) + ", missed fills replayed by the venue " +
+                     std::to_string(c.fills_replayed));
       // The gateway's own time per message (docs/FIX.md "What the gateway adds"); ./nanotick fix-bench reads these
       // lines.
       for (const auto& [name, h] :

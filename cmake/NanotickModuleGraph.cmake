@@ -20,10 +20,7 @@
 # module ("trading -> venue, book, ..."); the test module_graph_matches_docs
 # checks docs/CONTRIBUTING.md shows it as it is (cmake/DocShowsFile.cmake).
 set(NANOTICK_MODULE_LAYERS core market config net ipc proto telemetry engine controls book venue access workload floor exchange client trading fix)
-# The target also holds fix:exchange; fix still links exchange to read the
-# trade ledger (issue 33: it is to recover missed reports through the
-# protocol's ReportsRequest instead), so the rule waits for that change.
-set(NANOTICK_MODULE_NEVER trading:exchange client:exchange trading:access client:access)
+set(NANOTICK_MODULE_NEVER trading:exchange client:exchange trading:access client:access fix:exchange)
 
 function(nanotick_module_links module out)
   get_target_property(type nanotick_${module} TYPE)

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <span>
@@ -10,7 +11,6 @@
 #include <utility>
 
 #include "client/venue_address.hpp"
-#include "exchange/ledger/trade_ledger.hpp"
 #include "fix/fix_listen_socket.hpp"
 
 namespace nanotick::fix {
@@ -72,16 +72,21 @@ void FixGateway::start() {
         throw std::runtime_error("client " + std::to_string(s->client().config().client_id) +
                                  ": the venue refused the logon (" +
                                  std::string(client::to_string(s->client().last_disconnect().reason)) + ")");
-      all = all && s->client().logged_on();
+      all = all && s->venue_up();
     }
     if (all) break;
     if (std::chrono::steady_clock::now() > deadline) {
-      for (auto& s : sessions_)
+      for (auto& s : sessions_) {
+        if (s->client().logged_on() && !s->venue_up())
+          throw std::runtime_error("client " + std::to_string(s->client().config().client_id) +
+                                   ": the venue did not finish replaying the missed fills (ReportsRequest) within " +
+                                   std::to_string(options_.logon_wait_ms) + " ms");
         if (!s->client().logged_on())
           throw std::runtime_error("client " + std::to_string(s->client().config().client_id) +
                                    ": no venue logon within " + std::to_string(options_.logon_wait_ms) + " ms (last: " +
                                    std::string(client::to_string(s->client().last_disconnect().reason)) +
                                    "); is the exchange running at its order-entry address?");
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -96,27 +101,9 @@ void FixGateway::start() {
   if (config_.listen.ip.value != 0) narrow_listener(config_.listen);
   owner_only(config_.store_dir);
   owner_only(options_.message_log_dir);
-  // The venue's trade ledger: fills of orders the last run left open that it
-  // never reported (docs/FIX.md "Restarts"). Read after every venue session
-  // logged on, so the cancels of their last sessions are behind it.
-  std::vector<exchange::TradeRecord> trades;
-  bool have_ledger = false;
-  if (!config_.trade_ledger.empty()) {
-    if (!std::filesystem::exists(config_.trade_ledger)) {
-      have_ledger = true;  // no trade yet: nothing was missed
-    } else {
-      try {
-        exchange::LedgerContents ledger = exchange::read_trade_ledger(config_.trade_ledger);
-        if (!ledger.problem.empty()) log_("trade ledger " + config_.trade_ledger + ": read up to " + ledger.problem);
-        trades = std::move(ledger.trades);
-        have_ledger = true;
-      } catch (const std::exception& e) {
-        log_(std::string("cannot read the trade ledger (") + e.what() +
-             "): orders left open are reported with the fills this gateway saw");
-      }
-    }
-  }
-  for (auto& s : sessions_) s->attach(*layer_, have_ledger ? &trades : nullptr);
+  // Answers made while the venue sessions came up (the fills the last run
+  // missed, the Canceled of the orders it left open) go out first.
+  for (auto& s : sessions_) s->attach(*layer_);
 }
 
 int FixGateway::poll_venue() noexcept {
@@ -125,7 +112,16 @@ int FixGateway::poll_venue() noexcept {
   return work;
 }
 
-void FixGateway::poll() {
+// How the runner's idle strategy and QuickFIX's wait combine. QuickFIX's
+// sockets are its own: no runner can sleep on them, only QuickFIX's select()
+// can, so that wait stays here, in the duty cycle. With spin it is never
+// taken (select with timeout 0 each cycle) and the runner spins. With backoff,
+// for the first spin_us with nothing to do the runner's BackoffIdle paces the
+// cycles (spin, yield, sleeps of a few us); after that the cycle itself waits
+// in select() for up to idle_wait_us, which FIX input ends at once, and counts
+// the wait as work, so that the runner does not sleep on top of it (a sleep no
+// FIX input could end). No wait while a request to the venue is unanswered.
+int FixGateway::do_work() {
   bool awaiting = false;
   for (const auto& s : sessions_) awaiting = awaiting || s->awaiting_answers();
   const std::uint64_t now = clock_.now_ns();
@@ -133,9 +129,13 @@ void FixGateway::poll() {
   layer_->poll(wait ? static_cast<double>(options_.idle_wait_us) / 1e6 : 0.0);
   // QuickFIX's poll says nothing of what it did: only the venue sessions'
   // work counts, and a FIX message ends the wait at once anyway.
-  if (poll_venue() != 0) last_work_ns_ = clock_.now_ns();
+  const int work = poll_venue();
+  if (work != 0) last_work_ns_ = clock_.now_ns();
   for (auto& s : sessions_)
     if (failure_.empty() && !s->orders().failure().empty()) failure_ = s->orders().failure();
+  // Ends the runner's loop; on_close() then logs the sessions out.
+  if (!failure_.empty()) throw std::runtime_error(failure_);
+  return work != 0 || wait ? std::max(work, 1) : 0;
 }
 
 // The venue sessions first: their end reports each open order Canceled

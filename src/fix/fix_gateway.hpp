@@ -11,15 +11,22 @@
 // While a venue session is down afterwards, FIX logons for it are refused and
 // its orders rejected, and it reconnects with back-off.
 //
+// A core agent (core/agent.hpp), run like every process's runners
+// (core::make_agent_runner, [threads] "gateway"): on_start() logs the venue
+// sessions on and starts QuickFIX, do_work() is one pass over QuickFIX's
+// events and every venue session, on_close() logs out.
+//
 // Idle: QuickFIX's poll waits in select() on the FIX sockets; the venue
 // sessions are polled between those waits. With spin, the waits are 0 (a
 // CPU of its own); otherwise, after `spin_us` with nothing to do
 // and no request waiting for the venue's answer, each wait lasts up to
 // `idle_wait_us`: FIX input wakes it at once, and the answers to requests
 // the gateway sent do not wait (it does not wait while any is pending), but
-// a report the venue sends unasked (a resting order filled) can wait that long.
+// a report the venue sends unasked (a resting order filled) can wait that
+// long. How this combines with the runner's idle strategy: do_work().
 //
-// Not thread-safe: one thread makes it and calls everything.
+// Not thread-safe: one thread at a time (made on one, run on the runner's,
+// read again after the runner is joined).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/tsc_clock.hpp"
@@ -66,14 +74,21 @@ class FixGateway final : public FixSessionEvents {
   FixGateway(const FixGatewayConfig& config, FixGatewayOptions options, LogFn log);
   ~FixGateway() override;
 
-  // Logs every venue session on (throws std::runtime_error naming the
-  // session that could not), then starts QuickFIX's acceptor.
+  // Logs every venue session on and waits for each one's missed fills
+  // (throws std::runtime_error naming the session that could not), then
+  // starts QuickFIX's acceptor.
   void start();
-  // One pass: QuickFIX's events, then every venue session.
-  void poll();
   // Logs the venue sessions out (bounded; their open orders are reported
   // Canceled), then the FIX sessions.
   void stop();
+
+  // ---- core::Agent ------------------------------------------------------------
+  void on_start() { start(); }
+  // One pass: QuickFIX's events, then every venue session. Throws
+  // std::runtime_error with failure() once there is one.
+  int do_work();
+  void on_close() { stop(); }
+  std::string_view role_name() const noexcept { return "fix-gateway"; }
 
   // Why the gateway must stop ("" while it may run): its order map could not be written.
   const std::string& failure() const noexcept { return failure_; }

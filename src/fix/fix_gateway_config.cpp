@@ -8,6 +8,7 @@
 
 #include "access/client_table.hpp"
 #include "access/credential.hpp"
+#include "config/thread_layout_reader.hpp"
 #include "config/toml_reader.hpp"
 #include "venue/api_key.hpp"
 #include "venue/key_file.hpp"
@@ -40,6 +41,15 @@ std::string read_key(config::TableReader& t, const std::string& source) {
 }
 
 }  // namespace
+
+const config::ThreadRoles& fix_gateway_thread_roles() {
+  // One runner in either mode. Spin or backoff only: the gateway's deepest
+  // wait is QuickFIX's select() inside its own duty cycle (fix_gateway_agent.hpp),
+  // which a yielding or blocking runner would add nothing to.
+  static const config::ThreadRoles roles{
+      .compact = {"gateway"}, .dedicated = {"gateway"}, .critical = {"gateway"}, .idle_kinds = {"spin", "backoff"}};
+  return roles;
+}
 
 bool is_loopback(net::Ipv4Address ip) noexcept { return (ip.value >> 24) == 127; }
 
@@ -86,8 +96,21 @@ FixGatewayConfig parse_fix_gateway_config(std::string_view text, const std::stri
                "allow_remote = true in [gateway] to accept FIX clients from other hosts (docs/FIX.md \"Listening\")");
   c.store_dir = resolve(path, g.required_string("store_dir"));
   c.data_dictionary = resolve(path, g.string("data_dictionary", "../build/fix/FIX44.xml"));
-  if (const std::string ledger = g.string("trade_ledger", ""); !ledger.empty()) c.trade_ledger = resolve(path, ledger);
+  // An older config's way to find missed fills. Refused by name, not as an
+  // unknown key, so that whoever upgrades learns what replaced it.
+  constexpr std::string_view kAbsent("\0", 1);
+  if (g.string("trade_ledger", kAbsent) != kAbsent)
+    g.fail("trade_ledger",
+           "is no longer read: the gateway now asks the venue at logon for the fills it missed (ReportsRequest, "
+           "docs/PROTOCOL.md \"Missed reports\"; docs/FIX.md \"Restarts\"), so it needs no file of the exchange's; "
+           "remove the key");
   g.finish();
+  // The gateway's one runner ([threads], as the exchange and the trader have):
+  // its CPU and idle strategy (docs/FIX.md "Shape").
+  const toml::table no_threads;
+  auto threads = root.table("threads");
+  c.threads = config::read_thread_layout(threads ? *threads : config::TableReader(no_threads, path, "threads"),
+                                         fix_gateway_thread_roles());
 
   const std::vector<config::TableReader> sessions = root.tables("sessions");
   if (sessions.empty()) root.fail("sessions", "at least one [[sessions]] table is required");

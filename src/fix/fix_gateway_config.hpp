@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "access/credential.hpp"
+#include "config/thread_layout_reader.hpp"
+#include "core/thread_layout.hpp"
 #include "net/socket_address.hpp"
 #include "venue/venue_config.hpp"
 
@@ -36,7 +38,7 @@ struct FixGatewayConfig {
   bool allow_remote = false;      // listen may be a non-loopback address (0.0.0.0: every interface)
   std::string store_dir;          // QuickFIX's file stores and the gateway's order map (resolved)
   std::string data_dictionary;    // FIX44.xml (resolved; ./nanotick setup fetches it to build/fix/)
-  std::string trade_ledger;       // the venue's trade ledger, read at start ("" = none; docs/FIX.md "Restarts")
+  core::ThreadLayout threads;     // [threads]: the gateway runner's CPU and idle strategy (role "gateway")
   std::vector<FixSessionConfig> sessions;
   // What the gateway logs at start as "warning: ...": a session whose
   // password is the demo's (public in config/keys/fix-client1.key).
@@ -52,6 +54,9 @@ bool valid_comp_id(const std::string& id) noexcept;
 
 // 127.0.0.0/8.
 bool is_loopback(net::Ipv4Address ip) noexcept;
+
+// The gateway's runner roles for its [threads] table (one, "gateway").
+const config::ThreadRoles& fix_gateway_thread_roles();
 
 FixGatewayConfig load_fix_gateway_config(const std::string& path);
 // The same from the file's text; `path` names it in errors and is what the

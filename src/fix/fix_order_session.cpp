@@ -31,50 +31,96 @@ FixOrderSession::FixOrderSession(std::size_t index, const FixSessionConfig& sess
       log_(std::move(log)) {
   for (std::size_t i = 0; i < venue.instruments.instruments.size(); ++i)
     symbols_.emplace(venue.instruments.instruments[i].symbol, static_cast<market::InstrumentId>(i));
+  // What the first logon asks the venue for: with orders left open, every fill
+  // after the oldest of them was made (each one's after_exec_seq: the highest
+  // exec_seq the session had seen then), so each order's fills can be summed
+  // against the CumQty it reported; without, nothing it can miss, so only the
+  // fills after the highest exec_seq the map has seen.
+  last_exec_seq_ = orders_.highest_after_exec_seq();
+  std::uint64_t after = last_exec_seq_;
+  for (const FixOrder* o : orders_.open_orders()) {
+    recovering_.emplace(o->number, 0);
+    after = std::min(after, o->after_exec_seq);
+  }
+  client_.request_reports_after(after);
 }
 
-void FixOrderSession::attach(FixSessionLayer& layer, const std::vector<exchange::TradeRecord>* ledger) {
+void FixOrderSession::attach(FixSessionLayer& layer) {
   layer_ = &layer;
-  const std::vector<FixOrder*> open = orders_.open_orders();
-  last_exec_seq_ = std::max(last_exec_seq_, orders_.highest_after_exec_seq());
-  if (open.empty()) return;
-  if (ledger != nullptr)
-    for (FixOrder* o : open) report_missed_fills(*o, *ledger);
+  std::vector<FixExecutionReport> held = std::move(held_);
+  held_.clear();
+  for (const FixExecutionReport& r : held) send(r);
+}
+
+// A fill the venue sent again (PROTOCOL.md §1.8). It carries exec_seq, the
+// order's number, price and quantity, not the order's CumQty: whether it is
+// news is decided here.
+void FixOrderSession::on_replayed_fill(const proto::ExecutionReport& m) {
+  FixOrder* o = m.exec_type == proto::ExecType::kFill ? orders_.find(m.client_order_id) : nullptr;
+  // No order of ours, or one older than ours under the same number (an order
+  // map removed by hand starts numbering again): exec_seq is venue-wide and
+  // every report of an order comes after the exec_seq it was made at.
+  if (o == nullptr || m.exec_seq <= o->after_exec_seq) {
+    ++counters_.replayed_known;
+    return;
+  }
+  std::int64_t fresh = 0;
+  if (const auto it = recovering_.find(o->number); it != recovering_.end()) {
+    // Left open by the last run: the request reached back to before the
+    // order was made, so all its fills come, in exec_seq order; those within
+    // the CumQty the last run reported were reported.
+    it->second += m.last_qty;
+    if (it->second <= o->cum_qty) {
+      ++counters_.replayed_known;
+      return;
+    }
+    fresh = std::min<std::int64_t>(m.last_qty, it->second - o->cum_qty);
+  } else if (first_replay_done_ && m.exec_seq > last_exec_seq_) {
+    // A reconnect: this run read every report up to last_exec_seq_ in order,
+    // so a fill after it is one it never read (made as the last session ended).
+    fresh = m.last_qty;
+  } else {
+    ++counters_.replayed_known;
+    return;
+  }
+  last_exec_seq_ = std::max(last_exec_seq_, m.exec_seq);
+  o->cum_qty += fresh;
+  o->notional += m.last_price * fresh;
+  // An order reported Canceled when its session ended keeps that status
+  // unless the fill completed it.
+  if (o->open() || o->cum_qty >= o->qty)
+    o->status = o->cum_qty >= o->qty ? ord_status::kFilled : ord_status::kPartiallyFilled;
+  orders_.save(*o);
+  FixExecutionReport er = report_of(*o, kExecTrade);
+  er.exec_id = "E" + std::to_string(m.exec_seq);  // the ExecID the live report would have had
+  er.has_last = true;
+  er.last_px = m.last_price;
+  er.last_qty = fresh;
+  er.text = first_replay_done_
+                ? "a fill made as the venue session ended, which the gateway had not read; replayed by the venue"
+                : "a fill the gateway had not reported before it stopped; replayed by the venue at logon";
+  ++counters_.fills_replayed;
+  send(er);
+}
+
+void FixOrderSession::on_reports_replayed(const proto::ReportsReplayed& m) {
+  log_(name_ + ": the venue replayed " + std::to_string(m.count) + " fill(s) through exec_seq " +
+       std::to_string(m.through_exec_seq) + " (" + std::to_string(counters_.fills_replayed) +
+       " never reported before, in all)");
+  last_exec_seq_ = std::max(last_exec_seq_, m.through_exec_seq);
+  if (first_replay_done_) return;
+  first_replay_done_ = true;
+  recovering_.clear();
+  // Their fills are all reported now; the venue cancelled the rest when the
+  // last run's session ended.
   end_of_venue_session("the gateway restarted; its venue session had ended (cancel on disconnect)");
 }
 
-// The venue's trade ledger has every trade with both sides' client order
-// ids and exec_seqs. An open order's trades there beyond the CumQty the last
-// run reported are fills whose reports it never read (it died with them in
-// its socket): reported now, with the ExecID the venue's own report would
-// have had.
-void FixOrderSession::report_missed_fills(FixOrder& o, const std::vector<exchange::TradeRecord>& ledger) {
-  const std::uint32_t me = client_.config().client_id;
-  std::int64_t seen = 0;
-  for (const exchange::TradeRecord& t : ledger) {
-    const bool buy = t.buy_client == me && t.buy_client_order_id == o.number && t.buy_exec_seq > o.after_exec_seq;
-    const bool sell = t.sell_client == me && t.sell_client_order_id == o.number && t.sell_exec_seq > o.after_exec_seq;
-    if (!buy && !sell) continue;
-    seen += t.qty;
-    if (seen <= o.cum_qty) continue;  // reported by the last run
-    const std::int64_t fresh = std::min<std::int64_t>(t.qty, seen - o.cum_qty);
-    o.cum_qty += fresh;
-    o.notional += t.price * fresh;
-    o.status = o.cum_qty >= o.qty ? ord_status::kFilled : ord_status::kPartiallyFilled;
-    orders_.save(o);
-    FixExecutionReport er = report_of(o, kExecTrade);
-    er.exec_id = "E" + std::to_string(buy ? t.buy_exec_seq : t.sell_exec_seq);
-    er.has_last = true;
-    er.last_px = t.price;
-    er.last_qty = fresh;
-    er.text = "a fill the gateway had not reported before it stopped, read from the venue's trade ledger";
-    ++counters_.fills_from_ledger;
-    send(er);
-  }
-}
-
 std::string FixOrderSession::logon_refusal() const {
-  if (client_.logged_on()) return "";
+  if (venue_up()) return "";
+  if (client_.logged_on())
+    return std::string("the venue session of client ") + std::to_string(client_.config().client_id) +
+           " is replaying the fills it missed: try again";
   return std::string("the venue session of client ") + std::to_string(client_.config().client_id) +
          " is not logged on (" + std::string(client::to_string(client_.state())) + ")";
 }
@@ -114,7 +160,9 @@ FixExecutionReport FixOrderSession::report_of(const FixOrder& o, char exec_type)
 // gateway stops (FixGateway::failure) rather than answer for what it could
 // not record.
 void FixOrderSession::send(const FixExecutionReport& r) {
-  if (layer_ != nullptr && orders_.failure().empty()) layer_->send(r);
+  if (!orders_.failure().empty()) return;
+  if (layer_ != nullptr) layer_->send(r);
+  else held_.push_back(r);
 }
 
 void FixOrderSession::send(const FixCancelReject& r) {
@@ -185,7 +233,7 @@ void FixOrderSession::new_order(const FixOrderRequest& r) {
                         "Price " + r.price + " is not a whole number of the instrument's price unit");
     price = *p;
   }
-  if (!client_.logged_on())
+  if (!venue_up())
     return refuse_new(r, ord_rej_reason::kExchangeClosed, "the venue session is not logged on: try again");
 
   FixOrder o;
@@ -249,8 +297,7 @@ void FixOrderSession::cancel_or_replace(const FixOrderRequest& r) {
   if (!id || *id != o->instrument)
     return refuse_cancel(r, o, cxl_rej_reason::kOther, "Symbol differs from the order's");
   if (r.side != o->side) return refuse_cancel(r, o, cxl_rej_reason::kOther, "Side differs from the order's");
-  if (!client_.logged_on())
-    return refuse_cancel(r, o, cxl_rej_reason::kOther, "the venue session is not logged on: try again");
+  if (!venue_up()) return refuse_cancel(r, o, cxl_rej_reason::kOther, "the venue session is not logged on: try again");
 
   client::SendResult sent;
   if (r.kind == Kind::kCancel) {
@@ -286,6 +333,7 @@ void FixOrderSession::on_logon(const proto::LogonAck&) {
 }
 
 void FixOrderSession::on_execution_report(const proto::ExecutionReport& m) {
+  if ((m.flags & proto::kReportReplayed) != 0) return on_replayed_fill(m);
   const std::uint64_t t0 = clock_.now();
   handle_report(m);
   outbound_ns_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t0))));
@@ -429,7 +477,9 @@ void FixOrderSession::on_disconnected(const client::Disconnect& d) {
   const std::string why = std::string("venue session ended: ") + std::string(client::to_string(d.reason)) +
                           (d.fatal ? " (no retry)" : "; reconnecting in " + std::to_string(d.retry_in_ms) + " ms");
   if (d.was_logged_on || d.fatal) log_(name_ + ": " + why);
-  if (d.was_logged_on) end_of_venue_session(why + " (cancel on disconnect)");
+  // Before the first replay is complete the orders the last run left open
+  // wait for it (at the next logon): their missed fills come before their Canceled.
+  if (d.was_logged_on && first_replay_done_) end_of_venue_session(why + " (cancel on disconnect)");
 }
 
 // The venue cancelled every open order of the client when its session ended

@@ -17,6 +17,16 @@
 // still open is reported Canceled, at the end of the session or at the
 // gateway's next start.
 //
+// Missed fills (docs/FIX.md "Restarts"): every venue logon first asks the
+// venue for this client's fills since a given exec_seq (ReportsRequest,
+// docs/PROTOCOL.md §1.8), and the session counts as up (FIX logons and orders
+// taken) only once the venue's ReportsReplayed has come. At the gateway's
+// start the request reaches back to the oldest order the last run left open,
+// so that every fill of those orders is replayed; fills beyond the CumQty the
+// last run reported are the ones it never read, reported before the orders'
+// Canceled. At a reconnect while running, every replayed fill after the last
+// report this run read is one it missed.
+//
 // Not thread-safe: the gateway's polling thread calls everything.
 #pragma once
 
@@ -29,7 +39,6 @@
 #include "client/order_entry_client.hpp"
 #include "core/histogram.hpp"
 #include "core/tsc_clock.hpp"
-#include "exchange/ledger/trade_record.hpp"
 #include "fix/fix_gateway_config.hpp"
 #include "fix/fix_messages.hpp"
 #include "fix/fix_order_map.hpp"
@@ -48,7 +57,8 @@ struct FixOrderSessionCounters {
   std::uint64_t venue_reports = 0;    // venue ExecutionReports turned into FIX ones
   std::uint64_t cancelled_on_session_end = 0;  // open orders reported Canceled when the venue session ended
   std::uint64_t unknown_reports = 0;  // venue answers naming no order of this session (logged)
-  std::uint64_t fills_from_ledger = 0;  // fills found in the trade ledger at start, never reported before
+  std::uint64_t fills_replayed = 0;   // fills the venue replayed at a logon that the gateway had never reported
+  std::uint64_t replayed_known = 0;   // replayed fills it had reported already (or of no order of its own)
 };
 
 class FixOrderSession {
@@ -59,14 +69,16 @@ class FixOrderSession {
   FixOrderSession(std::size_t index, const FixSessionConfig& session, const venue::VenueConfig& venue,
                   client::OrderEntryClientConfig client, const std::string& order_map_path, LogFn log);
 
-  // Once the session layer exists (answers go through it). Orders the last
-  // run left open are reported here: first any fill of theirs in the venue's
-  // trade ledger that the last run never reported (`ledger`, null when the
-  // gateway has none), then Canceled.
-  void attach(FixSessionLayer& layer, const std::vector<exchange::TradeRecord>* ledger);
+  // Once the session layer exists: answers go through it from now on, and
+  // those made before it existed (the missed fills and the Canceled of the
+  // orders the last run left open, made at the first logon's replay) go now,
+  // in the order they were made.
+  void attach(FixSessionLayer& layer);
 
   int poll() noexcept { return client_.poll(); }
   void on_request(const FixOrderRequest& request);
+  // Logged on to the venue and its missed fills replayed: orders may go.
+  bool venue_up() const noexcept { return client_.logged_on() && !client_.replaying(); }
   // "" when a FIX logon may proceed; else why not (the venue session is down).
   std::string logon_refusal() const;
   void logout() noexcept { client_.logout(); }
@@ -89,6 +101,7 @@ class FixOrderSession {
   void on_cancel_reject(const proto::OrderReject& reject) { on_order_reject(reject, '1'); }
   void on_modify_reject(const proto::OrderReject& reject) { on_order_reject(reject, '2'); }
   void on_session_reject(const proto::SessionReject& reject);
+  void on_reports_replayed(const proto::ReportsReplayed& m);
   void on_disconnected(const client::Disconnect& d);
   void on_order_written(std::uint32_t, std::uint64_t) noexcept {}
 
@@ -106,7 +119,7 @@ class FixOrderSession {
   void cancel_or_replace(const FixOrderRequest& r);
   void on_order_reject(const proto::OrderReject& reject, char response_to);
   void end_of_venue_session(const std::string& why);
-  void report_missed_fills(FixOrder& o, const std::vector<exchange::TradeRecord>& ledger);
+  void on_replayed_fill(const proto::ExecutionReport& m);
 
   FixExecutionReport report_of(const FixOrder& o, char exec_type) const;
   void send(const FixExecutionReport& r);
@@ -130,6 +143,11 @@ class FixOrderSession {
   std::unordered_map<std::uint64_t, std::uint32_t> replace_in_flight_;  // order number -> seq of its F or G
   std::unordered_map<std::string, market::InstrumentId> symbols_;
   FixOrderSessionCounters counters_;
+  // The orders the last run left open, by number, with the quantity of their
+  // fills replayed so far; emptied once the first logon's replay is complete.
+  std::unordered_map<std::uint64_t, std::int64_t> recovering_;
+  bool first_replay_done_ = false;
+  std::vector<FixExecutionReport> held_;  // made before attach(): sent by it
   std::uint64_t last_exec_seq_ = 0;  // the highest venue exec_seq seen (FixOrder::after_exec_seq)
   const core::TscClock& clock_ = core::TscClock::global();
   core::LatencyHistogram inbound_ns_;

@@ -56,7 +56,6 @@ def write_gateway_config(directory: pathlib.Path, exchange: ExchangeConfig, sess
         *([extra] if extra else []),
         f'store_dir = "{directory / "fix-store"}"',
         f'data_dictionary = "{FIX_DIR / "FIX44.xml"}"',
-        f'trade_ledger = "{exchange.journal_dir / "trades.ledger"}"',
     ]
     for comp_id, client_id in sessions.items():
         key_file = secrets / f"{comp_id}.key"

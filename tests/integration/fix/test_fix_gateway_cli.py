@@ -47,6 +47,15 @@ def test_bad_command_line_and_config(tmp_path):
     assert r.returncode == 2 and "sessions[0].password_hash" in r.stderr and "./nanotick credential" in r.stderr, \
         r.stderr
     assert "hunter2hunter2hunter2" in r.stderr  # the value named: it is not a secret, the config holds no plaintext
+    # An older config naming the exchange's trade ledger: the gateway asks the venue now, and says so.
+    path.write_text(good.replace("[gateway]\n", '[gateway]\ntrade_ledger = "journal/trades.ledger"\n'))
+    r = run(["--config", str(path)])
+    assert r.returncode == 2, r.stderr
+    assert all(w in r.stderr for w in (str(path), "gateway.trade_ledger", "asks the venue", "ReportsRequest")), r.stderr
+    # Its runner's idle strategy from [threads], as the exchange's: one the gateway does not offer is refused.
+    path.write_text(good + '\n[threads]\nidle = "block"\n')
+    r = run(["--config", str(path)])
+    assert r.returncode == 2 and "threads.idle" in r.stderr, r.stderr
 
 
 def test_failures_at_start(tmp_path):

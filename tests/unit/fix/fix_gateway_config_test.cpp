@@ -4,7 +4,8 @@
 // with two sessions, a CompID pair twice, a CompID that is not one, a key
 // file missing, malformed or holding another client's key, a password hash
 // missing or malformed, a bad address, an address beyond loopback without
-// allow_remote, unknown keys.
+// allow_remote, unknown keys, the trade_ledger key of older configs; the
+// gateway's runner from [threads].
 #include "fix/fix_gateway_config.hpp"
 
 #include <gtest/gtest.h>
@@ -215,6 +216,38 @@ TEST_F(FixGatewayConfigTest, ShouldRefuseAClientWhoseOrdersOutliveItsSession) {
   const std::string why = refusal(gateway(session("KEEPER", 3, "secrets/two.key")));
   EXPECT_NE(why.find("cancel_on_disconnect = false"), std::string::npos) << why;
   EXPECT_NE(why.find("sessions[0].client_id"), std::string::npos) << why;
+}
+
+// The gateway asks the venue for the fills it missed (ReportsRequest): a
+// config still naming the exchange's trade ledger is refused, saying so.
+TEST_F(FixGatewayConfigTest, ShouldRefuseTheTradeLedgerKeyNamingWhatReplacedIt) {
+  const std::string one = session("CLIENT1", 1, "secrets/one.key");
+  for (const std::string value : {"\"run/journal/trades.ledger\"", "\"\""}) {
+    const std::string why = refusal(gateway(one, "trade_ledger = " + value + "\n"));
+    for (const std::string word :
+         {"fix.toml", "gateway.trade_ledger", "asks the venue", "ReportsRequest", "remove the key"})
+      EXPECT_NE(why.find(word), std::string::npos) << "expected '" << word << "' in: " << why;
+  }
+}
+
+// One runner, "gateway", configured as the exchange's and the trader's are.
+TEST_F(FixGatewayConfigTest, ShouldReadTheGatewayRunnerFromThreads) {
+  const std::string one = session("CLIENT1", 1, "secrets/one.key");
+  const auto plain = load_fix_gateway_config(gateway(one));
+  EXPECT_EQ(plain.threads.runner("gateway").idle, core::IdleKind::backoff);
+  EXPECT_EQ(plain.threads.runner("gateway").cpu, -1);
+  const auto spin = load_fix_gateway_config(gateway(one + "[threads]\nidle = \"spin\"\ncpus = [3]\n"));
+  EXPECT_EQ(spin.threads.runner("gateway").idle, core::IdleKind::spin);
+  EXPECT_EQ(spin.threads.runner("gateway").cpu, 3);
+  const auto own = load_fix_gateway_config(gateway(one + "[threads.gateway]\ncpu = 1\nidle = \"spin\"\n"));
+  EXPECT_EQ(own.threads.runner("gateway").cpu, 1);
+  EXPECT_EQ(own.threads.runner("gateway").idle, core::IdleKind::spin);
+  // Its deepest wait is QuickFIX's select(): yield and block are not offered.
+  for (const std::string bad :
+       {"[threads]\nidle = \"block\"\n", "[threads]\nidle = \"yield\"\n", "[threads.engine]\ncpu = 1\n"}) {
+    const std::string why = refusal(gateway(one + bad));
+    EXPECT_NE(why.find("threads"), std::string::npos) << why;
+  }
 }
 
 TEST(FixCompId, ShouldAcceptPrintableIdsUpTo32Characters) {
