@@ -63,7 +63,10 @@ struct ExecReport {
   RejectReason reason;       // rejects
   CancelReason cancel_reason;// kCancelled
   std::uint8_t request_type = 0;  // kAdminDone: the RequestType answered
-  std::uint8_t pad[8] = {};  // explicit to the end: no implicit padding (see clear())
+  // Explicit to the end: no implicit padding (see clear()). Always zero from
+  // the engine; the exchange carries a request's receive TSC to its gateway
+  // in these bytes after the engine is done (exchange/pipeline.hpp).
+  std::uint8_t pad[8] = {};
 };
 static_assert(std::is_trivially_copyable_v<ExecReport>);
 static_assert(sizeof(ExecReport) == 120 && offsetof(ExecReport, pad) + 8 == sizeof(ExecReport),

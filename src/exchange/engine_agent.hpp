@@ -42,9 +42,12 @@ struct DirectSink {
   // (a replay's trades the ledger file lacks go in then). nullptr: no ledger.
   TradeTap* tap = nullptr;
 
+  FirstAnswerTsc first_answer{};  // EngineAgent sets it before each request
+
   void on_report(const engine::ExecReport& r) noexcept {
     if (tap != nullptr) tap->on_report(r);
-    if (!muted) gateway->on_report(r);
+    // Same thread: the receive TSC goes to the gateway as an argument.
+    if (!muted) gateway->on_report(r, first_answer.take(r));
   }
   void on_market_data(const engine::MdEvent& m) noexcept {
     trades += m.type == engine::MdType::kTrade ? 1 : 0;
@@ -80,6 +83,7 @@ class RingSink {
 
   bool muted;
   TradeTap* tap = nullptr;  // as DirectSink::tap
+  FirstAnswerTsc first_answer{};  // as DirectSink::first_answer
   core::Counter full_waits;
   std::uint64_t trades = 0;  // trade events passed on (EngineAgent tells a match from an add by it)
 
@@ -92,7 +96,10 @@ class RingSink {
   }
   void commit_report() noexcept {
     if (tap != nullptr) tap->on_report(*claimed_report_);  // muted ones too: see DirectSink::tap
-    if (!muted) reports_->end_write();
+    if (muted) return;
+    // In the slot the engine has just written (pipeline.hpp): no second ring, no bigger slot.
+    carry_received_tsc(*claimed_report_, first_answer.take(*claimed_report_));
+    reports_->end_write();
   }
   engine::MdEvent& claim_market_data() noexcept {
     claimed_md_ = &scratch_md_;
@@ -167,6 +174,7 @@ class EngineAgent {
     for (; n < kBatch; ++n) {
       const InboundRequest* rq = in_.front();
       if (rq == nullptr) break;
+      sink_.first_answer.begin_request(rq->received_tsc);
       if constexpr (kRecord) process_recorded(*recorder, rq->request);
       else engine_.process(rq->request);
       in_.pop();
@@ -226,7 +234,8 @@ class ReportDrainer {
   ReportDrainer(ReportRing& ring, Gateway& gateway) noexcept : ring_(ring), gateway_(gateway) {}
   std::string_view role_name() const noexcept { return "reports"; }
   int do_work() noexcept {
-    return static_cast<int>(ring_.drain([this](const engine::ExecReport& r) { gateway_.on_report(r); }, 256));
+    return static_cast<int>(
+        ring_.drain([this](const engine::ExecReport& r) { gateway_.on_report(r, carried_received_tsc(r)); }, 256));
   }
 
  private:

@@ -1,11 +1,14 @@
 // What flows between the exchange's agents (docs/EXCHANGE.md "Pipeline"):
 // gateway -> sequencer -> engine requests with their receive timestamps, and
 // the event id that ties every engine output back to the session message that
-// caused it (and, with the connection serial dropped, its telemetry key). Plain values and ring types; each ring has
-// one producer and one consumer thread.
+// caused it (and, with the connection serial dropped, its telemetry key); the
+// receive timestamp back with the message's first answer. Plain values and
+// ring types; each ring has one producer and one consumer thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "core/spsc_ring.hpp"
 #include "engine/events.hpp"
@@ -15,7 +18,9 @@ namespace nanotick::exchange {
 
 struct InboundRequest {
   engine::Request request;  // request.event_id: see make_event_id
-  std::uint64_t received_tsc = 0;  // TSC when the gateway decoded it (telemetry)
+  // TSC when the gateway decoded it: the start of its ack latency, which
+  // comes back with its first answer (FirstAnswerTsc below).
+  std::uint64_t received_tsc = 0;
 };
 
 // The pipeline's ring capacities: compile-time traits (a ring's capacity is
@@ -50,6 +55,50 @@ constexpr std::uint32_t event_seq(std::uint64_t id) noexcept { return static_cas
 constexpr std::uint64_t telemetry_order_key(std::uint64_t event_id) noexcept {
   const std::uint32_t seq = event_seq(event_id);
   return seq == 0 ? 0 : (std::uint64_t{event_client(event_id)} << 32) | seq;
+}
+
+// The ack latency (sessions/ack_latency.hpp) runs from a request's receive
+// TSC to its first answer's write. The TSC comes back with the answers rather
+// than waiting in a per-session table: the engine's sink is told the TSC of
+// the request the engine is about to process (begin_request) and hands it on
+// with the first report addressed to the request's own client -- the report
+// the gateway sends as the first answer -- and 0 with every other report (the
+// rest of that request's reports, and those to other clients: a maker's fill,
+// an admin's cancels of its target's orders). The gateway still checks that
+// the report answers its live connection's message (ref_seq != 0). Not
+// thread-safe: the engine's thread.
+class FirstAnswerTsc {
+ public:
+  void begin_request(std::uint64_t received_tsc) noexcept { tsc_ = received_tsc; }
+  // What goes with `r`, which the engine just produced.
+  std::uint64_t take(const engine::ExecReport& r) noexcept {
+    if (tsc_ == 0 || event_client(r.event_id) != r.client) return 0;
+    const std::uint64_t tsc = tsc_;
+    tsc_ = 0;
+    return tsc;
+  }
+
+ private:
+  std::uint64_t tsc_ = 0;
+};
+
+// In dedicated mode the TSC crosses to the gateway's thread in the report's
+// ring slot, in the 8 bytes at the end of engine::ExecReport that the engine
+// leaves zero (`pad`): the element stays 120 bytes, so a ReportRing slot
+// (with the ring's 8-byte seq) stays two cache lines. Written after the
+// engine has built the report, read by the gateway's thread only.
+static_assert(sizeof(engine::ExecReport::pad) == sizeof(std::uint64_t) &&
+                  offsetof(engine::ExecReport, pad) % alignof(std::uint64_t) == 0,
+              "the receive TSC fills ExecReport::pad exactly");
+static_assert(sizeof(core::SpscRing<engine::ExecReport, 2>) == 128 + 2 * 128,
+              "a report's ring slot is two cache lines");
+inline void carry_received_tsc(engine::ExecReport& r, std::uint64_t tsc) noexcept {
+  std::memcpy(r.pad, &tsc, sizeof tsc);
+}
+inline std::uint64_t carried_received_tsc(const engine::ExecReport& r) noexcept {
+  std::uint64_t tsc = 0;
+  std::memcpy(&tsc, r.pad, sizeof tsc);
+  return tsc;
 }
 
 }  // namespace nanotick::exchange

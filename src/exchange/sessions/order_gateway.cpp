@@ -208,7 +208,6 @@ void OrderGateway::open_session(Session& s, std::uint64_t now) noexcept {
   s.first_after_logon = false;
   s.in.clear();
   s.out.reset();
-  s.received_seq.fill(0);
   ++open_connections_;
   counters_.connections_open.set(open_connections_);
   counters_.connections_accepted.add();
@@ -352,7 +351,7 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
                                             : to_request(proto::read_message<proto::ModifyOrder>(bytes), s.client_id);
       rq.event_id = make_event_id(s.client_id, s.generation, h.seq);
       s.seq.accept();
-      forward(s, rq, h.seq, tsc);
+      forward(s, rq, tsc);
       return true;
     }
     default:
@@ -363,16 +362,15 @@ bool OrderGateway::handle_message(Session& s, const proto::Header& h, const std:
   }
 }
 
-void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept {
+void OrderGateway::forward(Session& s, const engine::Request& rq, std::uint64_t tsc) noexcept {
   // A limit order may rest: from now on the session's end queues a mass cancel
   // (sequenced behind this order, so it covers it even before its acknowledgement).
   if (rq.type == engine::RequestType::kNew && rq.order_type == engine::OrderType::kLimit && s.client != nullptr)
     may_have_orders_[static_cast<std::size_t>(client_index_[s.client_id])] = 1;
-  // Room was checked before the message was consumed; this thread is the only producer.
+  // Room was checked before the message was consumed; this thread is the only
+  // producer. The receive TSC comes back with the first answer (on_report).
   (void)requests_.try_push(InboundRequest{rq, tsc});
   counters_.requests_forwarded.add();
-  s.received_tsc[seq % Session::kAckSlots] = tsc;
-  s.received_seq[seq % Session::kAckSlots] = seq;
 }
 
 void OrderGateway::handle_logon(Session& s, const proto::Logon& m, std::uint64_t now) noexcept {

@@ -133,7 +133,10 @@ class OrderGateway {
   // engine's answers in the pass that produced them (AnswerFlusher).
   int flush_answers() noexcept;
   // One engine report: routed to its client's live session, if any.
-  void on_report(const engine::ExecReport& report) noexcept;
+  // `received_tsc`: its request's receive TSC if it is that request's first
+  // report to its sender, else 0 (pipeline.hpp FirstAnswerTsc): where the
+  // ack latency of the message it answers starts.
+  void on_report(const engine::ExecReport& report, std::uint64_t received_tsc) noexcept;
 
   // From any thread: the next do_work() stops accepting and sends
   // Logout(ServerShutdown) to every session, closing each once flushed.
@@ -211,7 +214,7 @@ class OrderGateway {
                               std::uint64_t now) noexcept;
   // The replayer's answers sent on (order_gateway_replay.cpp); work done.
   int send_replayed(std::uint64_t now) noexcept;
-  void forward(Session& s, const engine::Request& rq, std::uint32_t seq, std::uint64_t tsc) noexcept;
+  void forward(Session& s, const engine::Request& rq, std::uint64_t tsc) noexcept;
   void push_pending_cancels() noexcept;
   void begin_shutdown() noexcept;
   void run_timers(std::uint64_t now) noexcept;

@@ -30,7 +30,7 @@ bool OrderGateway::handle_admin(Session& s, const proto::Header& h, const proto:
   engine::Request rq = to_request(m, s.client_id);
   rq.event_id = make_event_id(s.client_id, s.generation, h.seq);
   counters_.admin_requests.add();
-  forward(s, rq, h.seq, tsc);
+  forward(s, rq, tsc);
   return true;
 }
 

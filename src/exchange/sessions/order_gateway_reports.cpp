@@ -1,5 +1,6 @@
 // The gateway's report side: engine reports routed to their client's
-// session and encoded (with ref_seq and the ack latency mark), and the mass
+// session and encoded (with ref_seq and, on a message's first answer, the
+// start of its ack latency), and the mass
 // cancels queued when a cancel-on-disconnect client goes away. Same class and thread as
 // order_gateway.cpp.
 #include "engine/order.hpp"
@@ -10,7 +11,7 @@
 
 namespace nanotick::exchange {
 
-void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
+void OrderGateway::on_report(const engine::ExecReport& r, std::uint64_t received_tsc) noexcept {
   count_mass_cancelled(r);
   if (r.type == engine::ReportType::kFill && r.client <= engine::kMaxClientId && client_index_[r.client] >= 0) {
     ClientFillTotals& t = client_fills_[static_cast<std::size_t>(client_index_[r.client])];
@@ -37,14 +38,10 @@ void OrderGateway::on_report(const engine::ExecReport& r) noexcept {
   const std::uint32_t ref_seq =
       event_client(r.event_id) == r.client && event_generation(r.event_id) == s.generation ? event_seq(r.event_id) : 0;
   const std::uint64_t now = clock_.now_ns();
-  std::uint64_t received_tsc = 0;  // set for the first answer to this message: its ack latency ends with its write
-  if (ref_seq != 0) {
-    const std::size_t slot = ref_seq % Session::kAckSlots;
-    if (s.received_seq[slot] == ref_seq) {
-      s.received_seq[slot] = 0;
-      received_tsc = s.received_tsc[slot];
-    }
-  }
+  // The first answer to this connection's own message: its ack latency ends
+  // with its write. A first answer to a message of an earlier connection on
+  // this slot (ref_seq 0) ends none.
+  if (ref_seq == 0) received_tsc = 0;
   if (r.type == engine::ReportType::kCancelRejected || r.type == engine::ReportType::kModifyRejected)
     send_answer(s, to_order_reject(r, ref_seq), r.event_id, received_tsc, now);
   else if (r.type == engine::ReportType::kAdminDone) [[unlikely]]

@@ -6,7 +6,6 @@
 // carries. Not thread-safe: the gateway's thread owns it.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -31,14 +30,17 @@ enum class SessionState : std::uint8_t {
 };
 
 struct Session {
-  // The acknowledgement latency's start: the receive TSC of the last
-  // kAckSlots order messages, by seq.
-  static constexpr std::size_t kAckSlots = 256;
+  // Answers that may wait for their write with a stamp pending, at least:
+  // every first answer waits there with its ack latency's start (the receive
+  // TSC its report brought back, OrderGateway::on_report).
+  static constexpr std::size_t kMinStampSlots = 256;
 
   // `stamp_slots`: answers that may wait for their write with a stamp
-  // pending (at least kAckSlots: every first answer carries its ack latency).
+  // pending (raised to kMinStampSlots).
   Session(std::size_t slot_index, std::size_t input_bytes, std::size_t output_bytes, std::size_t stamp_slots)
-      : index(slot_index), in(input_bytes), out(output_bytes, stamp_slots < kAckSlots ? kAckSlots : stamp_slots) {}
+      : index(slot_index),
+        in(input_bytes),
+        out(output_bytes, stamp_slots < kMinStampSlots ? kMinStampSlots : stamp_slots) {}
 
   const std::size_t index;  // slot number: the epoll token
   ipc::StreamLink link;
@@ -67,8 +69,6 @@ struct Session {
   // recipient's key, its cause's and, for an order's first answer, the
   // order's receive TSC (ack latency).
   proto::OutputStream out;
-  std::array<std::uint64_t, kAckSlots> received_tsc{};
-  std::array<std::uint32_t, kAckSlots> received_seq{};
 };
 
 }  // namespace nanotick::exchange

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,19 +66,23 @@ class Fixture : public ::testing::Test {
   }
   void SetUp() override { start(make_config()); }
 
-  // Runs the gateway until `done()` or 2 s.
+  // Runs the gateway (and `behind`, if set) until `done()` or 2 s.
   template <typename F>
   bool pump(F&& done) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     while (!done()) {
-      gateway->do_work();
+      work();
       if (std::chrono::steady_clock::now() > end) return false;
     }
     return true;
   }
   void pump_for(std::chrono::milliseconds d) {
     const auto end = std::chrono::steady_clock::now() + d;
-    while (std::chrono::steady_clock::now() < end) gateway->do_work();
+    while (std::chrono::steady_clock::now() < end) work();
+  }
+  void work() {
+    gateway->do_work();
+    if (behind) behind();
   }
 
   struct Client {
@@ -194,6 +199,9 @@ class Fixture : public ::testing::Test {
   nx::ExchangeConfig config;
   std::unique_ptr<nx::RequestRing> ring;
   std::unique_ptr<nx::OrderGateway> gateway;
+  // What runs behind the gateway on the test thread (the engine, for tests
+  // that need real reports); empty: the test takes the requests from `ring`.
+  std::function<void()> behind;
 };
 
 inline ne::ExecReport report(ne::ReportType type, ne::ClientId client, ne::ClientOrderId coid, std::uint64_t event_id) {

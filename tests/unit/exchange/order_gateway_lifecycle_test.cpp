@@ -17,11 +17,11 @@ TEST_F(Fixture, CancelOnDisconnectQueuesTheEnginesMassCancel) {
   send(c, new_order(12));
   ASSERT_TRUE(pump([&] { return ring->size() == 2; }));
   (void)drain_ring();
-  gateway->on_report(report(ne::ReportType::kAccepted, 2, 11, 0));
-  gateway->on_report(report(ne::ReportType::kAccepted, 2, 12, 0));
+  gateway->on_report(report(ne::ReportType::kAccepted, 2, 11, 0), 0);
+  gateway->on_report(report(ne::ReportType::kAccepted, 2, 12, 0), 0);
   auto done = report(ne::ReportType::kCancelled, 2, 12, 0);
   done.leaves_qty = 0;
-  gateway->on_report(done);  // 12 is gone already; 11 may rest
+  gateway->on_report(done, 0);  // 12 is gone already; 11 may rest
   c.stream.close();
   ASSERT_TRUE(pump([&] { return !ring->empty(); }));
   const auto got = drain_ring();
@@ -35,7 +35,7 @@ TEST_F(Fixture, CancelOnDisconnectQueuesTheEnginesMassCancel) {
   // The engine's reports of it count the orders it cancelled.
   auto mass = report(ne::ReportType::kCancelled, 2, 11, got[0].request.event_id);
   mass.cancel_reason = ne::CancelReason::kMassCancel;
-  gateway->on_report(mass);
+  gateway->on_report(mass, 0);
   EXPECT_EQ(gateway->counters().disconnect_cancels.get(), 1u);
 }
 
@@ -70,7 +70,7 @@ TEST_F(Fixture, AReconnectedSessionsOrdersAreCancelledAtItsEndEvenIfOldOnesFille
   ASSERT_TRUE(pump([&] { return ring->size() == 3; }));
   auto filled = report(ne::ReportType::kFill, 2, 31, 0);
   filled.leaves_qty = 0;
-  gateway->on_report(filled);
+  gateway->on_report(filled, 0);
   b.stream.close();
   ASSERT_TRUE(pump([&] { return ring->size() == 4; }));
   const auto got = drain_ring();

@@ -190,7 +190,7 @@ TEST_F(Fixture, ReportsGoToTheirClientWithRefSeq) {
   send(a, new_order(42));
   ASSERT_TRUE(pump([&] { return !ring->empty(); }));
   const std::uint64_t ev = drain_ring().at(0).request.event_id;
-  gateway->on_report(report(ne::ReportType::kAccepted, 1, 42, ev));
+  gateway->on_report(report(ne::ReportType::kAccepted, 1, 42, ev), 0);
   auto m = next_of(a, np::MsgType::kExecutionReport);
   ASSERT_TRUE(m);
   auto er = m->as<np::ExecutionReport>();
@@ -201,7 +201,7 @@ TEST_F(Fixture, ReportsGoToTheirClientWithRefSeq) {
   // A fill of client 2's resting order caused by client 1's message: ref_seq 0.
   auto fill = report(ne::ReportType::kFill, 2, 8, ev);
   fill.is_maker = true;
-  gateway->on_report(fill);
+  gateway->on_report(fill, 0);
   m = next_of(b, np::MsgType::kExecutionReport);
   ASSERT_TRUE(m);
   er = m->as<np::ExecutionReport>();
@@ -211,12 +211,12 @@ TEST_F(Fixture, ReportsGoToTheirClientWithRefSeq) {
   // Cancel and modify rejects are their own messages.
   auto cr = report(ne::ReportType::kCancelRejected, 1, 43, ev);
   cr.reason = ne::RejectReason::kUnknownOrder;
-  gateway->on_report(cr);
+  gateway->on_report(cr, 0);
   m = next_of(a, np::MsgType::kCancelReject);
   ASSERT_TRUE(m);
   EXPECT_EQ(m->as<np::OrderReject>().reason, 201);
   // A report for a client without a session is dropped and counted.
-  gateway->on_report(report(ne::ReportType::kAccepted, 3, 1, 0));
+  gateway->on_report(report(ne::ReportType::kAccepted, 3, 1, 0), 0);
   EXPECT_EQ(gateway->counters().reports_dropped.get(), 1u);
 }
 
