@@ -9,6 +9,7 @@ reported cancelled when the venue session ends). docs/FIX.md "Sessions",
 
 from __future__ import annotations
 
+import pathlib
 import re
 import signal
 import time
@@ -95,6 +96,13 @@ def test_gateway_killed_and_restarted(fix_venue):
     # venue's ledger writer: the venue serves the request after every trade its
     # engine made (PROTOCOL.md §1.8).
     fix_venue.gateway.proc.send_signal(signal.SIGSTOP)
+    # Every thread stopped for sure before the fill is made (the gateway's runner
+    # thread reads the venue): otherwise it could still read the fill live.
+    tasks = pathlib.Path(f"/proc/{fix_venue.gateway.proc.pid}/task")
+    deadline = time.monotonic() + 10
+    while any((t / "stat").read_text().rsplit(")", 1)[1].split()[0] != "T" for t in tasks.iterdir()):
+        assert time.monotonic() < deadline, "the gateway did not stop on SIGSTOP"
+        time.sleep(0.005)
     trader.send(w.NewOrder(client_order_id=3, instrument=0, side=w.SELL, order_type=w.IOC, price=95, qty=2))
     while True:
         r = trader.recv()
@@ -120,7 +128,12 @@ def test_gateway_killed_and_restarted(fix_venue):
     # the killed gateway) not again.
     apps = [e["fields"] for e in fix.events[mark:] if e.get("in") == "app"]
     assert [(f["11"], f["150"]) for f in apps if f.get("11") in ("G1", "G2")][:3] == [("G2", "F"), ("G1", "4"), ("G2", "4")]
-    assert re.search(r"the venue replayed \d+ fill\(s\) through exec_seq \d+ \(1 never reported before", restarted.stderr_text())
+    # The gateway's own account (its stderr is read by another thread: waited for).
+    deadline = time.monotonic() + 10
+    while not re.search(r"the venue replayed \d+ fill\(s\) through exec_seq \d+ \(1 never reported before",
+                        restarted.stderr_text()):
+        assert time.monotonic() < deadline, restarted.stderr_text()
+        time.sleep(0.01)
     # The FIX session resumed: no sequence reset, numbers went on.
     logons = [e["fields"] for e in fix.events[mark:] if e.get("in") == "admin" and e["fields"].get("35") == "A"]
     assert logons and all(f.get("141") != "Y" for f in logons) and int(logons[0]["34"]) > before
