@@ -8,7 +8,9 @@ would come:
   overwrites packets it never read. Resumed, it counts what it lost, the
   consumer sees the gap and recovers the instruments through the snapshot
   channel exactly as after lost datagrams, and at exit its books equal, order
-  by order, the books rebuilt from the multicast channel recorded beside it;
+  by order, the books rebuilt from the multicast channel recorded beside it
+  (sent by the publisher itself: an aux forwarder reading the same tiny ring
+  may be lapped too, and its lost datagrams are never sent);
 - the exchange killed with kill -9: its socket files stay behind, the trader
   sees its ring's control socket close, the next exchange on the same config
   replaces the files, and the trader reconnects its ring (and its session)
@@ -59,7 +61,15 @@ def recorded_through(md, dump):
 
 
 def test_a_reader_lapped_by_a_tiny_ring_recovers_through_snapshots(start_exchange, start_trader, tmp_path):
-    config = make_config(tmp_path, n_clients=2, market_data={"shm_ring_packets": 16})
+    # The multicast recording is the reference, so it must be complete: the
+    # publisher sends the datagrams itself. With udp_sender = "aux" (the
+    # default once shm_path is set) the aux thread's forwarder reads this same
+    # 16-slot ring, and a forwarder lapped there -- 16 packets published while
+    # the aux thread sits in one of its journal or ledger fdatasyncs (5-20 ms
+    # each here) -- never sends what it lost (EXCHANGE.md "UDP from the ring"):
+    # the reference would have holes. A lapped forwarder's count is held to
+    # that promise in tests/unit/exchange/md_udp_forwarder_test.cpp.
+    config = make_config(tmp_path, n_clients=2, market_data={"shm_ring_packets": 16, "udp_sender": "publisher"})
     with MdRecorder(config) as md:  # the whole incremental channel from seq 1: the reference books
         ex = start_exchange(config)
         # Every action of the random trader is an engine batch of its own: a packet each.
@@ -82,6 +92,9 @@ def test_a_reader_lapped_by_a_tiny_ring_recovers_through_snapshots(start_exchang
         assert dump_path.exists(), mm_proc.describe()
         dump = parse_book_dump(dump_path.read_text())
         counters = ex.stop()
+        # What the exchange sent first, so that a hole in the recording says whose it is.
+        assert "md.udp_forward.packets" not in counters, f"the aux thread sent the datagrams: {counters}"
+        assert counters.get("md.incremental.send_drops") == 0, f"the kernel refused datagrams: {counters}"
 
         incremental = recorded_through(md, dump)
     summary = mm_proc.summary()
