@@ -435,8 +435,11 @@ int main(int argc, char** argv) {
                   o.messages,
                   std::max<std::uint64_t>(1, o.messages / 10),
                   o.messages,
-                  // generous: 200 us per round trip (two messages), so only a hang reaches it
-                  core::ns_from_sec(5U) + o.messages * 200 * core::kNsPerUs,
+                  // generous, so only a hang reaches it: 2 ms per round trip (two messages) and 20 s
+                  // more. A busy-polling pair beside other busy threads on two cores (CI, a loaded
+                  // laptop) gets the CPU in scheduler slices of milliseconds: the --quick smoke run
+                  // took longer than the 5 s + 200 us/round trip it had before, and was called hung.
+                  core::ns_from_sec(20U) + o.messages * 2 * core::kNsPerMs,
                   &clock,
                   {}};
   std::printf(
