@@ -5,16 +5,17 @@ runs in about a second. What it checks, in README.md, docs/*.md and the
 launcher's own help texts:
 
 - fuzz seconds: `./nanotick test` runs each fuzz target for
-  ${NANOTICK_FUZZ_SECONDS:-N} s (cmd_test in the launcher), `./nanotick fuzz`
-  for `local seconds=N` (cmd_fuzz) unless --seconds says otherwise;
+  tools/launcher/commands/testing.py's FUZZ_SECONDS (NANOTICK_FUZZ_SECONDS
+  overrides it), `./nanotick fuzz` for commands/fuzz.py's DEFAULT_SECONDS
+  unless --seconds says otherwise;
 - the chaos soak: `./nanotick test` runs it for the seconds test_soak.py takes
-  when NANOTICK_SOAK_SECONDS is unset (or whatever cmd_test or .ci/run set it
-  to), `./nanotick soak` for `local minutes=N` (cmd_soak);
+  when NANOTICK_SOAK_SECONDS is unset (or whatever the test command or
+  .ci/run set it to), `./nanotick soak` for commands/soak.py's DEFAULT_MINUTES;
 - the fuzz targets (fuzz/*_fuzz.cpp, which fuzz/CMakeLists.txt globs and
   `./nanotick fuzz --list` prints): a doc passage that lists them lists every
   one and no other, and a count of them is their number;
-- the launcher's commands: main()'s `case`, usage() and docs/COMMANDS.md's
-  table name the same set, and every `./nanotick WORD` in the docs is one.
+- the launcher's commands: tools/launcher/cli.py's command table, its
+  `--help` list and docs/COMMANDS.md's table name the same set, and every `./nanotick WORD` in the docs is one.
 
 How prose is read (passages, dates, clauses) and which phrasings count as
 claims: doc_passages.py's docstring.
@@ -169,7 +170,7 @@ def check_durations(claims: Sequence[Claim], what: str, want: float, origin: str
 
 def test_fuzz_seconds_in_ci_match_the_launcher(docs, code):
     claims = duration_claims(docs)
-    check_durations(claims, "fuzz CI", code.fuzz_ci_s, "nanotick cmd_test: ${NANOTICK_FUZZ_SECONDS:-N}")
+    check_durations(claims, "fuzz CI", code.fuzz_ci_s, "tools/launcher/commands/testing.py: FUZZ_SECONDS")
     # The test itself must see the claims it exists for (a rewording would silently drop them).
     sources = {c.where.split(":")[0] for c in claims if c.what == "fuzz CI"}
     assert "docs/CONTRIBUTING.md" in sources and "nanotick (test_usage)" in sources, \
@@ -178,7 +179,7 @@ def test_fuzz_seconds_in_ci_match_the_launcher(docs, code):
 
 def test_fuzz_default_seconds_match_the_launcher(docs, code):
     claims = duration_claims(docs)
-    check_durations(claims, "fuzz default", code.fuzz_default_s, "nanotick cmd_fuzz: local seconds=N")
+    check_durations(claims, "fuzz default", code.fuzz_default_s, "tools/launcher/commands/fuzz.py: DEFAULT_SECONDS")
     sources = {c.where.split(":")[0] for c in claims if c.what == "fuzz default"}
     assert "nanotick (fuzz_usage)" in sources, f"fuzz_usage's default is no longer found (found in {sorted(sources)})"
 
@@ -193,7 +194,7 @@ def test_soak_seconds_in_ci_match_the_code(docs, code):
 
 def test_soak_default_minutes_match_the_launcher(docs, code):
     claims = duration_claims(docs)
-    check_durations(claims, "soak default", code.soak_default_s, "nanotick cmd_soak: local minutes=N")
+    check_durations(claims, "soak default", code.soak_default_s, "tools/launcher/commands/soak.py: DEFAULT_MINUTES")
     sources = {c.where.split(":")[0] for c in claims if c.what == "soak default"}
     assert "nanotick (soak_usage)" in sources, f"soak_usage's default is no longer found (found in {sorted(sources)})"
 
@@ -275,9 +276,9 @@ def usage_commands() -> Set[str]:
     return set(re.findall(r"^  ([a-z][a-z0-9-]*)\s", body, re.M))
 
 
-def test_usage_names_every_command_of_main():
+def test_help_names_every_command_of_the_table():
     case, usage = case_commands(), usage_commands()
-    assert case == usage, (f"nanotick: main()'s case and usage() differ: only in the case {sorted(case - usage)}, "
+    assert case == usage, (f"tools/launcher: the command table and --help differ: only in the case {sorted(case - usage)}, "
                            f"only in usage() {sorted(usage - case)}")
 
 
@@ -306,7 +307,7 @@ def test_commands_doc_has_one_row_per_command():
     twice = sorted({c for c in named if named.count(c) > 1})
     if twice:
         problems.append(f"more than one row for {twice}")
-    assert not problems, "docs/COMMANDS.md against nanotick main()'s case:\n  " + "\n  ".join(problems)
+    assert not problems, "docs/COMMANDS.md against tools/launcher's command table:\n  " + "\n  ".join(problems)
 
 
 MENTION = re.compile(r"\./nanotick ([a-z][a-z0-9-]*)\b")
