@@ -85,3 +85,14 @@ def test_the_walk_stays_on_its_side() -> None:
     for what, where in rows:
         for path in re.findall(r"`([^`]+)`", where):
             assert path.startswith(("src/client/", "src/trading/")), f"client step '{what}' drawn in {path}"
+
+
+FILE_NAMED = re.compile(r"\b((?:src|apps|bench|tests|tools|fuzz|examples)/[A-Za-z0-9_./-]+\.(?:cpp|hpp|py|sh|toml|java))\b")
+
+
+def test_every_file_a_page_names_exists() -> None:
+    # README.md and docs/*.md (the current pages; docs/benchmarks/history/ keeps old text as it was).
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    missing = sorted({f"{page.relative_to(REPO)}: {path}" for page in pages
+                      for path in FILE_NAMED.findall(page.read_text()) if not (REPO / path).exists()})
+    assert not missing, "pages name files the tree does not have (moved? update the page):\n  " + "\n  ".join(missing)
