@@ -47,9 +47,12 @@ FixOrderSession::FixOrderSession(std::size_t index, const FixSessionConfig& sess
 
 void FixOrderSession::attach(FixSessionLayer& layer) {
   layer_ = &layer;
-  std::vector<FixExecutionReport> held = std::move(held_);
-  held_.clear();
-  for (const FixExecutionReport& r : held) send(r);
+  auto replay = std::move(before_attach_);
+  before_attach_.clear();
+  for (const auto& m : replay) {
+    if (const auto* fill = std::get_if<proto::ExecutionReport>(&m)) on_replayed_fill(*fill);
+    else on_reports_replayed(std::get<proto::ReportsReplayed>(m));
+  }
 }
 
 // A fill the venue sent again (PROTOCOL.md §1.8). It carries exec_seq, the
@@ -104,6 +107,10 @@ void FixOrderSession::on_replayed_fill(const proto::ExecutionReport& m) {
 }
 
 void FixOrderSession::on_reports_replayed(const proto::ReportsReplayed& m) {
+  if (layer_ == nullptr) {
+    before_attach_.emplace_back(m);  // acted on by attach()
+    return;
+  }
   log_(name_ + ": the venue replayed " + std::to_string(m.count) + " fill(s) through exec_seq " +
        std::to_string(m.through_exec_seq) + " (" + std::to_string(counters_.fills_replayed) +
        " never reported before, in all)");
@@ -160,9 +167,7 @@ FixExecutionReport FixOrderSession::report_of(const FixOrder& o, char exec_type)
 // gateway stops (FixGateway::failure) rather than answer for what it could
 // not record.
 void FixOrderSession::send(const FixExecutionReport& r) {
-  if (!orders_.failure().empty()) return;
-  if (layer_ != nullptr) layer_->send(r);
-  else held_.push_back(r);
+  if (layer_ != nullptr && orders_.failure().empty()) layer_->send(r);
 }
 
 void FixOrderSession::send(const FixCancelReject& r) {
@@ -333,7 +338,11 @@ void FixOrderSession::on_logon(const proto::LogonAck&) {
 }
 
 void FixOrderSession::on_execution_report(const proto::ExecutionReport& m) {
-  if ((m.flags & proto::kReportReplayed) != 0) return on_replayed_fill(m);
+  if ((m.flags & proto::kReportReplayed) != 0) {
+    if (layer_ == nullptr) before_attach_.emplace_back(m);  // acted on by attach()
+    else on_replayed_fill(m);
+    return;
+  }
   const std::uint64_t t0 = clock_.now();
   handle_report(m);
   outbound_ns_.record(static_cast<std::uint64_t>(clock_.to_ns(static_cast<std::int64_t>(clock_.now() - t0))));

@@ -34,6 +34,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "client/order_entry_client.hpp"
@@ -69,10 +70,13 @@ class FixOrderSession {
   FixOrderSession(std::size_t index, const FixSessionConfig& session, const venue::VenueConfig& venue,
                   client::OrderEntryClientConfig client, const std::string& order_map_path, LogFn log);
 
-  // Once the session layer exists: answers go through it from now on, and
-  // those made before it existed (the missed fills and the Canceled of the
-  // orders the last run left open, made at the first logon's replay) go now,
-  // in the order they were made.
+  // Once the session layer exists: answers go through it from now on. The
+  // replay that came before it (at start, the venue sessions log on before
+  // QuickFIX listens) is acted on now, in the order it came: its missed fills
+  // and the Canceled of the orders the last run left open are recorded in the
+  // order map only when they can be handed to QuickFIX's store, so that a
+  // start that fails after the logons (QuickFIX could not start) leaves them
+  // to the next start.
   void attach(FixSessionLayer& layer);
 
   int poll() noexcept { return client_.poll(); }
@@ -147,7 +151,8 @@ class FixOrderSession {
   // fills replayed so far; emptied once the first logon's replay is complete.
   std::unordered_map<std::uint64_t, std::int64_t> recovering_;
   bool first_replay_done_ = false;
-  std::vector<FixExecutionReport> held_;  // made before attach(): sent by it
+  // The replay as it came before attach(): replayed fills and ReportsReplayed.
+  std::vector<std::variant<proto::ExecutionReport, proto::ReportsReplayed>> before_attach_;
   std::uint64_t last_exec_seq_ = 0;  // the highest venue exec_seq seen (FixOrder::after_exec_seq)
   const core::TscClock& clock_ = core::TscClock::global();
   core::LatencyHistogram inbound_ns_;

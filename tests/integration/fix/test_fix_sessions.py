@@ -12,11 +12,12 @@ from __future__ import annotations
 import pathlib
 import re
 import signal
+import subprocess
 import time
 
 from tools import wire as w
 from tests.integration.exchange.exchange_harness import make_config
-from tests.integration.fix.fix_harness import free_port
+from tests.integration.fix.fix_harness import FIX_DIR, GATEWAY, free_port
 from tests.integration.fix.test_fix_orders import T, new_order
 
 
@@ -112,6 +113,15 @@ def test_gateway_killed_and_restarted(fix_venue):
     fix_venue.gateway.proc.send_signal(signal.SIGKILL)
     fix_venue.gateway.wait_exit(5)
     assert "trade_ledger" not in fix_venue.gateway_config.read_text()
+    # First a start that fails after its venue logon and replay: QuickFIX cannot
+    # start (no data dictionary), exit 1. It must record nothing of the replay in
+    # the order map, or the next start would think the fill and the cancels reported.
+    broken = fix_venue.tmp / "broken-gateway.toml"
+    broken.write_text(fix_venue.gateway_config.read_text().replace(str(FIX_DIR / "FIX44.xml"),
+                                                                  str(fix_venue.tmp / "missing" / "FIX44.xml")))
+    r = subprocess.run([str(GATEWAY), "--config", str(broken), "--exchange", f"127.0.0.1:{fix_venue.exchange.port}"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "FIX44.xml" in r.stderr and "logged on" in r.stderr, r.stderr
     mark = fix.mark()
     restarted = fix_venue.start_gateway()
     fix.logged_on(timeout=20, start=mark)
