@@ -73,7 +73,7 @@ SIGTERM logs every session out and stops it.
                        client CLIENT1 -> NANOTICK on port 9878, trading as client 5 "test")
   --exchange IP:PORT   the exchange's order-entry address (default: its config's)
   --transport          to the exchange: tcp (default) or shm (its server.shm_path)
-  --idle               spin (a CPU of its own) or backoff (default: waits up to 200 us)
+  --idle               spin (a CPU of its own) or backoff (waits up to 200 us when idle); default: the config's [threads]
   --message-log DIR    QuickFIX's log of every FIX message in and out"""
 
 USAGE["journal"] = """\
