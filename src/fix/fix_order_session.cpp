@@ -9,16 +9,7 @@
 namespace nanotick::fix {
 
 namespace {
-
-// ExecType (150) values the gateway sends.
-constexpr char kExecNew = '0';
-constexpr char kExecCanceled = '4';
-constexpr char kExecReplaced = '5';
-constexpr char kExecRejected = '8';
-constexpr char kExecTrade = 'F';
-
 using Kind = FixOrderRequest::Kind;
-
 }  // namespace
 
 FixOrderSession::FixOrderSession(std::size_t index, const FixSessionConfig& session, const venue::VenueConfig& venue,
@@ -53,74 +44,6 @@ void FixOrderSession::attach(FixSessionLayer& layer) {
     if (const auto* fill = std::get_if<proto::ExecutionReport>(&m)) on_replayed_fill(*fill);
     else on_reports_replayed(std::get<proto::ReportsReplayed>(m));
   }
-}
-
-// A fill the venue sent again (PROTOCOL.md §1.8). It carries exec_seq, the
-// order's number, price and quantity, not the order's CumQty: whether it is
-// news is decided here.
-void FixOrderSession::on_replayed_fill(const proto::ExecutionReport& m) {
-  FixOrder* o = m.exec_type == proto::ExecType::kFill ? orders_.find(m.client_order_id) : nullptr;
-  // No order of ours, or one older than ours under the same number (an order
-  // map removed by hand starts numbering again): exec_seq is venue-wide and
-  // every report of an order comes after the exec_seq it was made at.
-  if (o == nullptr || m.exec_seq <= o->after_exec_seq) {
-    ++counters_.replayed_known;
-    return;
-  }
-  std::int64_t fresh = 0;
-  if (const auto it = recovering_.find(o->number); it != recovering_.end()) {
-    // Left open by the last run: the request reached back to before the
-    // order was made, so all its fills come, in exec_seq order; those within
-    // the CumQty the last run reported were reported.
-    it->second += m.last_qty;
-    if (it->second <= o->cum_qty) {
-      ++counters_.replayed_known;
-      return;
-    }
-    fresh = std::min<std::int64_t>(m.last_qty, it->second - o->cum_qty);
-  } else if (first_replay_done_ && m.exec_seq > last_exec_seq_) {
-    // A reconnect: this run read every report up to last_exec_seq_ in order,
-    // so a fill after it is one it never read (made as the last session ended).
-    fresh = m.last_qty;
-  } else {
-    ++counters_.replayed_known;
-    return;
-  }
-  last_exec_seq_ = std::max(last_exec_seq_, m.exec_seq);
-  o->cum_qty += fresh;
-  o->notional += m.last_price * fresh;
-  // An order reported Canceled when its session ended keeps that status
-  // unless the fill completed it.
-  if (o->open() || o->cum_qty >= o->qty)
-    o->status = o->cum_qty >= o->qty ? ord_status::kFilled : ord_status::kPartiallyFilled;
-  orders_.save(*o);
-  FixExecutionReport er = report_of(*o, kExecTrade);
-  er.exec_id = "E" + std::to_string(m.exec_seq);  // the ExecID the live report would have had
-  er.has_last = true;
-  er.last_px = m.last_price;
-  er.last_qty = fresh;
-  er.text = first_replay_done_
-                ? "a fill made as the venue session ended, which the gateway had not read; replayed by the venue"
-                : "a fill the gateway had not reported before it stopped; replayed by the venue at logon";
-  ++counters_.fills_replayed;
-  send(er);
-}
-
-void FixOrderSession::on_reports_replayed(const proto::ReportsReplayed& m) {
-  if (layer_ == nullptr) {
-    before_attach_.emplace_back(m);  // acted on by attach()
-    return;
-  }
-  log_(name_ + ": the venue replayed " + std::to_string(m.count) + " fill(s) through exec_seq " +
-       std::to_string(m.through_exec_seq) + " (" + std::to_string(counters_.fills_replayed) +
-       " never reported before, in all)");
-  last_exec_seq_ = std::max(last_exec_seq_, m.through_exec_seq);
-  if (first_replay_done_) return;
-  first_replay_done_ = true;
-  recovering_.clear();
-  // Their fills are all reported now; the venue cancelled the rest when the
-  // last run's session ended.
-  end_of_venue_session("the gateway restarted; its venue session had ended (cancel on disconnect)");
 }
 
 std::string FixOrderSession::logon_refusal() const {
@@ -205,7 +128,7 @@ void FixOrderSession::refuse_new(const FixOrderRequest& r, int reason, const std
   o.qty = std::max<std::int64_t>(0, parse_whole_number(r.order_qty).value_or(0));
   if (const auto id = instrument(r.symbol)) o.instrument = *id;
   const FixOrder& saved = orders_.add(std::move(o));
-  FixExecutionReport er = report_of(saved, kExecRejected);
+  FixExecutionReport er = report_of(saved, exec_type::kRejected);
   er.exec_id = "G" + std::to_string(saved.number) + "-R";
   er.cl_ord_id = r.cl_ord_id;
   er.symbol = r.symbol;
@@ -256,7 +179,7 @@ void FixOrderSession::new_order(const FixOrderRequest& r) {
   if (!sent.sent()) {
     saved.status = ord_status::kRejected;
     orders_.save(saved);
-    FixExecutionReport er = report_of(saved, kExecRejected);
+    FixExecutionReport er = report_of(saved, exec_type::kRejected);
     er.exec_id = "G" + std::to_string(saved.number) + "-R";
     er.ord_rej_reason = ord_rej_reason::kOther;
     er.text = std::string("the venue session could not take the order: ") + std::string(client::to_string(sent.status));
@@ -381,14 +304,14 @@ void FixOrderSession::handle_report(const proto::ExecutionReport& m) {
       o->order_id = m.order_id;
       o->status = ord_status::kNew;
       orders_.save(*o);
-      FixExecutionReport er = report_of(*o, kExecNew);
+      FixExecutionReport er = report_of(*o, exec_type::kNew);
       er.exec_id = exec_id;
       return send(er);
     }
     case proto::ExecType::kRejected: {
       o->status = ord_status::kRejected;
       orders_.save(*o);
-      FixExecutionReport er = report_of(*o, kExecRejected);
+      FixExecutionReport er = report_of(*o, exec_type::kRejected);
       er.exec_id = exec_id;
       const auto reason = static_cast<market::RejectReason>(m.reject_reason);
       er.ord_rej_reason = fix_ord_rej_reason(reason);
@@ -400,7 +323,7 @@ void FixOrderSession::handle_report(const proto::ExecutionReport& m) {
       o->notional += m.last_price * m.last_qty;
       o->status = m.leaves_qty == 0 ? ord_status::kFilled : ord_status::kPartiallyFilled;
       orders_.save(*o);
-      FixExecutionReport er = report_of(*o, kExecTrade);
+      FixExecutionReport er = report_of(*o, exec_type::kTrade);
       er.exec_id = exec_id;
       er.has_last = true;
       er.last_px = m.last_price;
@@ -415,7 +338,7 @@ void FixOrderSession::handle_report(const proto::ExecutionReport& m) {
       // at or below the filled quantity, which the venue answers by cancelling).
       if (first_answer) orders_.rename(*o, answered.cl_ord_id);
       orders_.save(*o);
-      FixExecutionReport er = report_of(*o, kExecCanceled);
+      FixExecutionReport er = report_of(*o, exec_type::kCanceled);
       er.exec_id = exec_id;
       if (first_answer) er.orig_cl_ord_id = previous;
       if (!first_answer || answered.kind != Kind::kCancel) er.text = std::string(cancel_reason_text(m.cancel_reason));
@@ -429,7 +352,7 @@ void FixOrderSession::handle_report(const proto::ExecutionReport& m) {
       o->cum_qty = m.cum_qty;
       o->status = m.cum_qty > 0 ? ord_status::kPartiallyFilled : ord_status::kNew;
       orders_.save(*o);
-      FixExecutionReport er = report_of(*o, kExecReplaced);
+      FixExecutionReport er = report_of(*o, exec_type::kReplaced);
       er.exec_id = exec_id;
       er.orig_cl_ord_id = previous;
       er.leaves_qty = m.leaves_qty;
@@ -470,7 +393,7 @@ void FixOrderSession::on_session_reject(const proto::SessionReject& m) {
     if (FixOrder* o = orders_.find(p.number)) {
       o->status = ord_status::kRejected;
       orders_.save(*o);
-      FixExecutionReport er = report_of(*o, kExecRejected);
+      FixExecutionReport er = report_of(*o, exec_type::kRejected);
       er.exec_id = "G" + std::to_string(o->number) + "-R";
       er.ord_rej_reason = ord_rej_reason::kOther;
       er.text = text;
@@ -489,26 +412,6 @@ void FixOrderSession::on_disconnected(const client::Disconnect& d) {
   // Before the first replay is complete the orders the last run left open
   // wait for it (at the next logon): their missed fills come before their Canceled.
   if (d.was_logged_on && first_replay_done_) end_of_venue_session(why + " (cancel on disconnect)");
-}
-
-// The venue cancelled every open order of the client when its session ended
-// (cancel_on_disconnect, which the gateway's config requires): report each.
-// Requests still waiting for an answer never get one.
-void FixOrderSession::end_of_venue_session(const std::string& why) {
-  for (auto& [seq, p] : pending_)
-    if (p.kind != Kind::kNew)
-      refuse_cancel(p, p.kind == Kind::kCancel ? '1' : '2', cxl_rej_reason::kTooLateToCancel, why);
-  pending_.clear();
-  replace_in_flight_.clear();
-  for (FixOrder* o : orders_.open_orders()) {
-    o->status = ord_status::kCanceled;
-    orders_.save(*o);
-    FixExecutionReport er = report_of(*o, kExecCanceled);
-    er.exec_id = "G" + std::to_string(o->number) + "-C";
-    er.text = why;
-    ++counters_.cancelled_on_session_end;
-    send(er);
-  }
 }
 
 }  // namespace nanotick::fix

@@ -49,6 +49,15 @@
 
 namespace nanotick::fix {
 
+// ExecType (150) values the gateway sends.
+namespace exec_type {
+inline constexpr char kNew = '0';
+inline constexpr char kCanceled = '4';
+inline constexpr char kReplaced = '5';
+inline constexpr char kRejected = '8';
+inline constexpr char kTrade = 'F';
+}  // namespace exec_type
+
 struct FixOrderSessionCounters {
   std::uint64_t new_orders = 0;       // NewOrderSingle sent to the venue
   std::uint64_t cancels = 0;          // OrderCancelRequest sent
