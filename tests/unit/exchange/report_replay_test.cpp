@@ -15,42 +15,20 @@
 #include "exchange/ledger/trade_ledger.hpp"
 #include "exchange/ledger/trade_tap.hpp"
 #include "unit/exchange/gateway_fixture.hpp"
+#include "unit/exchange/ledger_test_support.hpp"
 
 namespace {
 
 using namespace gateway_fixture;
 
-struct TempLedger {
-  TempLedger()
-      : path(std::filesystem::temp_directory_path() /
-             ("nt-replay-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".ledger")) {}
-  ~TempLedger() { std::filesystem::remove(path); }
-  std::filesystem::path path;
-  static inline int counter = 0;
-};
-
-ne::ExecReport fill(ne::ClientId client, ne::Side side, bool maker, ne::Seq seq, ne::Qty qty) {
-  ne::ExecReport r{};
-  r.type = ne::ReportType::kFill;
-  r.client = client;
-  r.side = side;
-  r.is_maker = maker;
-  r.seq = seq;
-  r.request_seq = seq;
-  r.instrument = 3;
-  r.order_id = 100 + seq;
-  r.client_order_id = 1000 + seq;
-  r.last_price = 250;
-  r.last_qty = qty;
-  return r;
-}
+using ledger_test::TempLedger;
 
 // One trade through the engine thread's tap: the taker's fill (exec_seq
 // `seq`), then the maker's (seq + 1).
 void trade(nx::TradeTap& tap, ne::ClientId taker, ne::Side taker_side, ne::ClientId maker, ne::Seq seq) {
   const ne::Side maker_side = taker_side == ne::Side::kBuy ? ne::Side::kSell : ne::Side::kBuy;
-  tap.on_report(fill(taker, taker_side, false, seq, 5));
-  tap.on_report(fill(maker, maker_side, true, seq + 1, 5));
+  tap.on_report(ledger_test::fill(taker, taker_side, false, seq, seq, 5, 3));
+  tap.on_report(ledger_test::fill(maker, maker_side, true, seq + 1, seq + 1, 5, 3));
 }
 
 // The replayer's answers to one request, run until its end.

@@ -21,42 +21,21 @@
 
 #include "exchange/ledger/ledger_repair.hpp"
 #include "exchange/ledger/trade_tap.hpp"
+#include "unit/exchange/ledger_test_support.hpp"
 
 namespace nx = nanotick::exchange;
 namespace ne = nanotick::engine;
 
 namespace {
 
-struct TempFile {
-  TempFile()
-      : path(std::filesystem::temp_directory_path() /
-             ("nt-ledger-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".ledger")) {}
-  ~TempFile() { std::filesystem::remove(path); }
-  std::filesystem::path path;
-  static inline int counter = 0;
-};
-
-ne::ExecReport fill(ne::ClientId client, ne::Side side, bool maker, ne::Seq seq, ne::Seq request, ne::Qty qty) {
-  ne::ExecReport r{};
-  r.type = ne::ReportType::kFill;
-  r.client = client;
-  r.side = side;
-  r.is_maker = maker;
-  r.seq = seq;
-  r.request_seq = request;
-  r.instrument = 2;
-  r.order_id = 100 + seq;
-  r.client_order_id = 1000 + seq;
-  r.last_price = 250;
-  r.last_qty = qty;
-  return r;
-}
+using ledger_test::fill;
+using TempFile = ledger_test::TempLedger;
 
 // Trades of requests first..last (one each, taker client 1 buying from maker client 2) through a tap.
 void trade(nx::TradeTap& tap, ne::Seq first, ne::Seq last) {
   for (ne::Seq rq = first; rq <= last; ++rq) {
-    tap.on_report(fill(1, ne::Side::kBuy, false, 2 * rq, rq, 3));
-    tap.on_report(fill(2, ne::Side::kSell, true, 2 * rq + 1, rq, 3));
+    tap.on_report(fill(1, ne::Side::kBuy, false, 2 * rq, rq, 3, 2));
+    tap.on_report(fill(2, ne::Side::kSell, true, 2 * rq + 1, rq, 3, 2));
   }
 }
 
@@ -107,8 +86,8 @@ TEST(TradeLedger, ShouldPutBackTheRestOfARequestsTradesWhenTheFileHoldsOnlySome)
   // by test_accounts.py when the tap skipped by request instead of by report.
   const auto sweep = [](nx::TradeTap& tap) {
     for (ne::Seq k = 0; k < 3; ++k) {
-      tap.on_report(fill(1, ne::Side::kBuy, false, 10 + 2 * k, 7, 1));
-      tap.on_report(fill(2 + static_cast<ne::ClientId>(k), ne::Side::kSell, true, 11 + 2 * k, 7, 1));
+      tap.on_report(fill(1, ne::Side::kBuy, false, 10 + 2 * k, 7, 1, 2));
+      tap.on_report(fill(2 + static_cast<ne::ClientId>(k), ne::Side::kSell, true, 11 + 2 * k, 7, 1, 2));
     }
   };
   TempFile f;
